@@ -1,0 +1,96 @@
+//! gangway: the concurrency core of Kubernetes gang scheduling, checked race-free.
+//!
+//! A gang is a group of pods that must run together or not at all. kube-scheduler parks each
+//! member at its Permit step until enough members are placed, then lets them all go. gangway
+//! implements that barrier — the waiting-pod map, the gang state machine and the scheduling
+//! queue — as a library whose every lock, wake-up and timeout race is explored exhaustively with
+//! [loom](https://docs.rs/loom), and whose invariants (I1–I8 in `docs/guarantees.md`) each have
+//! a checker and a witness that the checker finds their violation.
+//!
+//! # Parking pods at Permit
+//!
+//! A pod whose Permit plugin says `Wait` is added to the [`WaitingPods`] map with one deadline
+//! per plugin. Something else decides it: a sibling allows it, a plugin rejects it, the pod is
+//! deleted, or its deadline passes. The first decision wins and is reported exactly once.
+//!
+//! ```
+//! use std::time::Duration;
+//! use gangway::{Pod, Time, WaitingPods};
+//!
+//! let waiting = WaitingPods::new();
+//! let five_minutes = Duration::from_secs(300);
+//!
+//! // Two members of a gang of three passed Permit with `Wait`.
+//! let a = waiting.add(Pod::new("a", "ml", "trainer-0"), [("GangScheduling".into(), five_minutes)], Time::ZERO).unwrap();
+//! let b = waiting.add(Pod::new("b", "ml", "trainer-1"), [("GangScheduling".into(), five_minutes)], Time::ZERO).unwrap();
+//!
+//! // The third reaches quorum and allows its waiting siblings.
+//! waiting.for_each(|wp| { wp.allow("GangScheduling"); });
+//! assert!(a.wait().is_success() && b.wait().is_success());
+//! assert!(waiting.is_empty());
+//! ```
+//!
+//! # Timeouts are data
+//!
+//! Nothing in gangway reads a clock. A timeout takes effect only when somebody calls
+//! [`WaitingPods::expire`] with a [`Time`]: a test, a loom thread, the model checker, or the
+//! [`TimerDriver`] — one thread for the whole map, not a timer per pod.
+//!
+//! ```
+//! use std::time::Duration;
+//! use gangway::{Pod, Time, WaitingPods};
+//!
+//! let waiting = WaitingPods::new();
+//! let wp = waiting.add(Pod::new("a", "ml", "trainer-0"), [("GangScheduling".into(), Duration::from_secs(300))], Time::ZERO).unwrap();
+//! assert!(waiting.expire(Time::from_secs(299)).is_empty());
+//! let expired = waiting.expire(Time::from_secs(300));
+//! assert_eq!(expired[0].status.message(), "rejected due to timeout after waiting 5m0s at plugin GangScheduling");
+//! assert!(wp.wait().is_rejected());
+//! ```
+//!
+//! # Many waiting pods, few threads
+//!
+//! [`WaitingPods::with_channel`] (or [`WaitingPods::with_sink`]) delivers every decision to a
+//! channel or callback, after every lock is released, so a handful of binding workers serve
+//! any number of waiting pods. The blocking [`WaitingPod::wait`] is there for simple embedding.
+//!
+//! ```
+//! use std::time::Duration;
+//! use gangway::{Clock, ManualClock, Pod, Time, TimerDriver, WaitingPods};
+//!
+//! let (waiting, decisions) = WaitingPods::with_channel();
+//! let clock = ManualClock::new(Time::ZERO);
+//! let _timer = TimerDriver::spawn(waiting.clone(), clock.clone());
+//!
+//! for i in 0..1000 {
+//!     let pod = Pod::new(format!("uid-{i}"), "ml", &format!("worker-{i}"));
+//!     waiting.add(pod, [("GangScheduling".into(), Duration::from_secs(60))], clock.now()).unwrap();
+//! }
+//! clock.advance(Duration::from_secs(60)); // the timer thread expires all of them
+//! for _ in 0..1000 {
+//!     assert!(decisions.recv().unwrap().status.is_rejected());
+//! }
+//! ```
+//!
+//! # Checked, not hoped
+//!
+//! Every component is a pure struct with `&mut self` transitions ([`WaitingState`]) behind a
+//! thin lock ([`WaitingPods`]); the locks come from one facade, [`sync`], which becomes loom's
+//! under `RUSTFLAGS="--cfg loom"`. See `docs/verification.md` for the loom models, property
+//! tests and what each proves.
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod plugin;
+mod pod;
+mod status;
+pub mod sync;
+pub mod time;
+pub mod waiting;
+
+pub use plugin::PluginName;
+pub use pod::{Pod, PodId};
+pub use status::{Code, Status};
+pub use time::{Clock, GoDuration, ManualClock, SystemClock, Time, TimerDriver};
+pub use waiting::{AddError, Decision, DecisionSink, WaitingPod, WaitingPods, WaitingState};

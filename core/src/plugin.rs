@@ -1,0 +1,122 @@
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+use crate::sync::Arc;
+
+/// The name of a scheduler plugin ("GangScheduling"). Static names cost nothing to create or
+/// clone; names built at run time share one allocation. Compares as its string.
+#[derive(Clone)]
+pub struct PluginName(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl PluginName {
+    /// A plugin name from a string literal; free to create and clone.
+    pub const fn new_static(name: &'static str) -> PluginName {
+        PluginName(Repr::Static(name))
+    }
+
+    /// The name as a string.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Repr::Static(s) => s,
+            Repr::Shared(s) => s,
+        }
+    }
+}
+
+impl From<&'static str> for PluginName {
+    fn from(name: &'static str) -> Self {
+        PluginName::new_static(name)
+    }
+}
+
+impl From<String> for PluginName {
+    fn from(name: String) -> Self {
+        PluginName(Repr::Shared(name.into()))
+    }
+}
+
+impl Borrow<str> for PluginName {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for PluginName {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for PluginName {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for PluginName {}
+
+impl PartialEq<str> for PluginName {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for PluginName {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialOrd for PluginName {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for PluginName {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl Hash for PluginName {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Debug for PluginName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for PluginName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn static_and_shared_names_compare_as_strings() {
+        let a = PluginName::new_static("GangScheduling");
+        let b = PluginName::from(String::from("GangScheduling"));
+        assert_eq!(a, b);
+        assert_eq!(a, "GangScheduling");
+        let (x, y) = (PluginName::from("A"), PluginName::from("B".to_owned()));
+        assert!(x < y);
+        assert_eq!(format!("{a} {b:?}"), "GangScheduling \"GangScheduling\"");
+    }
+}

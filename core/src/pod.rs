@@ -1,0 +1,164 @@
+use std::borrow::Borrow;
+use std::fmt;
+
+use crate::sync::Arc;
+use crate::Time;
+
+/// A pod's uid: the key of every gangway map. Cheap to clone (one shared allocation).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PodId(Arc<str>);
+
+impl PodId {
+    /// A pod id from its uid.
+    pub fn new(uid: impl Into<Arc<str>>) -> PodId {
+        PodId(uid.into())
+    }
+
+    /// The uid.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for PodId {
+    fn from(uid: &str) -> Self {
+        PodId::new(uid)
+    }
+}
+
+impl From<String> for PodId {
+    fn from(uid: String) -> Self {
+        PodId::new(uid)
+    }
+}
+
+impl Borrow<str> for PodId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for PodId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for PodId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The part of a pod that gang scheduling reads: identity, priority, the scheduling group it
+/// names, and when it was created. Immutable and cheap to clone (one `Arc`); build it with
+/// [`Pod::new`] and the `with_*` methods.
+///
+/// ```
+/// use gangway::{Pod, Time};
+/// let pod = Pod::new("uid-1", "default", "trainer-0")
+///     .with_priority(100)
+///     .with_group("trainer")
+///     .with_creation_time(Time::from_secs(3));
+/// assert_eq!(pod.group(), Some("trainer"));
+/// assert_eq!(pod.full_name(), "default/trainer-0");
+/// ```
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pod(Arc<PodFields>);
+
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct PodFields {
+    id: PodId,
+    namespace: Box<str>,
+    name: Box<str>,
+    priority: i32,
+    group: Option<Box<str>>,
+    created: Time,
+}
+
+impl Pod {
+    /// A pod with priority 0, no scheduling group, created at [`Time::ZERO`].
+    pub fn new(id: impl Into<PodId>, namespace: &str, name: &str) -> Pod {
+        Pod(Arc::new(PodFields {
+            id: id.into(),
+            namespace: namespace.into(),
+            name: name.into(),
+            priority: 0,
+            group: None,
+            created: Time::ZERO,
+        }))
+    }
+
+    /// This pod with `priority` (higher is scheduled first).
+    pub fn with_priority(self, priority: i32) -> Pod {
+        self.modify(|f| f.priority = priority)
+    }
+
+    /// This pod, naming the pod group `group` in its own namespace
+    /// (`spec.schedulingGroup.podGroupName`).
+    pub fn with_group(self, group: &str) -> Pod {
+        self.modify(|f| f.group = Some(group.into()))
+    }
+
+    /// This pod, created at `created`.
+    pub fn with_creation_time(self, created: Time) -> Pod {
+        self.modify(|f| f.created = created)
+    }
+
+    fn modify(mut self, change: impl FnOnce(&mut PodFields)) -> Pod {
+        change(Arc::make_mut(&mut self.0));
+        self
+    }
+
+    /// The uid.
+    pub fn id(&self) -> &PodId {
+        &self.0.id
+    }
+
+    /// The namespace.
+    pub fn namespace(&self) -> &str {
+        &self.0.namespace
+    }
+
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// `namespace/name`.
+    pub fn full_name(&self) -> String {
+        format!("{}/{}", self.0.namespace, self.0.name)
+    }
+
+    /// The priority.
+    pub fn priority(&self) -> i32 {
+        self.0.priority
+    }
+
+    /// The pod group this pod names, if any.
+    pub fn group(&self) -> Option<&str> {
+        self.0.group.as_deref()
+    }
+
+    /// When the pod was created.
+    pub fn creation_time(&self) -> Time {
+        self.0.created
+    }
+}
+
+impl fmt::Debug for Pod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Pod");
+        d.field("id", &self.0.id).field(
+            "name",
+            &format_args!("{}/{}", self.0.namespace, self.0.name),
+        );
+        if self.0.priority != 0 {
+            d.field("priority", &self.0.priority);
+        }
+        if let Some(group) = &self.0.group {
+            d.field("group", group);
+        }
+        d.finish()
+    }
+}

@@ -1,0 +1,301 @@
+//! The sync facade: every lock, condition variable, channel and thread gangway uses.
+//!
+//! This is the only file that names `parking_lot`, `crossbeam_channel`, `std::sync` locks or
+//! `loom` (clippy's `disallowed-types` and `disallowed-methods` enforce it). A normal build gets
+//! parking_lot locks and crossbeam channels; a build with `RUSTFLAGS="--cfg loom"` gets loom's
+//! instrumented types behind the *same* API, so loom explores every interleaving of the real
+//! code. The API is parking_lot-shaped: `lock()` returns a bare guard (no poisoning) and
+//! [`Condvar::wait`] takes the guard by `&mut`.
+//!
+//! The module is public so that test harnesses and embedders' own loom models run on the same
+//! primitives as gangway; [`model`] runs a closure under loom (or once, without loom).
+
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::time::Duration;
+
+pub use std::sync::{Arc, Weak};
+
+#[cfg(not(loom))]
+mod imp {
+    pub(super) type RawMutex<T> = parking_lot::Mutex<T>;
+    pub(super) type RawGuard<'a, T> = parking_lot::MutexGuard<'a, T>;
+    pub(super) type RawCondvar = parking_lot::Condvar;
+}
+
+#[cfg(loom)]
+mod imp {
+    pub(super) type RawMutex<T> = loom::sync::Mutex<T>;
+    pub(super) type RawGuard<'a, T> = loom::sync::MutexGuard<'a, T>;
+    pub(super) type RawCondvar = loom::sync::Condvar;
+}
+
+/// A mutual-exclusion lock without poisoning: parking_lot's, or loom's under `--cfg loom`.
+pub struct Mutex<T> {
+    raw: imp::RawMutex<T>,
+}
+
+/// Holds a [`Mutex`] locked; the lock is released when the guard is dropped.
+pub struct MutexGuard<'a, T> {
+    // Always `Some` outside of `Condvar::wait`, which takes the raw guard out while it sleeps.
+    raw: Option<imp::RawGuard<'a, T>>,
+}
+
+impl<T> Mutex<T> {
+    /// A new unlocked mutex holding `value`.
+    pub fn new(value: T) -> Self {
+        Self {
+            raw: imp::RawMutex::new(value),
+        }
+    }
+
+    /// Blocks until the lock is held. A panic while the lock was held does not poison it.
+    pub fn lock(&self) -> MutexGuard<'_, T> {
+        #[cfg(not(loom))]
+        let raw = self.raw.lock();
+        #[cfg(loom)]
+        let raw = self.raw.lock().unwrap_or_else(|p| p.into_inner());
+        MutexGuard { raw: Some(raw) }
+    }
+
+    /// Consumes the mutex and returns the value inside.
+    pub fn into_inner(self) -> T {
+        #[cfg(not(loom))]
+        return self.raw.into_inner();
+        #[cfg(loom)]
+        return self.raw.into_inner().unwrap_or_else(|p| p.into_inner());
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mutex").finish_non_exhaustive()
+    }
+}
+
+impl<T> Deref for MutexGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.raw
+            .as_ref()
+            .expect("guard is held outside of Condvar::wait")
+    }
+}
+
+impl<T> DerefMut for MutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.raw
+            .as_mut()
+            .expect("guard is held outside of Condvar::wait")
+    }
+}
+
+/// A condition variable used with one [`Mutex`]. Always re-check the predicate in a loop.
+pub struct Condvar {
+    raw: imp::RawCondvar,
+}
+
+impl Condvar {
+    /// A new condition variable.
+    pub fn new() -> Self {
+        Self {
+            raw: imp::RawCondvar::new(),
+        }
+    }
+
+    /// Atomically releases the guard's lock and sleeps until notified, then re-locks.
+    pub fn wait<T>(&self, guard: &mut MutexGuard<'_, T>) {
+        #[cfg(not(loom))]
+        self.raw.wait(guard.raw.as_mut().expect("guard is held"));
+        #[cfg(loom)]
+        {
+            let raw = guard.raw.take().expect("guard is held");
+            guard.raw = Some(self.raw.wait(raw).unwrap_or_else(|p| p.into_inner()));
+        }
+    }
+
+    /// Like [`wait`](Self::wait) but gives up after `timeout`; returns `true` if it timed out.
+    ///
+    /// Under loom there is no time: this never times out and behaves like `wait`.
+    pub fn wait_for<T>(&self, guard: &mut MutexGuard<'_, T>, timeout: Duration) -> bool {
+        #[cfg(not(loom))]
+        return self
+            .raw
+            .wait_for(guard.raw.as_mut().expect("guard is held"), timeout)
+            .timed_out();
+        #[cfg(loom)]
+        {
+            let _ = timeout;
+            self.wait(guard);
+            false
+        }
+    }
+
+    /// Wakes one thread waiting on this condition variable.
+    pub fn notify_one(&self) {
+        self.raw.notify_one();
+    }
+
+    /// Wakes every thread waiting on this condition variable.
+    pub fn notify_all(&self) {
+        self.raw.notify_all();
+    }
+}
+
+impl<T: Default> Default for Mutex<T> {
+    fn default() -> Self {
+        Self::new(T::default())
+    }
+}
+
+impl Default for Condvar {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for Condvar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Condvar").finish_non_exhaustive()
+    }
+}
+
+/// Unbounded multi-producer channels: crossbeam-channel, or loom's mpsc under `--cfg loom`.
+pub mod channel {
+    use std::fmt;
+
+    #[cfg(not(loom))]
+    type RawSender<T> = crossbeam_channel::Sender<T>;
+    #[cfg(not(loom))]
+    type RawReceiver<T> = crossbeam_channel::Receiver<T>;
+    #[cfg(loom)]
+    type RawSender<T> = loom::sync::mpsc::Sender<T>;
+    #[cfg(loom)]
+    type RawReceiver<T> = loom::sync::mpsc::Receiver<T>;
+
+    /// The sending half of a channel; cheap to clone.
+    pub struct Sender<T> {
+        raw: RawSender<T>,
+    }
+
+    /// The receiving half of a channel.
+    pub struct Receiver<T> {
+        raw: RawReceiver<T>,
+    }
+
+    /// An error returned from [`Sender::send`]: the receiver is gone; the value is handed back.
+    #[derive(PartialEq, Eq, Clone, Copy)]
+    pub struct SendError<T>(pub T);
+
+    /// An error returned from [`Receiver::recv`]: every sender is gone and the channel is empty.
+    #[derive(Debug, PartialEq, Eq, Clone, Copy, thiserror::Error)]
+    #[error("receiving on an empty and disconnected channel")]
+    pub struct RecvError;
+
+    impl<T> fmt::Debug for SendError<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("SendError(..)")
+        }
+    }
+
+    impl<T> fmt::Display for SendError<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("sending on a disconnected channel")
+        }
+    }
+
+    impl<T> std::error::Error for SendError<T> {}
+
+    /// Creates an unbounded channel.
+    pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
+        #[cfg(not(loom))]
+        let (tx, rx) = crossbeam_channel::unbounded();
+        #[cfg(loom)]
+        let (tx, rx) = loom::sync::mpsc::channel();
+        (Sender { raw: tx }, Receiver { raw: rx })
+    }
+
+    impl<T> Sender<T> {
+        /// Sends without blocking; fails only when the receiver has been dropped.
+        pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+            self.raw.send(value).map_err(|e| SendError(e.0))
+        }
+    }
+
+    impl<T> Clone for Sender<T> {
+        fn clone(&self) -> Self {
+            Self {
+                raw: self.raw.clone(),
+            }
+        }
+    }
+
+    impl<T> Receiver<T> {
+        /// Blocks until a value arrives, or fails once every sender is gone.
+        pub fn recv(&self) -> Result<T, RecvError> {
+            self.raw.recv().map_err(|_| RecvError)
+        }
+
+        /// Takes a value if one is ready.
+        pub fn try_recv(&self) -> Option<T> {
+            self.raw.try_recv().ok()
+        }
+
+        /// Takes every value that is ready now.
+        pub fn drain(&self) -> Vec<T> {
+            std::iter::from_fn(|| self.try_recv()).collect()
+        }
+    }
+
+    impl<T> fmt::Debug for Sender<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("Sender { .. }")
+        }
+    }
+
+    impl<T> fmt::Debug for Receiver<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("Receiver { .. }")
+        }
+    }
+}
+
+/// Threads: `std::thread`, or loom's modelled threads under `--cfg loom`.
+pub mod thread {
+    #[cfg(loom)]
+    pub use loom::thread::{yield_now, JoinHandle};
+    #[cfg(not(loom))]
+    pub use std::thread::{yield_now, JoinHandle};
+
+    /// Spawns a thread running `f`. `name` labels it in debuggers and panics (not under loom).
+    pub fn spawn<F, T>(name: &str, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        #[cfg(not(loom))]
+        return std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(f)
+            .expect("the operating system refused to start a thread");
+        #[cfg(loom)]
+        {
+            let _ = name;
+            loom::thread::spawn(f)
+        }
+    }
+}
+
+/// Runs `f` under loom's model checker (every interleaving, bounded by `LOOM_MAX_PREEMPTIONS`),
+/// or once, on real threads, in a normal build.
+pub fn model<F>(f: F)
+where
+    F: Fn() + Send + Sync + 'static,
+{
+    #[cfg(loom)]
+    loom::model(f);
+    #[cfg(not(loom))]
+    f();
+}

@@ -1,0 +1,39 @@
+use crate::sync::{Condvar, Mutex};
+use crate::Status;
+
+/// One waiting pod's decision latch: the decision once made, and the condition variable its
+/// waiters sleep on. The decision is published exactly once, by the caller that took the pod
+/// out of the waiting state, while it still holds the map's lock (lock order: map, then latch),
+/// so a decision is visible on the latch the moment the pod leaves the map. Waiters hold only
+/// the latch's lock.
+#[derive(Debug, Default)]
+pub(crate) struct Latch {
+    decision: Mutex<Option<Status>>,
+    decided: Condvar,
+}
+
+impl Latch {
+    /// Stores the decision and wakes every waiter (I2). Called once per latch.
+    pub(crate) fn publish(&self, status: Status) {
+        let mut decision = self.decision.lock();
+        debug_assert!(decision.is_none(), "a latch is published once");
+        *decision = Some(status);
+        self.decided.notify_all();
+    }
+
+    /// Blocks until the decision is published and returns it.
+    pub(crate) fn wait(&self) -> Status {
+        let mut decision = self.decision.lock();
+        loop {
+            if let Some(status) = decision.as_ref() {
+                return status.clone();
+            }
+            self.decided.wait(&mut decision);
+        }
+    }
+
+    /// The decision, if published.
+    pub(crate) fn peek(&self) -> Option<Status> {
+        self.decision.lock().clone()
+    }
+}

@@ -1,0 +1,303 @@
+use std::fmt;
+use std::time::Duration;
+
+use super::latch::Latch;
+use super::state::{AllowOutcome, Decided, WaitingState};
+use super::{AddError, Decision, DecisionSink, WaitingPod};
+use crate::sync::channel::{self, Receiver};
+use crate::sync::{Arc, Mutex, MutexGuard};
+use crate::time::{Alarm, Deadlines};
+use crate::{PluginName, Pod, PodId, Status, Time};
+
+/// The waiting-pod map: every pod parked at Permit until it is allowed, rejected or times out.
+///
+/// It is a [`WaitingState`] behind one lock. Each pod is decided exactly once (I1): the first
+/// decision takes the pod out of the map, publishes it on the pod's latch and wakes its waiters
+/// (I2), and every later `allow`/`reject` reports `false` (H4). Decisions reach the binding side
+/// either through [`WaitingPod::wait`] or through a [`DecisionSink`] — a channel or callback
+/// called after the lock is released (H5) — so 100,000 pods can wait with a handful of threads.
+/// Timeouts take effect only through [`expire`](WaitingPods::expire), called by a
+/// [`TimerDriver`](crate::TimerDriver) or a test.
+///
+/// Clones share the map.
+///
+/// ```
+/// use std::time::Duration;
+/// use gangway::{Pod, Time, WaitingPods};
+///
+/// let (waiting, decisions) = WaitingPods::with_channel();
+/// let pod = Pod::new("uid-1", "default", "trainer-0");
+/// let wp = waiting
+///     .add(pod, [("GangScheduling".into(), Duration::from_secs(300))], Time::ZERO)
+///     .unwrap();
+///
+/// // The last gang member's Permit allows it; this call made the decision.
+/// assert!(waiting.allow(wp.id(), "GangScheduling"));
+/// assert!(!wp.reject("GangScheduling", "too late")); // the first decision wins
+/// assert!(wp.wait().is_success());
+/// assert_eq!(decisions.recv().unwrap().pod.name(), "trainer-0");
+/// assert!(waiting.is_empty());
+/// ```
+#[derive(Clone)]
+pub struct WaitingPods {
+    shared: Arc<Shared>,
+}
+
+pub(super) struct Shared {
+    state: Mutex<WaitingState<Arc<Latch>>>,
+    sink: Option<Box<dyn DecisionSink>>,
+    alarm: Mutex<Option<Alarm>>,
+}
+
+impl WaitingPods {
+    /// An empty map whose decisions are observed only through [`WaitingPod`] handles.
+    pub fn new() -> WaitingPods {
+        WaitingPods::build(None)
+    }
+
+    /// An empty map that hands every decision to `sink` (I1: once per pod, H5: no lock held).
+    pub fn with_sink(sink: impl DecisionSink) -> WaitingPods {
+        WaitingPods::build(Some(Box::new(sink)))
+    }
+
+    /// An empty map and the channel on which every decision arrives.
+    pub fn with_channel() -> (WaitingPods, Receiver<Decision>) {
+        let (tx, rx) = channel::unbounded();
+        (WaitingPods::with_sink(tx), rx)
+    }
+
+    fn build(sink: Option<Box<dyn DecisionSink>>) -> WaitingPods {
+        WaitingPods {
+            shared: Arc::new(Shared {
+                state: Mutex::new(WaitingState::new()),
+                sink,
+                alarm: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Parks `pod` at Permit: one pending entry per plugin in `plugin_waits`, each with its
+    /// deadline `now + wait` (waits capped at 15 minutes). Do this before the next scheduling
+    /// cycle starts, so that a sibling's allow cannot miss it.
+    ///
+    /// Fails, handing the pod back, if it is already waiting, or no plugin or the same plugin
+    /// twice is named.
+    pub fn add<I>(&self, pod: Pod, plugin_waits: I, now: Time) -> Result<WaitingPod, AddError>
+    where
+        I: IntoIterator<Item = (PluginName, Duration)>,
+    {
+        let latch = Arc::new(Latch::default());
+        let (ticket, earlier) = {
+            let mut state = self.lock();
+            let before = state.next_deadline();
+            let ticket = state.add(pod.clone(), plugin_waits, now, latch.clone())?;
+            (ticket, state.next_deadline() != before)
+        };
+        if earlier {
+            if let Some(alarm) = &*self.shared.alarm.lock() {
+                alarm.ring();
+            }
+        }
+        Ok(WaitingPod::new(self.clone(), pod, ticket, latch))
+    }
+
+    /// The handle of waiting pod `id`, if it is waiting.
+    pub fn get(&self, id: &PodId) -> Option<WaitingPod> {
+        let state = self.lock();
+        let entry = state.get(id)?;
+        Some(WaitingPod::new(
+            self.clone(),
+            entry.pod().clone(),
+            entry.ticket(),
+            entry.latch().clone(),
+        ))
+    }
+
+    /// Clears `plugin` for waiting pod `id`; returns `true` if this call allowed the pod (it
+    /// was the last pending plugin). Unknown or decided pods: `false`, nothing changes.
+    pub fn allow(&self, id: &PodId, plugin: &str) -> bool {
+        self.allow_ticket(id, None, plugin)
+    }
+
+    /// Rejects waiting pod `id` as `Unschedulable` with `message`, attributed to `plugin`;
+    /// returns `true` if this call decided it (H4). Unknown or decided pods: `false`.
+    pub fn reject(&self, id: &PodId, plugin: impl Into<PluginName>, message: &str) -> bool {
+        let status = Status::unschedulable(message).with_plugin(plugin);
+        self.reject_ticket(id, None, status)
+    }
+
+    /// The pod was deleted: takes it out of the map, rejecting it with "removed" (no plugin,
+    /// as upstream's `RejectWaitingPod`) so that its waiter wakes. Returns its handle, decided,
+    /// if it was waiting; `None` (a no-op) otherwise.
+    pub fn remove(&self, id: &PodId) -> Option<WaitingPod> {
+        let decided = {
+            let mut state = self.lock();
+            let decided = state.reject(id, None, Status::unschedulable("removed"))?;
+            decided.latch.publish(decided.status.clone());
+            decided
+        };
+        let handle = WaitingPod::new(
+            self.clone(),
+            decided.pod.clone(),
+            decided.ticket,
+            decided.latch.clone(),
+        );
+        self.deliver(decided);
+        Some(handle)
+    }
+
+    /// Rejects every pod whose earliest pending deadline is at or before `now`, with
+    /// "rejected due to timeout after waiting <d> at plugin <p>", and returns those decisions
+    /// in deadline order. The only way a timeout takes effect.
+    pub fn expire(&self, now: Time) -> Vec<Decision> {
+        let decided = {
+            let mut state = self.lock();
+            let decided = state.expire(now);
+            for d in &decided {
+                d.latch.publish(d.status.clone());
+            }
+            decided
+        };
+        decided
+            .into_iter()
+            .map(|d| {
+                let decision = Decision {
+                    pod: d.pod.clone(),
+                    status: d.status.clone(),
+                };
+                self.deliver(d);
+                decision
+            })
+            .collect()
+    }
+
+    /// The earliest deadline of any waiting pod.
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.lock().next_deadline()
+    }
+
+    /// How many pods are waiting.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether no pod is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
+    /// Handles of every waiting pod, in pod id order, taken in one critical section.
+    pub fn snapshot(&self) -> Vec<WaitingPod> {
+        let state = self.lock();
+        state
+            .iter()
+            .map(|e| WaitingPod::new(self.clone(), e.pod().clone(), e.ticket(), e.latch().clone()))
+            .collect()
+    }
+
+    /// Calls `f` on every pod waiting at the time of the call. Unlike upstream's
+    /// `IterateOverWaitingPods`, `f` runs with no lock held (H5): it may allow, reject, add or
+    /// remove pods of this map. A pod decided while the iteration runs is still visited, and
+    /// deciding it again reports `false`.
+    pub fn for_each(&self, mut f: impl FnMut(&WaitingPod)) {
+        for pod in self.snapshot() {
+            f(&pod);
+        }
+    }
+
+    /// A copy of the pure state without the latches, for checkers and debugging.
+    pub fn state(&self) -> WaitingState<()> {
+        self.lock().map_latches(|_| ())
+    }
+
+    pub(super) fn allow_ticket(
+        &self,
+        id: &PodId,
+        ticket: Option<super::Ticket>,
+        plugin: &str,
+    ) -> bool {
+        let decided = {
+            let mut state = self.lock();
+            match state.allow(id, ticket, plugin) {
+                AllowOutcome::Allowed(decided) => {
+                    decided.latch.publish(decided.status.clone());
+                    decided
+                }
+                AllowOutcome::NotWaiting | AllowOutcome::StillPending => return false,
+            }
+        };
+        self.deliver(decided);
+        true
+    }
+
+    pub(super) fn reject_ticket(
+        &self,
+        id: &PodId,
+        ticket: Option<super::Ticket>,
+        status: Status,
+    ) -> bool {
+        let decided = {
+            let mut state = self.lock();
+            let Some(decided) = state.reject(id, ticket, status) else {
+                return false;
+            };
+            decided.latch.publish(decided.status.clone());
+            decided
+        };
+        self.deliver(decided);
+        true
+    }
+
+    pub(super) fn pending_plugins(&self, id: &PodId, ticket: super::Ticket) -> Vec<PluginName> {
+        let state = self.lock();
+        match state.get(id) {
+            Some(entry) if entry.ticket() == ticket => {
+                entry.pending().iter().map(|p| p.plugin.clone()).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Hands a decision to the sink; never called with a gangway lock held (H5).
+    fn deliver(&self, decided: Decided<Arc<Latch>>) {
+        if let Some(sink) = &self.shared.sink {
+            sink.deliver(Decision {
+                pod: decided.pod,
+                status: decided.status,
+            });
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, WaitingState<Arc<Latch>>> {
+        self.shared.state.lock()
+    }
+}
+
+impl Default for WaitingPods {
+    fn default() -> Self {
+        WaitingPods::new()
+    }
+}
+
+impl Deadlines for WaitingPods {
+    fn expire(&self, now: Time) {
+        WaitingPods::expire(self, now);
+    }
+
+    fn next_deadline(&self) -> Option<Time> {
+        WaitingPods::next_deadline(self)
+    }
+
+    fn ring_on_earlier_deadline(&self, alarm: Alarm) {
+        *self.shared.alarm.lock() = Some(alarm);
+    }
+}
+
+impl fmt::Debug for WaitingPods {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WaitingPods")
+            .field("len", &self.len())
+            .field("next_deadline", &self.next_deadline())
+            .finish()
+    }
+}

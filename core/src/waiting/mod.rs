@@ -1,0 +1,23 @@
+//! Pods parked at Permit and their decisions.
+//!
+//! 1. [`WaitingState`] — the map as pure data (`&mut self` transitions, no locks, no clock).
+//! 2. [`WaitingPods`] — that state behind one lock, with decision delivery.
+//! 3. [`WaitingPod`] — a handle on one pod: allow, reject, wait.
+//! 4. [`Decision`] and [`DecisionSink`] — how decided pods reach the binding workers.
+//! 5. [`AddError`] — why a pod could not start waiting.
+
+mod decision;
+mod error;
+mod handle;
+mod latch;
+mod map;
+mod state;
+
+pub use decision::{Decision, DecisionSink};
+pub use error::AddError;
+pub use handle::WaitingPod;
+pub use map::WaitingPods;
+pub use state::{
+    timeout_message, AllowOutcome, Decided, PendingPlugin, Ticket, WaitingEntry, WaitingState,
+    MAX_PERMIT_WAIT,
+};

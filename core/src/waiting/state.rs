@@ -1,0 +1,328 @@
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use super::AddError;
+use crate::{GoDuration, PluginName, Pod, PodId, Status, Time};
+
+/// The longest a plugin may make a pod wait at Permit; longer waits are cut to this
+/// (kube-scheduler's `maxTimeout`).
+pub const MAX_PERMIT_WAIT: Duration = Duration::from_secs(15 * 60);
+
+/// Names one registration of a pod in the waiting map, so a stale handle cannot decide a pod
+/// that was re-added under the same uid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ticket(u64);
+
+/// One plugin a waiting pod still waits for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PendingPlugin {
+    /// The plugin that returned `Wait`.
+    pub plugin: PluginName,
+    /// How long it asked the pod to wait (capped at [`MAX_PERMIT_WAIT`]).
+    pub wait: Duration,
+    /// When the wait runs out: registration time + `wait`.
+    pub deadline: Time,
+}
+
+/// A pod waiting at Permit: the plugins it still waits for, each with its deadline.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WaitingEntry<L> {
+    pod: Pod,
+    ticket: Ticket,
+    /// Never empty: a pod with nothing pending has been allowed and left the state.
+    pending: Vec<PendingPlugin>,
+    latch: L,
+}
+
+impl<L> WaitingEntry<L> {
+    /// The waiting pod.
+    pub fn pod(&self) -> &Pod {
+        &self.pod
+    }
+
+    /// This registration's ticket.
+    pub fn ticket(&self) -> Ticket {
+        self.ticket
+    }
+
+    /// The plugins still pending, in registration order.
+    pub fn pending(&self) -> &[PendingPlugin] {
+        &self.pending
+    }
+
+    /// What the owner attached to this pod (the wrapper's wake-up latch; `()` in models).
+    pub fn latch(&self) -> &L {
+        &self.latch
+    }
+
+    /// The pending plugin whose deadline comes first (ties: the earlier registered).
+    fn earliest(&self) -> &PendingPlugin {
+        self.pending
+            .iter()
+            .min_by_key(|p| p.deadline)
+            .expect("a waiting entry always has a pending plugin")
+    }
+}
+
+/// A pod taken out of the waiting state by a decision. The state holds only undecided pods,
+/// so taking the entry out *is* the decision: it happens once (I1).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Decided<L> {
+    /// The decided pod.
+    pub pod: Pod,
+    /// The registration that was decided.
+    pub ticket: Ticket,
+    /// `Success`, or the rejection with its plugin.
+    pub status: Status,
+    /// What the owner attached at registration.
+    pub latch: L,
+}
+
+/// What [`WaitingState::allow`] did.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AllowOutcome<L> {
+    /// No such pod (or registration) is waiting; nothing changed.
+    NotWaiting,
+    /// The plugin is cleared (or was not pending) but others are still pending.
+    StillPending,
+    /// That was the last pending plugin: the pod is allowed, by this call.
+    Allowed(Decided<L>),
+}
+
+/// The waiting-pod map as pure data: the pods waiting at Permit, their pending plugins and a
+/// deadline index. Every transition is a `&mut self` method with no locking and no clock, so
+/// proptest, the model checker and the fuzzer drive it directly; [`WaitingPods`] is this
+/// struct behind one lock. `L` is whatever the owner attaches per pod (`()` in models).
+///
+/// It keeps, after every transition: each pod has at least one pending plugin, no plugin twice;
+/// the deadline index holds exactly one entry per pod, its earliest pending deadline
+/// ([`WaitingState::check`] verifies this).
+///
+/// [`WaitingPods`]: super::WaitingPods
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WaitingState<L = ()> {
+    pods: BTreeMap<PodId, WaitingEntry<L>>,
+    deadlines: BTreeSet<(Time, PodId)>,
+    next_ticket: u64,
+}
+
+impl<L> Default for WaitingState<L> {
+    fn default() -> Self {
+        WaitingState {
+            pods: BTreeMap::new(),
+            deadlines: BTreeSet::new(),
+            next_ticket: 0,
+        }
+    }
+}
+
+impl<L> WaitingState<L> {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `pod` as waiting for each plugin in `waits` until `now + wait` (each wait
+    /// capped at [`MAX_PERMIT_WAIT`]), with `latch` attached.
+    pub fn add<I>(&mut self, pod: Pod, waits: I, now: Time, latch: L) -> Result<Ticket, AddError>
+    where
+        I: IntoIterator<Item = (PluginName, Duration)>,
+    {
+        if self.pods.contains_key(pod.id()) {
+            return Err(AddError::AlreadyWaiting(pod));
+        }
+        let mut pending: Vec<PendingPlugin> = Vec::new();
+        for (plugin, wait) in waits {
+            if pending.iter().any(|p| p.plugin == plugin) {
+                return Err(AddError::DuplicatePlugin { pod, plugin });
+            }
+            let wait = wait.min(MAX_PERMIT_WAIT);
+            pending.push(PendingPlugin {
+                plugin,
+                wait,
+                deadline: now + wait,
+            });
+        }
+        if pending.is_empty() {
+            return Err(AddError::NothingToWaitFor(pod));
+        }
+        let ticket = Ticket(self.next_ticket);
+        self.next_ticket += 1;
+        let entry = WaitingEntry {
+            pod,
+            ticket,
+            pending,
+            latch,
+        };
+        let id = entry.pod.id().clone();
+        self.deadlines
+            .insert((entry.earliest().deadline, id.clone()));
+        self.pods.insert(id, entry);
+        Ok(ticket)
+    }
+
+    /// Clears `plugin` for pod `id` (for registration `ticket`, or whichever is waiting if
+    /// `None`); the pod is allowed when no plugin is left pending. A plugin that is not
+    /// pending changes nothing.
+    pub fn allow(&mut self, id: &PodId, ticket: Option<Ticket>, plugin: &str) -> AllowOutcome<L> {
+        let Some(entry) = self.entry_mut(id, ticket) else {
+            return AllowOutcome::NotWaiting;
+        };
+        let Some(index) = entry.pending.iter().position(|p| p.plugin == plugin) else {
+            return AllowOutcome::StillPending;
+        };
+        let before = entry.earliest().deadline;
+        entry.pending.swap_remove(index);
+        if entry.pending.is_empty() {
+            return match self.take(id, before, Status::success()) {
+                Some(decided) => AllowOutcome::Allowed(decided),
+                None => AllowOutcome::NotWaiting,
+            };
+        }
+        let after = entry.earliest().deadline;
+        if after != before {
+            self.deadlines.remove(&(before, id.clone()));
+            self.deadlines.insert((after, id.clone()));
+        }
+        AllowOutcome::StillPending
+    }
+
+    /// Rejects pod `id` (registration `ticket`, or whichever is waiting if `None`) with
+    /// `status`; `None` if it is not waiting.
+    pub fn reject(
+        &mut self,
+        id: &PodId,
+        ticket: Option<Ticket>,
+        status: Status,
+    ) -> Option<Decided<L>> {
+        let deadline = self.entry_mut(id, ticket)?.earliest().deadline;
+        self.take(id, deadline, status)
+    }
+
+    /// Rejects every pod whose earliest pending deadline is at or before `now`, in deadline
+    /// order, each with "rejected due to timeout after waiting <wait> at plugin <plugin>"
+    /// attributed to that plugin — the only way a timeout takes effect.
+    pub fn expire(&mut self, now: Time) -> Vec<Decided<L>> {
+        let mut decided = Vec::new();
+        while let Some((deadline, id)) = self.deadlines.first().cloned() {
+            if deadline > now {
+                break;
+            }
+            let entry = self
+                .pods
+                .get(&id)
+                .expect("every deadline names a waiting pod");
+            let timed_out = entry.earliest();
+            let status = Status::unschedulable(timeout_message(timed_out.wait, &timed_out.plugin))
+                .with_plugin(timed_out.plugin.clone());
+            decided.extend(self.take(&id, deadline, status));
+        }
+        decided
+    }
+
+    /// The earliest deadline of any waiting pod.
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.deadlines.first().map(|(deadline, _)| *deadline)
+    }
+
+    /// The waiting pod `id`, if any.
+    pub fn get(&self, id: &PodId) -> Option<&WaitingEntry<L>> {
+        self.pods.get(id)
+    }
+
+    /// Every waiting pod, in pod id order.
+    pub fn iter(&self) -> impl Iterator<Item = &WaitingEntry<L>> {
+        self.pods.values()
+    }
+
+    /// How many pods are waiting.
+    pub fn len(&self) -> usize {
+        self.pods.len()
+    }
+
+    /// Whether no pod is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.pods.is_empty()
+    }
+
+    /// The same state with every attached latch replaced by `f(latch)`.
+    pub fn map_latches<M>(&self, mut f: impl FnMut(&L) -> M) -> WaitingState<M> {
+        WaitingState {
+            pods: self
+                .pods
+                .iter()
+                .map(|(id, e)| {
+                    let entry = WaitingEntry {
+                        pod: e.pod.clone(),
+                        ticket: e.ticket,
+                        pending: e.pending.clone(),
+                        latch: f(&e.latch),
+                    };
+                    (id.clone(), entry)
+                })
+                .collect(),
+            deadlines: self.deadlines.clone(),
+            next_ticket: self.next_ticket,
+        }
+    }
+
+    /// Verifies the structural invariants; `Err` names the first one broken.
+    pub fn check(&self) -> Result<(), String> {
+        if self.deadlines.len() != self.pods.len() {
+            return Err(format!(
+                "{} deadline entries for {} waiting pods",
+                self.deadlines.len(),
+                self.pods.len()
+            ));
+        }
+        for (id, entry) in &self.pods {
+            if entry.pod.id() != id {
+                return Err(format!("pod {} is filed under {id}", entry.pod.id()));
+            }
+            if entry.pending.is_empty() {
+                return Err(format!("pod {id} waits for no plugin"));
+            }
+            for (i, p) in entry.pending.iter().enumerate() {
+                if entry.pending[..i].iter().any(|q| q.plugin == p.plugin) {
+                    return Err(format!("pod {id} waits for {} twice", p.plugin));
+                }
+            }
+            let earliest = entry.earliest().deadline;
+            if !self.deadlines.contains(&(earliest, id.clone())) {
+                return Err(format!(
+                    "pod {id}: earliest deadline {earliest} is not indexed"
+                ));
+            }
+            if entry.ticket.0 >= self.next_ticket {
+                return Err(format!("pod {id} has a ticket from the future"));
+            }
+        }
+        Ok(())
+    }
+
+    fn entry_mut(&mut self, id: &PodId, ticket: Option<Ticket>) -> Option<&mut WaitingEntry<L>> {
+        self.pods
+            .get_mut(id)
+            .filter(|entry| ticket.is_none_or(|t| t == entry.ticket))
+    }
+
+    /// Takes pod `id`, indexed under `deadline`, out of the state as decided with `status`.
+    fn take(&mut self, id: &PodId, deadline: Time, status: Status) -> Option<Decided<L>> {
+        let entry = self.pods.remove(id)?;
+        self.deadlines.remove(&(deadline, id.clone()));
+        Some(Decided {
+            pod: entry.pod,
+            ticket: entry.ticket,
+            status,
+            latch: entry.latch,
+        })
+    }
+}
+
+/// kube-scheduler's timeout message, word for word.
+pub fn timeout_message(wait: Duration, plugin: &PluginName) -> String {
+    format!(
+        "rejected due to timeout after waiting {} at plugin {plugin}",
+        GoDuration(wait)
+    )
+}
