@@ -162,7 +162,10 @@ impl fmt::Debug for Condvar {
     }
 }
 
-/// Unbounded multi-producer channels: crossbeam-channel, or loom's mpsc under `--cfg loom`.
+/// Unbounded multi-producer channels: crossbeam-channel, or under `--cfg loom` a small
+/// channel built from the facade's own [`Mutex`] and [`Condvar`], so that loom sees every send
+/// and every blocking receive (loom's mpsc receiver is not `Sync` and crossbeam is invisible to
+/// loom).
 pub mod channel {
     use std::fmt;
 
@@ -171,9 +174,9 @@ pub mod channel {
     #[cfg(not(loom))]
     type RawReceiver<T> = crossbeam_channel::Receiver<T>;
     #[cfg(loom)]
-    type RawSender<T> = loom::sync::mpsc::Sender<T>;
+    type RawSender<T> = modelled::Sender<T>;
     #[cfg(loom)]
-    type RawReceiver<T> = loom::sync::mpsc::Receiver<T>;
+    type RawReceiver<T> = modelled::Receiver<T>;
 
     /// The sending half of a channel; cheap to clone.
     pub struct Sender<T> {
@@ -213,14 +216,17 @@ pub mod channel {
         #[cfg(not(loom))]
         let (tx, rx) = crossbeam_channel::unbounded();
         #[cfg(loom)]
-        let (tx, rx) = loom::sync::mpsc::channel();
+        let (tx, rx) = modelled::unbounded();
         (Sender { raw: tx }, Receiver { raw: rx })
     }
 
     impl<T> Sender<T> {
         /// Sends without blocking; fails only when the receiver has been dropped.
         pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-            self.raw.send(value).map_err(|e| SendError(e.0))
+            #[cfg(not(loom))]
+            return self.raw.send(value).map_err(|e| SendError(e.0));
+            #[cfg(loom)]
+            return self.raw.send(value).map_err(SendError);
         }
     }
 
@@ -258,6 +264,90 @@ pub mod channel {
     impl<T> fmt::Debug for Receiver<T> {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("Receiver { .. }")
+        }
+    }
+
+    #[cfg(loom)]
+    mod modelled {
+        use std::collections::VecDeque;
+
+        use super::super::{Arc, Condvar, Mutex};
+
+        struct Chan<T> {
+            state: Mutex<State<T>>,
+            ready: Condvar,
+        }
+
+        struct State<T> {
+            queue: VecDeque<T>,
+            senders: usize,
+            receiver_alive: bool,
+        }
+
+        pub(super) struct Sender<T>(Arc<Chan<T>>);
+        pub(super) struct Receiver<T>(Arc<Chan<T>>);
+
+        pub(super) fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
+            let chan = Arc::new(Chan {
+                state: Mutex::new(State {
+                    queue: VecDeque::new(),
+                    senders: 1,
+                    receiver_alive: true,
+                }),
+                ready: Condvar::new(),
+            });
+            (Sender(chan.clone()), Receiver(chan))
+        }
+
+        impl<T> Sender<T> {
+            pub(super) fn send(&self, value: T) -> Result<(), T> {
+                let mut state = self.0.state.lock();
+                if !state.receiver_alive {
+                    return Err(value);
+                }
+                state.queue.push_back(value);
+                self.0.ready.notify_all();
+                Ok(())
+            }
+        }
+
+        impl<T> Clone for Sender<T> {
+            fn clone(&self) -> Self {
+                self.0.state.lock().senders += 1;
+                Sender(self.0.clone())
+            }
+        }
+
+        impl<T> Drop for Sender<T> {
+            fn drop(&mut self) {
+                self.0.state.lock().senders -= 1;
+                self.0.ready.notify_all();
+            }
+        }
+
+        impl<T> Receiver<T> {
+            pub(super) fn recv(&self) -> Result<T, ()> {
+                let mut state = self.0.state.lock();
+                loop {
+                    if let Some(value) = state.queue.pop_front() {
+                        return Ok(value);
+                    }
+                    if state.senders == 0 {
+                        return Err(());
+                    }
+                    self.0.ready.wait(&mut state);
+                }
+            }
+
+            pub(super) fn try_recv(&self) -> Result<T, ()> {
+                self.0.state.lock().queue.pop_front().ok_or(())
+            }
+        }
+
+        impl<T> Drop for Receiver<T> {
+            fn drop(&mut self) {
+                self.0.state.lock().receiver_alive = false;
+            }
         }
     }
 }

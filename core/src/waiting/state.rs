@@ -172,7 +172,7 @@ impl<L> WaitingState<L> {
             return AllowOutcome::StillPending;
         };
         let before = entry.earliest().deadline;
-        entry.pending.swap_remove(index);
+        entry.pending.remove(index);
         if entry.pending.is_empty() {
             return match self.take(id, before, Status::success()) {
                 Some(decided) => AllowOutcome::Allowed(decided),
