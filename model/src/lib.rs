@@ -1,1 +1,5 @@
 //! Reference models for gangway.
+
+#![deny(missing_docs)]
+
+pub mod waiting;

@@ -12,6 +12,8 @@ mod handle;
 mod latch;
 mod map;
 mod state;
+#[cfg(test)]
+mod state_tests;
 
 pub use decision::{Decision, DecisionSink};
 pub use error::AddError;

@@ -1,0 +1,291 @@
+//! A reference model of the waiting-pod map: the sequential specification that
+//! [`gangway::WaitingState`] is checked against.
+//!
+//! It is deliberately naive: a `Vec` of records in registration order, linear scans, no
+//! deadline index and no cleverness, so that each method can be read as the rule it states.
+//! Property tests run it in lockstep with the real state and compare every result.
+//!
+//! The rules:
+//!
+//! - A pod waits at most once at a time. Adding a pod that is already waiting, naming no
+//!   plugin, or naming a plugin twice is an error that hands the pod back (checked in that
+//!   order; the first repeated plugin is reported).
+//! - Each plugin wait is capped at [`MAX_PERMIT_WAIT`]; its deadline is `now + capped wait`.
+//! - `allow(id, plugin)` clears `plugin` if it is pending. When no plugin remains, the pod is
+//!   allowed (`Success`) and leaves. A plugin that is not pending changes nothing.
+//! - `reject(id, status)` decides the pod with `status`; it leaves.
+//! - `expire(now)` rejects every pod whose earliest pending deadline is `<= now`, in order of
+//!   (that deadline, pod id). The status names the pending plugin with the earliest deadline
+//!   (ties: the one registered first among those still pending):
+//!   `Unschedulable`, [`timeout_message`]`(wait, plugin)`, attributed to that plugin.
+//! - `next_deadline()` is the smallest earliest-pending deadline of any waiting pod.
+//! - Each successful add gets a fresh [`Registration`]; an operation given a registration
+//!   acts only if that exact registration is still waiting.
+
+use std::time::Duration;
+
+use gangway::waiting::{timeout_message, PendingPlugin, MAX_PERMIT_WAIT};
+use gangway::{AddError, PluginName, Pod, PodId, Status, Time};
+
+/// Names one successful registration of a pod in the model — the model's counterpart of
+/// [`gangway::waiting::Ticket`]. The n-th successful add (counting from 0) gets `Registration(n)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Registration(pub u64);
+
+/// One waiting pod in the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelEntry {
+    /// The waiting pod.
+    pub pod: Pod,
+    /// The registration under which it waits.
+    pub registration: Registration,
+    /// The plugins it still waits for, in registration order. Never empty.
+    pub pending: Vec<PendingPlugin>,
+}
+
+impl ModelEntry {
+    /// The pending plugin with the earliest deadline; among equal deadlines, the one that comes
+    /// first in registration order.
+    pub fn earliest(&self) -> &PendingPlugin {
+        let mut best = &self.pending[0];
+        for p in &self.pending[1..] {
+            // Strictly earlier only: on a tie the earlier-registered plugin stays.
+            if p.deadline < best.deadline {
+                best = p;
+            }
+        }
+        best
+    }
+}
+
+/// A decision as the model reports it: which pod, which registration, and how it was decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelDecision {
+    /// The decided pod (exactly the one that was added).
+    pub pod: Pod,
+    /// The registration that was decided.
+    pub registration: Registration,
+    /// `Success` when allowed; the given status when rejected; the timeout status when expired.
+    pub status: Status,
+}
+
+/// What [`WaitingModel::allow`] did (mirrors [`gangway::waiting::AllowOutcome`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelAllow {
+    /// The pod (or that registration of it) is not waiting; nothing changed.
+    NotWaiting,
+    /// The plugin was cleared, or was not pending, and some plugin is still pending.
+    StillPending,
+    /// That was the last pending plugin: the pod is allowed and has left.
+    Allowed(ModelDecision),
+}
+
+/// The reference model of the waiting-pod map. See the [module documentation](self) for the
+/// rules it specifies.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WaitingModel {
+    /// The waiting pods, in the order they were added.
+    entries: Vec<ModelEntry>,
+    /// How many adds have succeeded so far (the next registration number).
+    added: u64,
+}
+
+impl WaitingModel {
+    /// An empty model.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `pod` as waiting for each plugin in `waits`, each until `now + wait` with the
+    /// wait capped at [`MAX_PERMIT_WAIT`].
+    pub fn add<I>(&mut self, pod: Pod, waits: I, now: Time) -> Result<Registration, AddError>
+    where
+        I: IntoIterator<Item = (PluginName, Duration)>,
+    {
+        if self.position(pod.id(), None).is_some() {
+            return Err(AddError::AlreadyWaiting(pod));
+        }
+        let waits: Vec<(PluginName, Duration)> = waits.into_iter().collect();
+        for (i, (plugin, _)) in waits.iter().enumerate() {
+            if waits[..i].iter().any(|(earlier, _)| earlier == plugin) {
+                let plugin = plugin.clone();
+                return Err(AddError::DuplicatePlugin { pod, plugin });
+            }
+        }
+        if waits.is_empty() {
+            return Err(AddError::NothingToWaitFor(pod));
+        }
+        let pending = waits
+            .into_iter()
+            .map(|(plugin, wait)| {
+                let wait = if wait > MAX_PERMIT_WAIT {
+                    MAX_PERMIT_WAIT
+                } else {
+                    wait
+                };
+                PendingPlugin {
+                    plugin,
+                    wait,
+                    deadline: now + wait,
+                }
+            })
+            .collect();
+        let registration = Registration(self.added);
+        self.added += 1;
+        self.entries.push(ModelEntry {
+            pod,
+            registration,
+            pending,
+        });
+        Ok(registration)
+    }
+
+    /// Clears `plugin` for pod `id` (only if it waits under `registration`, when given).
+    pub fn allow(
+        &mut self,
+        id: &PodId,
+        registration: Option<Registration>,
+        plugin: &str,
+    ) -> ModelAllow {
+        let Some(index) = self.position(id, registration) else {
+            return ModelAllow::NotWaiting;
+        };
+        let entry = &mut self.entries[index];
+        let Some(p) = entry
+            .pending
+            .iter()
+            .position(|p| p.plugin.as_str() == plugin)
+        else {
+            return ModelAllow::StillPending;
+        };
+        entry.pending.remove(p);
+        if !entry.pending.is_empty() {
+            return ModelAllow::StillPending;
+        }
+        ModelAllow::Allowed(self.decide(index, Status::success()))
+    }
+
+    /// Rejects pod `id` (only if it waits under `registration`, when given) with `status`;
+    /// `None` if it is not waiting.
+    pub fn reject(
+        &mut self,
+        id: &PodId,
+        registration: Option<Registration>,
+        status: Status,
+    ) -> Option<ModelDecision> {
+        let index = self.position(id, registration)?;
+        Some(self.decide(index, status))
+    }
+
+    /// Rejects, with the timeout status, every pod whose earliest pending deadline is at or
+    /// before `now`, ordered by (that deadline, pod id).
+    pub fn expire(&mut self, now: Time) -> Vec<ModelDecision> {
+        let mut due: Vec<(Time, PodId)> = self
+            .entries
+            .iter()
+            .map(|e| (e.earliest().deadline, e.pod.id().clone()))
+            .filter(|(deadline, _)| *deadline <= now)
+            .collect();
+        due.sort();
+        let mut decided = Vec::new();
+        for (_, id) in due {
+            let index = self.position(&id, None).expect("a due pod is waiting");
+            let timed_out = self.entries[index].earliest();
+            let status = Status::unschedulable(timeout_message(timed_out.wait, &timed_out.plugin))
+                .with_plugin(timed_out.plugin.clone());
+            decided.push(self.decide(index, status));
+        }
+        decided
+    }
+
+    /// The earliest pending deadline of any waiting pod.
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.entries.iter().map(|e| e.earliest().deadline).min()
+    }
+
+    /// The waiting pod `id`, if any.
+    pub fn get(&self, id: &PodId) -> Option<&ModelEntry> {
+        self.position(id, None).map(|i| &self.entries[i])
+    }
+
+    /// Every waiting pod, in the order they were added.
+    pub fn entries(&self) -> &[ModelEntry] {
+        &self.entries
+    }
+
+    /// How many pods are waiting.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no pod is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Where pod `id` is, if it waits (under `registration`, when given).
+    fn position(&self, id: &PodId, registration: Option<Registration>) -> Option<usize> {
+        self.entries
+            .iter()
+            .position(|e| e.pod.id() == id && registration.is_none_or(|r| r == e.registration))
+    }
+
+    /// Takes the entry at `index` out as decided with `status`.
+    fn decide(&mut self, index: usize, status: Status) -> ModelDecision {
+        let entry = self.entries.remove(index);
+        ModelDecision {
+            pod: entry.pod,
+            registration: entry.registration,
+            status,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn waits(list: &[(&'static str, u64)]) -> Vec<(PluginName, Duration)> {
+        list.iter()
+            .map(|&(p, secs)| (PluginName::from(p), Duration::from_secs(secs)))
+            .collect()
+    }
+
+    #[test]
+    fn expire_names_the_earliest_plugin_registered_first_among_remaining() {
+        let mut m = WaitingModel::new();
+        let pod = Pod::new("p", "ns", "p");
+        m.add(pod, waits(&[("A", 60), ("B", 600), ("C", 600)]), Time::ZERO)
+            .unwrap();
+        assert_eq!(m.allow(&"p".into(), None, "A"), ModelAllow::StillPending);
+        let decided = m.expire(Time::from_secs(600));
+        assert_eq!(decided.len(), 1);
+        assert_eq!(
+            decided[0].status.plugin().map(PluginName::as_str),
+            Some("B")
+        );
+        assert!(m.is_empty());
+    }
+
+    #[test]
+    fn add_errors_in_order() {
+        let mut m = WaitingModel::new();
+        let pod = Pod::new("p", "ns", "p");
+        assert!(matches!(
+            m.add(pod.clone(), waits(&[]), Time::ZERO),
+            Err(AddError::NothingToWaitFor(_))
+        ));
+        assert!(matches!(
+            m.add(pod.clone(), waits(&[("A", 1), ("A", 2)]), Time::ZERO),
+            Err(AddError::DuplicatePlugin { .. })
+        ));
+        assert_eq!(
+            m.add(pod.clone(), waits(&[("A", 1)]), Time::ZERO),
+            Ok(Registration(0))
+        );
+        assert_eq!(
+            m.add(pod.clone(), waits(&[]), Time::ZERO),
+            Err(AddError::AlreadyWaiting(pod))
+        );
+    }
+}
