@@ -82,17 +82,17 @@ fn shutdown_returns_promptly_with_pods_still_waiting() {
 
 #[test]
 fn many_pods_few_threads() {
-    // 10,000 pods wait at once; one timer thread and one receiver serve them all.
+    // 100,000 pods wait at once; one timer thread and one receiver serve them all.
     let clock = SystemClock::new();
     let (map, decisions) = WaitingPods::with_channel();
     let _timer = TimerDriver::spawn(map.clone(), clock);
     let now = clock.now();
-    for i in 0..10_000 {
+    for i in 0..100_000 {
         let pod = Pod::new(format!("uid-{i}"), "ns", &format!("w-{i}"));
         map.add(pod, gang(Duration::from_millis(100)), now).unwrap();
     }
     let mut rejected = 0;
-    while rejected < 10_000 {
+    while rejected < 100_000 {
         assert!(decisions.recv().unwrap().status.is_rejected());
         rejected += 1;
     }

@@ -46,7 +46,7 @@ impl Alarm {
         self.inner.wake.notify_all();
     }
 
-    /// Ends the sleeper for good; later sleeps return [`Wake::Stopped`] at once.
+    /// Ends the sleeper for good: a sleep in progress or any later one returns at once.
     pub fn stop(&self) {
         self.inner.flags.lock().stopped = true;
         self.inner.wake.notify_all();

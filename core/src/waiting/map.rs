@@ -147,7 +147,7 @@ impl WaitingPods {
     }
 
     /// Rejects every pod whose earliest pending deadline is at or before `now`, with
-    /// "rejected due to timeout after waiting <d> at plugin <p>", and returns those decisions
+    /// "rejected due to timeout after waiting `<d>` at plugin `<p>`", and returns those decisions
     /// in deadline order. The only way a timeout takes effect.
     pub fn expire(&self, now: Time) -> Vec<Decision> {
         let decided = {

@@ -200,7 +200,7 @@ impl<L> WaitingState<L> {
     }
 
     /// Rejects every pod whose earliest pending deadline is at or before `now`, in deadline
-    /// order, each with "rejected due to timeout after waiting <wait> at plugin <plugin>"
+    /// order, each with "rejected due to timeout after waiting `<wait>` at plugin `<plugin>`"
     /// attributed to that plugin — the only way a timeout takes effect.
     pub fn expire(&mut self, now: Time) -> Vec<Decided<L>> {
         let mut decided = Vec::new();
