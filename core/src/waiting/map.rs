@@ -101,6 +101,55 @@ impl WaitingPods {
         Ok(WaitingPod::new(self.clone(), pod, ticket, latch))
     }
 
+    /// Parks `pod` at Permit for `plugin` with **no deadline in this map**: `plugin` owns the
+    /// timeout and must decide the pod itself (with [`reject_all`](Self::reject_all) or
+    /// [`reject`](Self::reject)); [`expire`](Self::expire) never touches it. The hardened gang
+    /// registers its members this way, so that a member times out only with its whole attempt
+    /// (H1, H3).
+    pub fn add_untimed(&self, pod: Pod, plugin: PluginName) -> Result<WaitingPod, AddError> {
+        let latch = Arc::new(Latch::default());
+        let ticket = self
+            .lock()
+            .add_untimed(pod.clone(), plugin, latch.clone())?;
+        Ok(WaitingPod::new(self.clone(), pod, ticket, latch))
+    }
+
+    /// Clears `plugin` for every pod in `ids` in one critical section — all or none: if any of
+    /// them is not waiting, nothing changes and its id is returned. Otherwise returns how many
+    /// pods this call allowed. No other decision can land between two of them, which makes a
+    /// gang's quorum one linearization point (H1).
+    pub fn allow_all(&self, ids: &[PodId], plugin: &str) -> Result<usize, PodId> {
+        let allowed = {
+            let mut state = self.lock();
+            let allowed = state.allow_all(ids, plugin)?;
+            for d in &allowed {
+                d.latch.publish(d.status.clone());
+            }
+            allowed
+        };
+        let count = allowed.len();
+        allowed.into_iter().for_each(|d| self.deliver(d));
+        Ok(count)
+    }
+
+    /// Rejects every pod in `ids` that is still waiting, in one critical section, as
+    /// `Unschedulable` with `message` attributed to `plugin`; returns how many this call
+    /// decided (H1: a gang is rejected as a whole).
+    pub fn reject_all(&self, ids: &[PodId], plugin: impl Into<PluginName>, message: &str) -> usize {
+        let status = Status::unschedulable(message).with_plugin(plugin);
+        let rejected = {
+            let mut state = self.lock();
+            let rejected = state.reject_all(ids, &status);
+            for d in &rejected {
+                d.latch.publish(d.status.clone());
+            }
+            rejected
+        };
+        let count = rejected.len();
+        rejected.into_iter().for_each(|d| self.deliver(d));
+        count
+    }
+
     /// The handle of waiting pod `id`, if it is waiting.
     pub fn get(&self, id: &PodId) -> Option<WaitingPod> {
         let state = self.lock();

@@ -146,6 +146,30 @@ impl<L> WaitingState<L> {
         if pending.is_empty() {
             return Err(AddError::NothingToWaitFor(pod));
         }
+        Ok(self.insert(pod, pending, latch))
+    }
+
+    /// Registers `pod` as waiting for `plugin` with **no deadline in this map**: the plugin
+    /// owns the timeout and decides the pod itself. The hardened gang uses this, so that a
+    /// member never times out on its own but only with its whole gang attempt (H1, H3).
+    pub fn add_untimed(
+        &mut self,
+        pod: Pod,
+        plugin: PluginName,
+        latch: L,
+    ) -> Result<Ticket, AddError> {
+        if self.pods.contains_key(pod.id()) {
+            return Err(AddError::AlreadyWaiting(pod));
+        }
+        let pending = vec![PendingPlugin {
+            plugin,
+            wait: Duration::MAX,
+            deadline: Time::MAX,
+        }];
+        Ok(self.insert(pod, pending, latch))
+    }
+
+    fn insert(&mut self, pod: Pod, pending: Vec<PendingPlugin>, latch: L) -> Ticket {
         let ticket = Ticket(self.next_ticket);
         self.next_ticket += 1;
         let entry = WaitingEntry {
@@ -155,10 +179,16 @@ impl<L> WaitingState<L> {
             latch,
         };
         let id = entry.pod.id().clone();
-        self.deadlines
-            .insert((entry.earliest().deadline, id.clone()));
+        self.index(entry.earliest().deadline, &id);
         self.pods.insert(id, entry);
-        Ok(ticket)
+        ticket
+    }
+
+    /// Indexes pod `id` under `deadline`, unless it has none ([`Time::MAX`]).
+    fn index(&mut self, deadline: Time, id: &PodId) {
+        if deadline != Time::MAX {
+            self.deadlines.insert((deadline, id.clone()));
+        }
     }
 
     /// Clears `plugin` for pod `id` (for registration `ticket`, or whichever is waiting if
@@ -182,7 +212,7 @@ impl<L> WaitingState<L> {
         let after = entry.earliest().deadline;
         if after != before {
             self.deadlines.remove(&(before, id.clone()));
-            self.deadlines.insert((after, id.clone()));
+            self.index(after, id);
         }
         AllowOutcome::StillPending
     }
@@ -197,6 +227,31 @@ impl<L> WaitingState<L> {
     ) -> Option<Decided<L>> {
         let deadline = self.entry_mut(id, ticket)?.earliest().deadline;
         self.take(id, deadline, status)
+    }
+
+    /// Clears `plugin` for every pod in `ids` — all of them or none: if any is not waiting,
+    /// nothing changes and that pod's id is returned. Otherwise returns the pods this call
+    /// allowed (those with no other plugin pending). One step, so no other decision can land
+    /// between two members (the hardened gang's quorum, H1).
+    pub fn allow_all(&mut self, ids: &[PodId], plugin: &str) -> Result<Vec<Decided<L>>, PodId> {
+        if let Some(missing) = ids.iter().find(|id| !self.pods.contains_key(*id)) {
+            return Err(missing.clone());
+        }
+        let mut allowed = Vec::new();
+        for id in ids {
+            if let AllowOutcome::Allowed(decided) = self.allow(id, None, plugin) {
+                allowed.push(decided);
+            }
+        }
+        Ok(allowed)
+    }
+
+    /// Rejects every pod in `ids` that is still waiting with `status`, in one step; returns
+    /// those this call decided.
+    pub fn reject_all(&mut self, ids: &[PodId], status: &Status) -> Vec<Decided<L>> {
+        ids.iter()
+            .filter_map(|id| self.reject(id, None, status.clone()))
+            .collect()
     }
 
     /// Rejects every pod whose earliest pending deadline is at or before `now`, in deadline
@@ -268,11 +323,15 @@ impl<L> WaitingState<L> {
 
     /// Verifies the structural invariants; `Err` names the first one broken.
     pub fn check(&self) -> Result<(), String> {
-        if self.deadlines.len() != self.pods.len() {
+        let timed = self
+            .pods
+            .values()
+            .filter(|e| e.earliest().deadline != Time::MAX)
+            .count();
+        if self.deadlines.len() != timed {
             return Err(format!(
-                "{} deadline entries for {} waiting pods",
+                "{} deadline entries for {timed} waiting pods with a deadline",
                 self.deadlines.len(),
-                self.pods.len()
             ));
         }
         for (id, entry) in &self.pods {
@@ -288,7 +347,7 @@ impl<L> WaitingState<L> {
                 }
             }
             let earliest = entry.earliest().deadline;
-            if !self.deadlines.contains(&(earliest, id.clone())) {
+            if earliest != Time::MAX && !self.deadlines.contains(&(earliest, id.clone())) {
                 return Err(format!(
                     "pod {id}: earliest deadline {earliest} is not indexed"
                 ));

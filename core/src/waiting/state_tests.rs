@@ -355,3 +355,81 @@ fn map_latches_preserves_everything_but_the_latch() {
         ["latch-4", "latch-2", "latch-1"]
     );
 }
+
+#[test]
+fn untimed_pods_never_expire_and_are_not_indexed() {
+    let mut s = WaitingState::<()>::new();
+    s.add_untimed(pod("g"), "GangScheduling".into(), ())
+        .unwrap();
+    add(&mut s, "t", &[("Other", MIN)], Time::ZERO, ());
+    assert_eq!(s.next_deadline(), Some(Time::ZERO + MIN));
+    assert_eq!(s.expire(Time::MAX).len(), 1, "only the timed pod expires");
+    assert_eq!(s.next_deadline(), None);
+    assert_eq!(s.len(), 1);
+    s.check().unwrap();
+    assert!(matches!(
+        s.add_untimed(pod("g"), "GangScheduling".into(), ()),
+        Err(AddError::AlreadyWaiting(_))
+    ));
+    let g = PodId::from("g");
+    assert!(matches!(
+        s.allow(&g, None, "GangScheduling"),
+        AllowOutcome::Allowed(_)
+    ));
+    s.check().unwrap();
+}
+
+#[test]
+fn allow_all_is_all_or_nothing() {
+    let mut s = WaitingState::<()>::new();
+    for id in ["a", "b"] {
+        add(&mut s, id, &[("GangScheduling", MIN)], Time::ZERO, ());
+    }
+    let ids: Vec<PodId> = ["a", "b", "c"].map(PodId::from).to_vec();
+    assert_eq!(
+        s.allow_all(&ids, "GangScheduling").unwrap_err(),
+        PodId::from("c")
+    );
+    assert_eq!(s.len(), 2, "a missing member changes nothing");
+    s.check().unwrap();
+    let allowed = s.allow_all(&ids[..2], "GangScheduling").unwrap();
+    assert_eq!(allowed.len(), 2);
+    assert!(allowed.iter().all(|d| d.status.is_success()));
+    assert!(s.is_empty());
+    s.check().unwrap();
+}
+
+#[test]
+fn allow_all_clears_only_the_named_plugin() {
+    let mut s = WaitingState::<()>::new();
+    add(
+        &mut s,
+        "a",
+        &[("GangScheduling", MIN), ("Other", MIN)],
+        Time::ZERO,
+        (),
+    );
+    add(&mut s, "b", &[("GangScheduling", MIN)], Time::ZERO, ());
+    let allowed = s
+        .allow_all(&["a", "b"].map(PodId::from), "GangScheduling")
+        .unwrap();
+    assert_eq!(allowed.len(), 1, "a still waits for Other");
+    assert_eq!(s.get(&"a".into()).unwrap().pending().len(), 1);
+    s.check().unwrap();
+}
+
+#[test]
+fn reject_all_decides_those_still_waiting() {
+    let mut s = WaitingState::<()>::new();
+    for id in ["a", "b"] {
+        add(&mut s, id, &[("GangScheduling", MIN)], Time::ZERO, ());
+    }
+    let status = Status::unschedulable("gang failed").with_plugin("GangScheduling");
+    let rejected = s.reject_all(&["a", "b", "c"].map(PodId::from), &status);
+    assert_eq!(rejected.len(), 2);
+    assert!(rejected
+        .iter()
+        .all(|d| d.status == status && d.status.code() == Code::Unschedulable));
+    assert!(s.is_empty() && s.next_deadline().is_none());
+    s.check().unwrap();
+}
