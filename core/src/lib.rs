@@ -82,6 +82,9 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod gang;
+mod hint;
+mod mode;
 mod plugin;
 mod pod;
 mod status;
@@ -89,6 +92,9 @@ pub mod sync;
 pub mod time;
 pub mod waiting;
 
+pub use gang::{GangScheduling, GroupKey, GroupRegistry, GroupState, Permit, PodGroup, Policy};
+pub use hint::QueueingHint;
+pub use mode::Mode;
 pub use plugin::PluginName;
 pub use pod::{Pod, PodId};
 pub use status::{Code, Status};

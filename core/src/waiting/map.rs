@@ -119,35 +119,52 @@ impl WaitingPods {
     /// pods this call allowed. No other decision can land between two of them, which makes a
     /// gang's quorum one linearization point (H1).
     pub fn allow_all(&self, ids: &[PodId], plugin: &str) -> Result<usize, PodId> {
-        let allowed = {
-            let mut state = self.lock();
-            let allowed = state.allow_all(ids, plugin)?;
-            for d in &allowed {
-                d.latch.publish(d.status.clone());
-            }
-            allowed
-        };
-        let count = allowed.len();
-        allowed.into_iter().for_each(|d| self.deliver(d));
-        Ok(count)
+        let deliveries = self.allow_all_deferred(ids, plugin)?;
+        Ok(deliveries.deliver())
     }
 
     /// Rejects every pod in `ids` that is still waiting, in one critical section, as
     /// `Unschedulable` with `message` attributed to `plugin`; returns how many this call
     /// decided (H1: a gang is rejected as a whole).
     pub fn reject_all(&self, ids: &[PodId], plugin: impl Into<PluginName>, message: &str) -> usize {
+        self.reject_all_deferred(ids, plugin, message).deliver()
+    }
+
+    /// [`allow_all`](Self::allow_all), handing the decisions back for delivery once the
+    /// caller has released its own locks (H5).
+    pub(crate) fn allow_all_deferred(
+        &self,
+        ids: &[PodId],
+        plugin: &str,
+    ) -> Result<Deliveries, PodId> {
+        let mut state = self.lock();
+        let decided = state.allow_all(ids, plugin)?;
+        Ok(self.published(decided))
+    }
+
+    /// [`reject_all`](Self::reject_all), handing the decisions back for delivery once the
+    /// caller has released its own locks (H5).
+    pub(crate) fn reject_all_deferred(
+        &self,
+        ids: &[PodId],
+        plugin: impl Into<PluginName>,
+        message: &str,
+    ) -> Deliveries {
         let status = Status::unschedulable(message).with_plugin(plugin);
-        let rejected = {
-            let mut state = self.lock();
-            let rejected = state.reject_all(ids, &status);
-            for d in &rejected {
-                d.latch.publish(d.status.clone());
-            }
-            rejected
-        };
-        let count = rejected.len();
-        rejected.into_iter().for_each(|d| self.deliver(d));
-        count
+        let mut state = self.lock();
+        let decided = state.reject_all(ids, &status);
+        self.published(decided)
+    }
+
+    /// Publishes each decision on its latch (the map lock is held by the caller).
+    fn published(&self, decided: Vec<Decided<Arc<Latch>>>) -> Deliveries {
+        for d in &decided {
+            d.latch.publish(d.status.clone());
+        }
+        Deliveries {
+            map: self.clone(),
+            decided,
+        }
     }
 
     /// The handle of waiting pod `id`, if it is waiting.
@@ -319,6 +336,34 @@ impl WaitingPods {
 
     fn lock(&self) -> MutexGuard<'_, WaitingState<Arc<Latch>>> {
         self.shared.state.lock()
+    }
+}
+
+/// Decisions already published on their latches but not yet handed to the sink. Delivered by
+/// [`deliver`](Deliveries::deliver) or on drop — which the holder does after releasing its own
+/// locks, so no sink runs under a gangway lock (H5).
+#[must_use = "decisions reach the sink when this is delivered or dropped: do it after unlocking"]
+pub(crate) struct Deliveries {
+    map: WaitingPods,
+    decided: Vec<Decided<Arc<Latch>>>,
+}
+
+impl Deliveries {
+    /// Hands every decision to the sink; returns how many there were.
+    pub(crate) fn deliver(mut self) -> usize {
+        let count = self.decided.len();
+        for d in self.decided.drain(..) {
+            self.map.deliver(d);
+        }
+        count
+    }
+}
+
+impl Drop for Deliveries {
+    fn drop(&mut self) {
+        for d in self.decided.drain(..) {
+            self.map.deliver(d);
+        }
     }
 }
 

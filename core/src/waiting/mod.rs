@@ -11,6 +11,7 @@ mod error;
 mod handle;
 mod latch;
 mod map;
+
 mod state;
 #[cfg(test)]
 mod state_tests;
@@ -18,6 +19,7 @@ mod state_tests;
 pub use decision::{Decision, DecisionSink};
 pub use error::AddError;
 pub use handle::WaitingPod;
+pub(crate) use map::Deliveries;
 pub use map::WaitingPods;
 pub use state::{
     timeout_message, AllowOutcome, Decided, PendingPlugin, Ticket, WaitingEntry, WaitingState,

@@ -1,0 +1,88 @@
+use super::GroupKey;
+use crate::{Pod, PodId};
+
+/// An error returned from [`PodGroup::new`](super::PodGroup::new).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PodGroupError {
+    /// The namespace is empty.
+    #[error("pod group namespace is empty")]
+    EmptyNamespace,
+    /// The name is empty.
+    #[error("pod group name is empty")]
+    EmptyName,
+    /// A gang needs at least one member.
+    #[error("pod group {0} is a gang with min count 0")]
+    ZeroMinCount(GroupKey),
+}
+
+/// An error returned when a pod joins a group ([`GroupState::add_pod`](super::GroupState::add_pod),
+/// [`GroupRegistry::add_pod`](super::GroupRegistry::add_pod)). Hands the pod back.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AddPodError {
+    /// The pod names no scheduling group.
+    #[error("pod {} names no pod group", .0.id())]
+    NoGroup(Pod),
+    /// The pod names a different group (or lives in another namespace).
+    #[error("pod {} belongs to another pod group than {group}", .pod.id())]
+    OtherGroup {
+        /// The pod, handed back.
+        pod: Pod,
+        /// The group it was offered to.
+        group: GroupKey,
+    },
+    /// A pod with this uid is already a member.
+    #[error("pod {} is already a member of its pod group", .0.id())]
+    AlreadyMember(Pod),
+}
+
+impl AddPodError {
+    /// The pod that could not be added.
+    pub fn into_pod(self) -> Pod {
+        match self {
+            AddPodError::NoGroup(pod)
+            | AddPodError::OtherGroup { pod, .. }
+            | AddPodError::AlreadyMember(pod) => pod,
+        }
+    }
+}
+
+/// An error returned when a PodGroup object is added, updated or set. Hands the group back
+/// where it has one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GroupUpdateError {
+    /// Adding a PodGroup that already exists.
+    #[error("pod group {} already exists", .0.key())]
+    AlreadyExists(super::PodGroup),
+    /// Updating a PodGroup that does not exist.
+    #[error("pod group {} does not exist", .0.key())]
+    NotFound(super::PodGroup),
+    /// The update names another group than the state it was applied to.
+    #[error("pod group {} cannot replace {state}", .group.key())]
+    OtherGroup {
+        /// The group, handed back.
+        group: super::PodGroup,
+        /// The state it was applied to.
+        state: GroupKey,
+    },
+    /// Raising a gang's min count above the number of members it has: pods that already
+    /// passed the gate would wait for members that do not exist.
+    #[error("pod group {} raises min count to {} with only {members} members", .group.key(), .group.min_count().unwrap_or(0))]
+    MinCountAboveMembers {
+        /// The group, handed back.
+        group: super::PodGroup,
+        /// How many members the group has.
+        members: usize,
+    },
+}
+
+/// An error returned from [`GangScheduling::reserve`](super::GangScheduling::reserve).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReserveError {
+    /// No group state exists for the pod's group (the pod was never added, or was deleted).
+    #[error("pod {0} has no pod group state")]
+    NoGroupState(PodId),
+    /// The pod is not an unscheduled member of its group (never added, already assumed or
+    /// bound).
+    #[error("pod {0} is not an unscheduled member of its pod group")]
+    NotUnscheduled(PodId),
+}

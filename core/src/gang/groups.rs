@@ -1,0 +1,160 @@
+use std::collections::BTreeMap;
+
+use super::{AddPodError, GroupKey, GroupState, GroupUpdateError, PodGroup};
+use crate::{Pod, PodId};
+
+/// Every pod group the scheduler knows, as pure data: the group states keyed by
+/// (namespace, name), fed by cluster events. A group's state lives while it has members or a
+/// PodGroup object. [`GroupRegistry`](super::GroupRegistry) is this behind one lock.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Groups {
+    states: BTreeMap<GroupKey, GroupState>,
+}
+
+impl Groups {
+    /// No groups.
+    pub fn new() -> Groups {
+        Groups::default()
+    }
+
+    /// A pod was added (`bound` if it is already bound to a node). Pods that name no group
+    /// are refused with [`AddPodError::NoGroup`]; callers that see every pod can ignore that.
+    pub fn add_pod(&mut self, pod: Pod, bound: bool) -> Result<(), AddPodError> {
+        let Some(key) = GroupKey::of(&pod) else {
+            return Err(AddPodError::NoGroup(pod));
+        };
+        let state = self
+            .states
+            .entry(key.clone())
+            .or_insert_with(|| GroupState::new(key.clone()));
+        let added = state.add_pod(pod, bound);
+        self.drop_if_unused(&key);
+        added
+    }
+
+    /// A pod's object changed (its group cannot change); `false` (no-op) if it is not a member.
+    pub fn update_pod(&mut self, pod: Pod) -> bool {
+        let Some(key) = GroupKey::of(&pod) else {
+            return false;
+        };
+        self.states.get_mut(&key).is_some_and(|s| s.update_pod(pod))
+    }
+
+    /// A pod was observed bound; `false` (no-op) if it is not a member or already assigned.
+    pub fn bind_observed(&mut self, pod: &Pod) -> bool {
+        self.state_of_mut(pod)
+            .is_some_and(|s| s.bind_observed(pod.id()))
+    }
+
+    /// A pod was deleted: it leaves its group everywhere; a group left with no members and no
+    /// object is dropped. `None` (no-op) if it was not a member.
+    pub fn delete_pod(&mut self, pod: &Pod) -> Option<Pod> {
+        let key = GroupKey::of(pod)?;
+        let deleted = self.states.get_mut(&key)?.delete_pod(pod.id());
+        self.drop_if_unused(&key);
+        deleted
+    }
+
+    /// A PodGroup object was created.
+    pub fn add_group(&mut self, group: PodGroup) -> Result<(), GroupUpdateError> {
+        let key = group.key().clone();
+        let state = self
+            .states
+            .entry(key.clone())
+            .or_insert_with(|| GroupState::new(key));
+        if state.group().is_some() {
+            return Err(GroupUpdateError::AlreadyExists(group));
+        }
+        state.set_group(Some(group))
+    }
+
+    /// A PodGroup object changed; returns the old one.
+    pub fn update_group(&mut self, group: PodGroup) -> Result<PodGroup, GroupUpdateError> {
+        let Some(old) = self
+            .states
+            .get(group.key())
+            .and_then(|s| s.group())
+            .cloned()
+        else {
+            return Err(GroupUpdateError::NotFound(group));
+        };
+        let key = group.key().clone();
+        self.states
+            .get_mut(&key)
+            .expect("found above")
+            .set_group(Some(group))?;
+        Ok(old)
+    }
+
+    /// A PodGroup object was deleted; its members stay (gated until it comes back). `None`
+    /// (no-op) if it did not exist.
+    pub fn delete_group(&mut self, key: &GroupKey) -> Option<PodGroup> {
+        let state = self.states.get_mut(key)?;
+        let old = state.group().cloned()?;
+        state
+            .set_group(None)
+            .expect("removing an object always succeeds");
+        self.drop_if_unused(key);
+        Some(old)
+    }
+
+    /// The state of group `key`.
+    pub fn get(&self, key: &GroupKey) -> Option<&GroupState> {
+        self.states.get(key)
+    }
+
+    /// The state of group `key`, to change it.
+    pub fn get_mut(&mut self, key: &GroupKey) -> Option<&mut GroupState> {
+        self.states.get_mut(key)
+    }
+
+    /// The state of the group `pod` names.
+    pub fn state_of(&self, pod: &Pod) -> Option<&GroupState> {
+        self.states.get(&GroupKey::of(pod)?)
+    }
+
+    /// The state of the group `pod` names, to change it.
+    pub fn state_of_mut(&mut self, pod: &Pod) -> Option<&mut GroupState> {
+        self.states.get_mut(&GroupKey::of(pod)?)
+    }
+
+    /// Every group state, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = &GroupState> {
+        self.states.values()
+    }
+
+    /// How many groups have a state.
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Whether no group has a state.
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+
+    /// Whether `id` is a member of any group (a linear search, for checkers).
+    pub fn is_member(&self, id: &PodId) -> bool {
+        self.states.values().any(|s| s.pod(id).is_some())
+    }
+
+    /// Verifies every group's invariants (I5) and that no unused state is kept.
+    pub fn check(&self) -> Result<(), String> {
+        for (key, state) in &self.states {
+            if state.key() != key {
+                return Err(format!("state of {} filed under {key}", state.key()));
+            }
+            if state.is_unused() {
+                return Err(format!("{key}: an unused state is kept"));
+            }
+            state.check()?;
+        }
+        Ok(())
+    }
+
+    fn drop_if_unused(&mut self, key: &GroupKey) {
+        if self.states.get(key).is_some_and(GroupState::is_unused) {
+            self.states.remove(key);
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! Gang scheduling: pod groups, their state, and the GangScheduling plugin.
+//!
+//! 1. [`PodGroup`], [`Policy`], [`GroupKey`] — the PodGroup object.
+//! 2. [`GroupState`] — one group as pure data: members, unscheduled / assumed / assigned, the
+//!    current gang attempt.
+//! 3. [`Groups`] — every group as pure data; [`GroupRegistry`] — that behind one lock.
+//! 4. [`GangScheduling`] — the plugin: PreEnqueue, Reserve, Unreserve, Permit, queueing hints,
+//!    in [`Mode::Upstream`](crate::Mode) or [`Mode::Hardened`](crate::Mode).
+//! 5. Errors, one per operation.
+
+mod error;
+mod group_state;
+mod groups;
+mod permit;
+mod plugin;
+#[cfg(test)]
+mod plugin_tests;
+mod pod_group;
+mod registry;
+
+pub use error::{AddPodError, GroupUpdateError, PodGroupError, ReserveError};
+pub use group_state::{GangAttempt, GroupState, Placement};
+pub use groups::Groups;
+pub use permit::Permit;
+pub use plugin::{GangEvent, GangScheduling, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
+pub use pod_group::{GroupKey, PodGroup, Policy};
+pub use registry::GroupRegistry;

@@ -1,0 +1,277 @@
+use std::collections::BTreeSet;
+use std::fmt;
+use std::time::Duration;
+
+use super::{
+    AddPodError, GroupKey, GroupRegistry, GroupUpdateError, PodGroup, Policy, ReserveError,
+};
+use crate::sync::{Arc, Mutex};
+use crate::time::Alarm;
+use crate::{Code, Mode, PluginName, Pod, QueueingHint, Status, Time, WaitingPods};
+
+/// The plugin's name, as kube-scheduler spells it.
+pub const GANG_SCHEDULING: PluginName = PluginName::new_static("GangScheduling");
+
+/// How long a gang member waits at Permit for its siblings (upstream's 5 minutes).
+pub const DEFAULT_PERMIT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
+/// The GangScheduling plugin: the gate before the queue (PreEnqueue), reservation bookkeeping
+/// (Reserve, Unreserve), the barrier (Permit) and the queueing hints, over a [`GroupRegistry`]
+/// and a [`WaitingPods`] map. Clones share everything.
+///
+/// In [`Mode::Upstream`] it behaves exactly like kube-scheduler 1.36: a fixed wait per pod, at
+/// quorum an `allow` on each waiting sibling one by one, and no cascade when one member times
+/// out or is rejected. In [`Mode::Hardened`] (the default) each gang attempt has one
+/// linearization point (H1): quorum allows every waiting member in one critical section of the
+/// waiting map, and a timeout, delete or unreserve of any waiting member rejects all of them
+/// together; members wait without a timer of their own, and the attempt has one deadline (H3),
+/// applied by [`expire`](GangScheduling::expire).
+#[derive(Clone)]
+pub struct GangScheduling {
+    pub(super) inner: Arc<Inner>,
+}
+
+pub(super) struct Inner {
+    pub(super) mode: Mode,
+    pub(super) timeout: Duration,
+    pub(super) registry: GroupRegistry,
+    pub(super) waiting: WaitingPods,
+    /// Hardened: the deadline of every attempt opened, possibly stale (checked on expiry).
+    pub(super) attempts: Mutex<BTreeSet<(Time, GroupKey)>>,
+    /// Rung when an attempt opens with a deadline earlier than every other.
+    pub(super) alarm: Mutex<Option<Alarm>>,
+}
+
+/// A cluster event the gang plugin's queueing hints look at.
+#[derive(Clone, Copy, Debug)]
+pub enum GangEvent<'a> {
+    /// An unscheduled or assigned pod was added.
+    PodAdded(&'a Pod),
+    /// A PodGroup object was created.
+    GroupAdded(&'a PodGroup),
+    /// A PodGroup object changed.
+    GroupUpdated {
+        /// Before.
+        old: &'a PodGroup,
+        /// After.
+        new: &'a PodGroup,
+    },
+}
+
+impl GangScheduling {
+    /// The plugin in `mode` over `waiting`, with a fresh registry and the default 5-minute wait.
+    pub fn new(mode: Mode, waiting: WaitingPods) -> GangScheduling {
+        GangScheduling::with_timeout(mode, waiting, DEFAULT_PERMIT_TIMEOUT)
+    }
+
+    /// The plugin with a Permit wait of `timeout` (per pod upstream, per attempt hardened;
+    /// capped at 15 minutes like every Permit wait).
+    pub fn with_timeout(mode: Mode, waiting: WaitingPods, timeout: Duration) -> GangScheduling {
+        GangScheduling {
+            inner: Arc::new(Inner {
+                mode,
+                timeout: timeout.min(crate::waiting::MAX_PERMIT_WAIT),
+                registry: GroupRegistry::new(),
+                waiting,
+                attempts: Mutex::new(BTreeSet::new()),
+                alarm: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.inner.mode
+    }
+
+    /// The Permit wait.
+    pub fn timeout(&self) -> Duration {
+        self.inner.timeout
+    }
+
+    /// The group registry.
+    pub fn registry(&self) -> &GroupRegistry {
+        &self.inner.registry
+    }
+
+    /// The waiting-pod map.
+    pub fn waiting(&self) -> &WaitingPods {
+        &self.inner.waiting
+    }
+
+    /// A pod was added (`bound` if already bound to a node). Pods that name no group are
+    /// ignored (`Ok`).
+    pub fn on_pod_added(&self, pod: Pod, bound: bool) -> Result<(), AddPodError> {
+        match self.inner.registry.add_pod(pod, bound) {
+            Err(AddPodError::NoGroup(_)) => Ok(()),
+            other => other,
+        }
+    }
+
+    /// A pod's object changed; `false` (no-op) if it is not a known member.
+    pub fn on_pod_updated(&self, pod: Pod) -> bool {
+        self.inner.registry.update_pod(pod)
+    }
+
+    /// A pod was observed bound to a node; `false` (no-op) if unknown or already assigned.
+    pub fn on_pod_bound(&self, pod: &Pod) -> bool {
+        self.inner.registry.bind_observed(pod)
+    }
+
+    /// A pod was deleted: it leaves its group. Hardened: if it was waiting at Permit, its whole
+    /// gang attempt is rejected, the deleted pod included (H1). Upstream: only the group state
+    /// changes; the caller rejects the pod's own waiting entry (`WaitingPods::remove`).
+    /// `None` (no-op) if it was not a member.
+    pub fn on_pod_deleted(&self, pod: &Pod) -> Option<Pod> {
+        let mut groups = self.inner.registry.lock();
+        let in_attempt = self.inner.mode == Mode::Hardened
+            && groups
+                .state_of(pod)
+                .and_then(|s| s.attempt())
+                .is_some_and(|a| a.waiting().contains(pod.id()));
+        let deleted = groups.delete_pod(pod)?;
+        if !in_attempt {
+            return Some(deleted);
+        }
+        let reason = format!("gang member {} was deleted", pod.full_name());
+        let mut members = groups
+            .state_of_mut(pod)
+            .map(|s| s.fail_attempt(&reason))
+            .unwrap_or_default();
+        members.push(pod.id().clone());
+        let deliveries = self
+            .inner
+            .waiting
+            .reject_all_deferred(&members, GANG_SCHEDULING, &reason);
+        drop(groups);
+        deliveries.deliver();
+        Some(deleted)
+    }
+
+    /// A PodGroup object was created.
+    pub fn on_group_added(&self, group: PodGroup) -> Result<(), GroupUpdateError> {
+        self.inner.registry.add_group(group)
+    }
+
+    /// A PodGroup object changed; returns the old one.
+    pub fn on_group_updated(&self, group: PodGroup) -> Result<PodGroup, GroupUpdateError> {
+        self.inner.registry.update_group(group)
+    }
+
+    /// A PodGroup object was deleted; `None` (no-op) if it did not exist.
+    pub fn on_group_deleted(&self, key: &GroupKey) -> Option<PodGroup> {
+        self.inner.registry.delete_group(key)
+    }
+
+    /// PreEnqueue: may `pod` enter the active queue? Success for pods without a group and for
+    /// Basic groups; `UnschedulableAndUnresolvable` while the PodGroup object is missing or a
+    /// gang has fewer than `min_count` members (upstream's messages, word for word).
+    pub fn pre_enqueue(&self, pod: &Pod) -> Status {
+        let Some(key) = GroupKey::of(pod) else {
+            return Status::success();
+        };
+        let groups = self.inner.registry.lock();
+        let state = groups.get(&key);
+        let Some(group) = state.and_then(|s| s.group()) else {
+            return Status::with_reason(
+                Code::UnschedulableAndUnresolvable,
+                format!(
+                    "waiting for pods's pod group {:?} to appear in scheduling queue",
+                    key.name()
+                ),
+            );
+        };
+        match group.policy() {
+            Policy::Basic => Status::success(),
+            Policy::Gang { min_count } => {
+                let members = state.map_or(0, |s| s.all_pods_count());
+                if members < min_count as usize {
+                    Status::with_reason(
+                        Code::UnschedulableAndUnresolvable,
+                        "waiting for minCount pods from a gang to appear in scheduling queue",
+                    )
+                } else {
+                    Status::success()
+                }
+            }
+        }
+    }
+
+    /// Reserve: the pod is assumed in its group. Pods without a group: `Ok` (nothing to do).
+    pub fn reserve(&self, pod: &Pod) -> Result<(), ReserveError> {
+        if GroupKey::of(pod).is_none() {
+            return Ok(());
+        }
+        let mut groups = self.inner.registry.lock();
+        let Some(state) = groups.state_of_mut(pod) else {
+            return Err(ReserveError::NoGroupState(pod.id().clone()));
+        };
+        if state.assume(pod.id()) {
+            Ok(())
+        } else {
+            Err(ReserveError::NotUnscheduled(pod.id().clone()))
+        }
+    }
+
+    /// Unreserve: the pod's reservation is released (assumed → unscheduled). Hardened: if it
+    /// was waiting in an open gang attempt, the attempt fails and every other waiting member is
+    /// rejected with it (H1). Unknown, deleted or unassumed pods: no-op.
+    pub fn unreserve(&self, pod: &Pod) {
+        let mut groups = self.inner.registry.lock();
+        let Some(state) = groups.state_of_mut(pod) else {
+            return;
+        };
+        let in_attempt = self.inner.mode == Mode::Hardened
+            && state
+                .attempt()
+                .is_some_and(|a| a.failure().is_none() && a.waiting().contains(pod.id()));
+        let members = if in_attempt {
+            let reason = format!("gang member {} was unreserved", pod.full_name());
+            Some((state.fail_attempt(&reason), reason))
+        } else {
+            None
+        };
+        state.forget(pod.id());
+        let deliveries = members.map(|(members, reason)| {
+            self.inner
+                .waiting
+                .reject_all_deferred(&members, GANG_SCHEDULING, &reason)
+        });
+        drop(groups);
+        if let Some(deliveries) = deliveries {
+            deliveries.deliver();
+        }
+    }
+
+    /// The queueing hint for `pod`, rejected by this plugin, after `event`: `Queue` when a
+    /// sibling was added, when its PodGroup appeared, or when its gang's min count was lowered;
+    /// `QueueSkip` otherwise.
+    pub fn queueing_hint(&self, pod: &Pod, event: GangEvent<'_>) -> QueueingHint {
+        let Some(key) = GroupKey::of(pod) else {
+            return QueueingHint::QueueSkip;
+        };
+        let queue = match event {
+            GangEvent::PodAdded(other) => GroupKey::of(other).as_ref() == Some(&key),
+            GangEvent::GroupAdded(group) => group.key() == &key,
+            GangEvent::GroupUpdated { old, new } => {
+                new.key() == &key
+                    && matches!((old.min_count(), new.min_count()), (Some(o), Some(n)) if n < o)
+            }
+        };
+        if queue {
+            QueueingHint::Queue
+        } else {
+            QueueingHint::QueueSkip
+        }
+    }
+}
+
+impl fmt::Debug for GangScheduling {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GangScheduling")
+            .field("mode", &self.inner.mode)
+            .field("timeout", &self.inner.timeout)
+            .field("groups", &self.inner.registry.len())
+            .finish()
+    }
+}

@@ -1,0 +1,145 @@
+//! Unit tests of the GangScheduling plugin in both modes.
+
+use super::*;
+use crate::{Mode, Pod, Time, WaitingPods};
+
+const NS: &str = "ml";
+
+fn setup(mode: Mode, min_count: u32, members: usize) -> (GangScheduling, Vec<Pod>) {
+    let gang = GangScheduling::new(mode, WaitingPods::new());
+    gang.on_group_added(PodGroup::gang(NS, "g", min_count).unwrap())
+        .unwrap();
+    let pods: Vec<Pod> = (0..members)
+        .map(|i| Pod::new(format!("p{i}"), NS, &format!("p{i}")).with_group("g"))
+        .collect();
+    for pod in &pods {
+        gang.on_pod_added(pod.clone(), false).unwrap();
+    }
+    (gang, pods)
+}
+
+fn reserve_and_permit(gang: &GangScheduling, pod: &Pod, now: Time) -> Permit {
+    gang.reserve(pod).unwrap();
+    gang.permit(pod, now)
+}
+
+fn check(gang: &GangScheduling) {
+    gang.registry().snapshot().check().unwrap();
+    gang.waiting().state().check().unwrap();
+}
+
+#[test]
+fn quorum_allows_every_waiting_member_in_both_modes() {
+    for mode in [Mode::Upstream, Mode::Hardened] {
+        let (gang, pods) = setup(mode, 3, 3);
+        let Permit::Wait {
+            waiting: w0,
+            activate,
+        } = reserve_and_permit(&gang, &pods[0], Time::ZERO)
+        else {
+            panic!("{mode:?}: first member waits");
+        };
+        assert_eq!(
+            activate.len(),
+            2,
+            "{mode:?}: the unscheduled siblings are activated"
+        );
+        let Permit::Wait { waiting: w1, .. } = reserve_and_permit(&gang, &pods[1], Time::ZERO)
+        else {
+            panic!("{mode:?}: second member waits");
+        };
+        assert!(matches!(
+            reserve_and_permit(&gang, &pods[2], Time::ZERO),
+            Permit::Allow
+        ));
+        assert!(w0.wait().is_success() && w1.wait().is_success(), "{mode:?}");
+        assert!(gang.waiting().is_empty());
+        check(&gang);
+    }
+}
+
+#[test]
+fn hardened_timeout_rejects_the_whole_attempt_and_releases_it() {
+    let (gang, pods) = setup(Mode::Hardened, 3, 3);
+    let waiters: Vec<_> = pods[..2]
+        .iter()
+        .map(|p| match reserve_and_permit(&gang, p, Time::ZERO) {
+            Permit::Wait { waiting, .. } => waiting,
+            other => panic!("waits: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        gang.next_deadline(),
+        Some(Time::ZERO + DEFAULT_PERMIT_TIMEOUT)
+    );
+    assert!(gang.expire(Time::from_secs(299)).is_empty());
+    assert_eq!(gang.expire(Time::from_secs(300)).len(), 1);
+    for w in &waiters {
+        let status = w.wait();
+        assert_eq!(
+            status.message(),
+            "rejected due to timeout after waiting 5m0s at plugin GangScheduling"
+        );
+    }
+    // A member reaching Permit while the failed attempt still holds reservations is rejected too.
+    assert!(matches!(
+        reserve_and_permit(&gang, &pods[2], Time::from_secs(301)),
+        Permit::Reject(_)
+    ));
+    for p in &pods {
+        gang.unreserve(p);
+    }
+    let state = gang.registry().state(&GroupKey::new(NS, "g")).unwrap();
+    assert_eq!(state.assumed().len(), 0);
+    assert!(state.attempt().is_none(), "released attempts are forgotten");
+    check(&gang);
+}
+
+#[test]
+fn hardened_unreserve_of_a_waiting_member_rejects_its_siblings() {
+    let (gang, pods) = setup(Mode::Hardened, 3, 3);
+    let Permit::Wait { waiting: w0, .. } = reserve_and_permit(&gang, &pods[0], Time::ZERO) else {
+        panic!()
+    };
+    let Permit::Wait { waiting: w1, .. } = reserve_and_permit(&gang, &pods[1], Time::ZERO) else {
+        panic!()
+    };
+    assert!(gang.waiting().reject(w1.id(), "Preemption", "preempted"));
+    gang.unreserve(&pods[1]);
+    assert!(w0.wait().is_rejected());
+    assert!(gang.waiting().is_empty());
+    check(&gang);
+}
+
+#[test]
+fn upstream_timeout_leaves_siblings_waiting() {
+    let (gang, pods) = setup(Mode::Upstream, 3, 3);
+    let Permit::Wait { waiting: w0, .. } = reserve_and_permit(&gang, &pods[0], Time::ZERO) else {
+        panic!()
+    };
+    let Permit::Wait { waiting: w1, .. } = reserve_and_permit(&gang, &pods[1], Time::from_secs(10))
+    else {
+        panic!()
+    };
+    assert_eq!(gang.waiting().expire(Time::from_secs(300)).len(), 1);
+    assert!(w0.wait().is_rejected());
+    assert_eq!(w1.decision(), None, "upstream: no cascade");
+    gang.unreserve(&pods[0]);
+    check(&gang);
+}
+
+#[test]
+fn hardened_delete_of_a_waiting_member_rejects_the_attempt() {
+    let (gang, pods) = setup(Mode::Hardened, 3, 3);
+    let Permit::Wait { waiting: w0, .. } = reserve_and_permit(&gang, &pods[0], Time::ZERO) else {
+        panic!()
+    };
+    let Permit::Wait { waiting: w1, .. } = reserve_and_permit(&gang, &pods[1], Time::ZERO) else {
+        panic!()
+    };
+    assert!(gang.on_pod_deleted(&pods[1]).is_some());
+    assert!(w0.wait().is_rejected() && w1.wait().is_rejected());
+    gang.unreserve(&pods[0]);
+    gang.unreserve(&pods[1]); // deleted: a no-op
+    check(&gang);
+}

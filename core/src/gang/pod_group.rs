@@ -1,0 +1,111 @@
+use std::fmt;
+
+use super::PodGroupError;
+use crate::Pod;
+
+/// Names a pod group: its namespace and name. A pod belongs to the group named by its
+/// [`Pod::group`] in its own namespace.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GroupKey {
+    namespace: Box<str>,
+    name: Box<str>,
+}
+
+impl GroupKey {
+    /// The key of group `name` in `namespace`.
+    pub fn new(namespace: &str, name: &str) -> GroupKey {
+        GroupKey {
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+
+    /// The key of the group `pod` names, if it names one.
+    pub fn of(pod: &Pod) -> Option<GroupKey> {
+        pod.group().map(|name| GroupKey::new(pod.namespace(), name))
+    }
+
+    /// The namespace.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// The group's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl fmt::Debug for GroupKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+impl fmt::Display for GroupKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+/// How a pod group is scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Policy {
+    /// Members are scheduled one by one, like ordinary pods; no gate, no wait.
+    Basic,
+    /// All or nothing: at least `min_count` members must be placed before any of them binds.
+    Gang {
+        /// The quorum; at least 1.
+        min_count: u32,
+    },
+}
+
+/// A PodGroup object: `scheduling.k8s.io` `PodGroup { namespace, name, policy }`. Build it with
+/// [`PodGroup::new`], which refuses a gang of `min_count` 0.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PodGroup {
+    key: GroupKey,
+    policy: Policy,
+}
+
+impl PodGroup {
+    /// A pod group; fails on an empty namespace or name, or a gang with `min_count` 0.
+    pub fn new(namespace: &str, name: &str, policy: Policy) -> Result<PodGroup, PodGroupError> {
+        if namespace.is_empty() {
+            return Err(PodGroupError::EmptyNamespace);
+        }
+        if name.is_empty() {
+            return Err(PodGroupError::EmptyName);
+        }
+        if policy == (Policy::Gang { min_count: 0 }) {
+            return Err(PodGroupError::ZeroMinCount(GroupKey::new(namespace, name)));
+        }
+        Ok(PodGroup {
+            key: GroupKey::new(namespace, name),
+            policy,
+        })
+    }
+
+    /// A gang of `min_count` in `namespace`.
+    pub fn gang(namespace: &str, name: &str, min_count: u32) -> Result<PodGroup, PodGroupError> {
+        PodGroup::new(namespace, name, Policy::Gang { min_count })
+    }
+
+    /// The group's key.
+    pub fn key(&self) -> &GroupKey {
+        &self.key
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// The quorum of a gang; `None` for a Basic group.
+    pub fn min_count(&self) -> Option<u32> {
+        match self.policy {
+            Policy::Basic => None,
+            Policy::Gang { min_count } => Some(min_count),
+        }
+    }
+}
