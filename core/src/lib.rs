@@ -30,6 +30,41 @@
 //! assert!(waiting.is_empty());
 //! ```
 //!
+//! # A gang through the barrier
+//!
+//! [`GangScheduling`] is kube-scheduler's gang plugin over a [`GroupRegistry`] and a waiting
+//! map. Feed it cluster events; call its extension points from your scheduling cycle. In the
+//! default [`Mode::Hardened`] a gang attempt is all or nothing (H1): quorum allows every waiting
+//! member at once, and a timeout, delete or unreserve of one rejects them all.
+//!
+//! ```
+//! use gangway::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
+//!
+//! let gang = GangScheduling::new(Mode::Hardened, WaitingPods::new());
+//! gang.on_group_added(PodGroup::gang("ml", "trainer", 3).unwrap()).unwrap();
+//! let pods: Vec<Pod> = (0..3)
+//!     .map(|i| Pod::new(format!("uid-{i}"), "ml", &format!("trainer-{i}")).with_group("trainer"))
+//!     .collect();
+//! for pod in &pods[..2] {
+//!     gang.on_pod_added(pod.clone(), false).unwrap();
+//! }
+//! // PreEnqueue gates the gang until min_count members exist.
+//! assert!(gang.pre_enqueue(&pods[0]).is_rejected());
+//! gang.on_pod_added(pods[2].clone(), false).unwrap();
+//! assert!(pods.iter().all(|p| gang.pre_enqueue(p).is_success()));
+//!
+//! // Scheduling cycles: reserve, then Permit. The first two wait for the third.
+//! let mut waiting = Vec::new();
+//! for pod in &pods[..2] {
+//!     gang.reserve(pod).unwrap();
+//!     let Permit::Wait { waiting: w, .. } = gang.permit(pod, Time::ZERO) else { unreachable!() };
+//!     waiting.push(w);
+//! }
+//! gang.reserve(&pods[2]).unwrap();
+//! assert!(matches!(gang.permit(&pods[2], Time::ZERO), Permit::Allow));
+//! assert!(waiting.iter().all(|w| w.wait().is_success())); // all three bind
+//! ```
+//!
 //! # Timeouts are data
 //!
 //! Nothing in gangway reads a clock. A timeout takes effect only when somebody calls
