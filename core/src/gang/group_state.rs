@@ -151,8 +151,8 @@ impl GroupState {
         }
     }
 
-    /// The member was observed bound to a node: it is assigned from now on. `false` (no-op) if
-    /// it is not a member or already assigned.
+    /// The member was observed bound to a node: it is assigned from now on (and no longer
+    /// waits in the attempt). `false` (no-op) if it is not a member or already assigned.
     pub fn bind_observed(&mut self, id: &PodId) -> bool {
         if !self.pods.contains_key(id) || self.assigned.contains(id) {
             return false;
@@ -160,6 +160,9 @@ impl GroupState {
         self.unscheduled.remove(id);
         self.assumed.remove(id);
         self.assigned.insert(id.clone());
+        if let Some(attempt) = &mut self.attempt {
+            attempt.waiting.remove(id);
+        }
         self.release_failed_attempt();
         true
     }

@@ -10,6 +10,8 @@
 
 mod error;
 mod group_state;
+#[cfg(test)]
+mod group_state_tests;
 mod groups;
 mod permit;
 mod plugin;

@@ -114,8 +114,27 @@ impl GangScheduling {
     }
 
     /// A pod was observed bound to a node; `false` (no-op) if unknown or already assigned.
+    /// Hardened: if it was still waiting in a gang attempt (bound by someone else), its waiting
+    /// entry is rejected so its binding cycle ends; it now counts as assigned towards quorum.
     pub fn on_pod_bound(&self, pod: &Pod) -> bool {
-        self.inner.registry.bind_observed(pod)
+        let mut groups = self.inner.registry.lock();
+        let in_attempt = self.inner.mode == Mode::Hardened
+            && groups
+                .state_of(pod)
+                .and_then(|s| s.attempt())
+                .is_some_and(|a| a.waiting().contains(pod.id()));
+        if !groups.bind_observed(pod) {
+            return false;
+        }
+        let deliveries = in_attempt.then(|| {
+            let ids = [pod.id().clone()];
+            self.inner
+                .waiting
+                .reject_all_deferred(&ids, GANG_SCHEDULING, "bound by another binder")
+        });
+        drop(groups);
+        drop(deliveries); // delivers, now that the group lock is released
+        true
     }
 
     /// A pod was deleted: it leaves its group. Hardened: if it was waiting at Permit, its whole
