@@ -143,3 +143,16 @@ fn hardened_delete_of_a_waiting_member_rejects_the_attempt() {
     gang.unreserve(&pods[1]); // deleted: a no-op
     check(&gang);
 }
+
+#[test]
+fn hardened_bind_of_a_waiting_member_ends_its_wait_and_counts_as_assigned() {
+    let (gang, pods) = setup(Mode::Hardened, 2, 2);
+    let Permit::Wait { waiting: w0, .. } = reserve_and_permit(&gang, &pods[0], Time::ZERO) else {
+        panic!()
+    };
+    assert!(gang.on_pod_bound(&pods[0]), "bound by another binder");
+    assert!(w0.wait().is_rejected(), "its own wait ends");
+    gang.unreserve(&pods[0]); // the failure path: a no-op, the pod is assigned
+    assert!(matches!(reserve_and_permit(&gang, &pods[1], Time::ZERO), Permit::Allow));
+    check(&gang);
+}
