@@ -1,0 +1,29 @@
+//! The scheduling queue, with gang gating.
+//!
+//! 1. [`QueuedPodInfo`] — a pod as the queue keeps it.
+//! 2. [`ClusterEvent`], [`EventKind`] — what may make a rejected pod schedulable.
+//! 3. [`QueuePlugins`] — PreEnqueue gates, queueing hints and the queue order
+//!    ([`PluginSet`] builds one from closures and the gang plugin; [`NoPlugins`]).
+//! 4. [`QueueConfig`] — backoff and flush timing.
+//! 5. [`QueueState`] — the queue as pure data; [`SchedulingQueue`] — that behind one lock,
+//!    with a blocking `pop`.
+
+mod config;
+mod error;
+mod event;
+mod info;
+mod plugins;
+mod requeue;
+mod scheduling_queue;
+mod state;
+#[cfg(test)]
+mod state_tests;
+
+pub use config::QueueConfig;
+pub use error::QueueError;
+pub use event::{ClusterEvent, EventKind};
+pub use info::QueuedPodInfo;
+pub use plugins::{Gate, NoPlugins, PluginSet, QueuePlugins, SortKey};
+pub use requeue::Requeue;
+pub use scheduling_queue::SchedulingQueue;
+pub use state::{Popped, QueueLengths, QueuePlace, QueueState};

@@ -1,0 +1,221 @@
+use std::fmt;
+
+use super::{ClusterEvent, EventKind, QueuedPodInfo};
+use crate::gang::{GangEvent, GangScheduling, GANG_SCHEDULING};
+use crate::sync::Arc;
+use crate::{PluginName, Pod, QueueingHint, Status, Time};
+
+/// The order of the active queue: smaller keys pop first (kube-scheduler's QueueSort).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SortKey {
+    /// Compared first.
+    pub rank: i64,
+    /// Compared second.
+    pub time: Time,
+}
+
+impl SortKey {
+    /// Upstream's PrioritySort: higher priority first, then earlier timestamp.
+    pub fn priority(info: &QueuedPodInfo) -> SortKey {
+        SortKey {
+            rank: -i64::from(info.pod().priority()),
+            time: info.timestamp(),
+        }
+    }
+}
+
+/// Why a PreEnqueue plugin keeps a pod out of the active queue.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Gate {
+    /// The plugin that gates the pod.
+    pub plugin: PluginName,
+    /// Its verdict.
+    pub status: Status,
+}
+
+/// The plugins the queue consults: PreEnqueue gates, queueing hints and the queue order.
+///
+/// They run under the queue's lock, as in kube-scheduler: they must be quick and must not call
+/// back into the queue. (gangway's own gang plugin takes only the group registry's lock.)
+pub trait QueuePlugins: Send + Sync {
+    /// Runs the PreEnqueue plugins in order; the first that rejects gates the pod.
+    fn pre_enqueue(&self, pod: &Pod) -> Result<(), Gate>;
+
+    /// Whether `plugin` registered a queueing hint for events of `kind`.
+    fn registered(&self, plugin: &PluginName, kind: EventKind) -> bool;
+
+    /// Whether any plugin registered for `kind` (wildcards always count).
+    fn is_event_of_interest(&self, kind: EventKind) -> bool;
+
+    /// `plugin`'s hint for `pod` after `event`; an error is treated as `Queue`.
+    fn hint(
+        &self,
+        plugin: &PluginName,
+        pod: &Pod,
+        event: &ClusterEvent,
+    ) -> Result<QueueingHint, String>;
+
+    /// The active queue's order; PrioritySort unless overridden.
+    fn sort_key(&self, info: &QueuedPodInfo) -> SortKey {
+        SortKey::priority(info)
+    }
+}
+
+/// No gates, no hints, PrioritySort.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoPlugins;
+
+impl QueuePlugins for NoPlugins {
+    fn pre_enqueue(&self, _pod: &Pod) -> Result<(), Gate> {
+        Ok(())
+    }
+
+    fn registered(&self, _plugin: &PluginName, _kind: EventKind) -> bool {
+        false
+    }
+
+    fn is_event_of_interest(&self, kind: EventKind) -> bool {
+        kind.is_wildcard()
+    }
+
+    fn hint(
+        &self,
+        _plugin: &PluginName,
+        _pod: &Pod,
+        _event: &ClusterEvent,
+    ) -> Result<QueueingHint, String> {
+        Ok(QueueingHint::Queue)
+    }
+}
+
+type PreEnqueueFn = dyn Fn(&Pod) -> Status + Send + Sync;
+type HintFn = dyn Fn(&Pod, &ClusterEvent) -> Result<QueueingHint, String> + Send + Sync;
+
+/// A set of PreEnqueue plugins and queueing hints built from closures, in registration order.
+#[derive(Clone, Default)]
+pub struct PluginSet {
+    pre_enqueue: Vec<(PluginName, Arc<PreEnqueueFn>)>,
+    hints: Vec<(PluginName, EventKind, Arc<HintFn>)>,
+}
+
+impl PluginSet {
+    /// No plugins.
+    pub fn new() -> PluginSet {
+        PluginSet::default()
+    }
+
+    /// Adds a PreEnqueue plugin: a non-success status gates the pod.
+    pub fn with_pre_enqueue(
+        mut self,
+        plugin: impl Into<PluginName>,
+        f: impl Fn(&Pod) -> Status + Send + Sync + 'static,
+    ) -> PluginSet {
+        self.pre_enqueue.push((plugin.into(), Arc::new(f)));
+        self
+    }
+
+    /// Registers `plugin`'s queueing hint for events of `kind`.
+    pub fn with_hint(
+        mut self,
+        plugin: impl Into<PluginName>,
+        kind: EventKind,
+        f: impl Fn(&Pod, &ClusterEvent) -> Result<QueueingHint, String> + Send + Sync + 'static,
+    ) -> PluginSet {
+        self.hints.push((plugin.into(), kind, Arc::new(f)));
+        self
+    }
+
+    /// Adds the GangScheduling plugin: its PreEnqueue gate and its hints (sibling added, group
+    /// added, min count lowered).
+    pub fn with_gang(self, gang: GangScheduling) -> PluginSet {
+        let gate = gang.clone();
+        let mut set = self.with_pre_enqueue(GANG_SCHEDULING, move |pod| gate.pre_enqueue(pod));
+        for kind in [
+            EventKind::UnscheduledPodAdd,
+            EventKind::AssignedPodAdd,
+            EventKind::PodGroupAdd,
+            EventKind::PodGroupUpdate,
+        ] {
+            let gang = gang.clone();
+            set = set.with_hint(GANG_SCHEDULING, kind, move |pod, event| {
+                let gang_event = match event {
+                    ClusterEvent::UnscheduledPodAdd(p) | ClusterEvent::AssignedPodAdd(p) => {
+                        GangEvent::PodAdded(p)
+                    }
+                    ClusterEvent::PodGroupAdd(g) => GangEvent::GroupAdded(g),
+                    ClusterEvent::PodGroupUpdate { old, new } => {
+                        GangEvent::GroupUpdated { old, new }
+                    }
+                    _ => return Ok(QueueingHint::QueueSkip),
+                };
+                Ok(gang.queueing_hint(pod, gang_event))
+            });
+        }
+        set
+    }
+}
+
+impl QueuePlugins for PluginSet {
+    fn pre_enqueue(&self, pod: &Pod) -> Result<(), Gate> {
+        for (plugin, f) in &self.pre_enqueue {
+            let status = f(pod);
+            if !status.is_success() {
+                return Err(Gate {
+                    plugin: plugin.clone(),
+                    status,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn registered(&self, plugin: &PluginName, kind: EventKind) -> bool {
+        self.hints.iter().any(|(p, k, _)| p == plugin && *k == kind)
+    }
+
+    fn is_event_of_interest(&self, kind: EventKind) -> bool {
+        kind.is_wildcard() || self.hints.iter().any(|(_, k, _)| *k == kind)
+    }
+
+    fn hint(
+        &self,
+        plugin: &PluginName,
+        pod: &Pod,
+        event: &ClusterEvent,
+    ) -> Result<QueueingHint, String> {
+        let kind = event.kind();
+        let mut registered = self
+            .hints
+            .iter()
+            .filter(|(p, k, _)| p == plugin && *k == kind)
+            .peekable();
+        if registered.peek().is_none() {
+            return Ok(QueueingHint::QueueSkip);
+        }
+        for (_, _, f) in registered {
+            if f(pod, event)? == QueueingHint::Queue {
+                return Ok(QueueingHint::Queue);
+            }
+        }
+        Ok(QueueingHint::QueueSkip)
+    }
+}
+
+impl fmt::Debug for PluginSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PluginSet")
+            .field(
+                "pre_enqueue",
+                &self.pre_enqueue.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            )
+            .field(
+                "hints",
+                &self
+                    .hints
+                    .iter()
+                    .map(|(p, k, _)| (p, k))
+                    .collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}

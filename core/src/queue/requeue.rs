@@ -1,0 +1,319 @@
+use super::state::QueueState;
+use super::{ClusterEvent, QueueError, QueuePlace, QueuePlugins, QueuedPodInfo};
+use crate::{PluginName, PodId, QueueingHint, Time};
+
+/// Where a requeued pod should go (upstream's queueing strategies), weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Requeue {
+    /// Nothing suggests it would fit: stay in (or go to) the unschedulable pool.
+    Skip,
+    /// Worth retrying once its backoff ends.
+    AfterBackoff,
+    /// Retry now (a plugin it was pending on says so).
+    Immediately,
+}
+
+impl QueueState {
+    /// A pod handed back after a failed attempt at `now`. Unless it was deleted meanwhile, the
+    /// events recorded during its attempt are replayed through its rejectors' hints (I7): an
+    /// event that may help sends it to the active queue or backoff; otherwise it is parked in
+    /// the unschedulable pool. A pod with no rejector (it failed with an error) always backs
+    /// off, in the error backoff. The pod's attempt is then done. Returns where it went
+    /// (`None`: it was deleted while in flight). Fails if the pod is already queued.
+    pub fn add_unschedulable_if_not_present(
+        &mut self,
+        info: QueuedPodInfo,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> Result<Option<QueuePlace>, QueueError> {
+        let id = info.id().clone();
+        if let Some(place) = self.place(&id).filter(|p| *p != QueuePlace::InFlight) {
+            self.done(&id);
+            return Err(QueueError::AlreadyQueued {
+                pod: info.pod().clone(),
+                place,
+            });
+        }
+        let place = self.take_back(info, now, plugins, None);
+        self.done(&id);
+        Ok(place)
+    }
+
+    /// A gang attempt failed (hardened): its members come back **together with one backoff**.
+    /// The strongest requeue reason found for any member applies to all, and members that back
+    /// off share the latest expiry among them. Fails, changing nothing, if a member is already
+    /// queued.
+    pub fn add_gang_unschedulable(
+        &mut self,
+        members: Vec<QueuedPodInfo>,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> Result<Vec<Option<QueuePlace>>, QueueError> {
+        for m in &members {
+            if let Some(place) = self.place(m.id()).filter(|p| *p != QueuePlace::InFlight) {
+                return Err(QueueError::AlreadyQueued {
+                    pod: m.pod().clone(),
+                    place,
+                });
+            }
+        }
+        let mut members = members;
+        for m in &mut members {
+            m.set_timestamp(now);
+        }
+        let strategy = members
+            .iter()
+            .map(|m| self.strategy_after_attempt(m, plugins))
+            .max();
+        let expiry = members.iter().map(|m| self.config.backoff_expiry(m)).max();
+        let mut places = Vec::with_capacity(members.len());
+        for m in members {
+            let id = m.id().clone();
+            let place = self.take_back(m, now, plugins, strategy.zip(expiry));
+            self.done(&id);
+            places.push(place);
+        }
+        Ok(places)
+    }
+
+    /// Activates pods now (kube-scheduler's `Activate`): pods in the unschedulable pool or
+    /// backing off go to the active queue (still subject to PreEnqueue); for a pod in flight
+    /// the activation is recorded and honoured when it comes back (I7); others are ignored.
+    /// Returns how many pods moved.
+    pub fn activate(&mut self, ids: &[PodId], now: Time, plugins: &dyn QueuePlugins) -> usize {
+        let mut moved = 0;
+        for id in ids {
+            match self.place(id) {
+                Some(
+                    QueuePlace::Unschedulable
+                    | QueuePlace::Backoff(_)
+                    | QueuePlace::ErrorBackoff(_),
+                ) => {
+                    let info = self.remove_entry(id).expect("placed");
+                    moved += usize::from(self.move_to_active(info, now, plugins));
+                }
+                Some(QueuePlace::InFlight) => {
+                    self.record(ClusterEvent::ForceActivate, Some(id.clone()))
+                }
+                Some(QueuePlace::Active(_)) | None => {}
+            }
+        }
+        moved
+    }
+
+    /// A cluster event that may make unschedulable pods schedulable (upstream's
+    /// `MoveAllToActiveOrBackoffQueue`): every pod in the unschedulable pool that passes
+    /// `precheck` and whose rejectors' hints say the event may help moves to the active queue
+    /// or to backoff; gated pods move only for events their gate registered for (or
+    /// wildcards). The event is recorded for the pods in flight (I7). Events no plugin
+    /// registered for are ignored. Returns how many pods moved.
+    pub fn move_all_to_active_or_backoff(
+        &mut self,
+        event: ClusterEvent,
+        precheck: Option<&dyn Fn(&QueuedPodInfo) -> bool>,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> usize {
+        if !plugins.is_event_of_interest(event.kind()) {
+            return 0;
+        }
+        let candidates: Vec<PodId> = self
+            .pods
+            .iter()
+            .filter(|(_, e)| e.place == QueuePlace::Unschedulable)
+            .filter(|(_, e)| precheck.is_none_or(|keep| keep(&e.info)))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let moved = self.move_pods(&candidates, &event, now, plugins);
+        self.record(event, None);
+        moved
+    }
+
+    /// Moves every pod whose backoff has ended at `now` to the active queue (PreEnqueue still
+    /// applies). Returns how many left backoff.
+    pub fn flush_backoff_completed(&mut self, now: Time, plugins: &dyn QueuePlugins) -> usize {
+        let done: Vec<PodId> = self
+            .backoff
+            .iter()
+            .chain(self.error_backoff.iter())
+            .filter(|(expiry, _)| !self.config.backs_off_until(*expiry, now))
+            .map(|(_, id)| id.clone())
+            .collect();
+        for id in &done {
+            let info = self.remove_entry(id).expect("placed");
+            self.move_to_active(info, now, plugins);
+        }
+        done.len()
+    }
+
+    /// Retries every pod that has sat in the unschedulable pool longer than the configured
+    /// maximum (a wildcard event: hints are not asked). A gated pod that stays gated starts a
+    /// new wait, so it is not flushed again at every call. Returns how many pods moved.
+    pub fn flush_unschedulable_leftover(&mut self, now: Time, plugins: &dyn QueuePlugins) -> usize {
+        let max = self.config.max_in_unschedulable;
+        let stale: Vec<PodId> = self
+            .pods
+            .iter()
+            .filter(|(_, e)| e.place == QueuePlace::Unschedulable && now - e.info.timestamp() > max)
+            .map(|(id, _)| id.clone())
+            .collect();
+        let moved = self.move_pods(&stale, &ClusterEvent::UnschedulableTimeout, now, plugins);
+        for id in &stale {
+            if let Some(entry) = self
+                .pods
+                .get_mut(id)
+                .filter(|e| e.place == QueuePlace::Unschedulable)
+            {
+                entry.info.set_timestamp(now);
+            }
+        }
+        moved
+    }
+
+    /// Whether `event` may make `info` schedulable (upstream's `isPodWorthRequeuing`).
+    pub fn worth_requeuing(
+        &self,
+        info: &QueuedPodInfo,
+        event: &ClusterEvent,
+        plugins: &dyn QueuePlugins,
+    ) -> Requeue {
+        if !info.has_rejectors() || event.is_wildcard() {
+            return Requeue::AfterBackoff;
+        }
+        let kind = event.kind();
+        // A hint that fails counts as Queue, as upstream.
+        let says_queue = |plugin: &PluginName| {
+            plugins.registered(plugin, kind)
+                && !matches!(
+                    plugins.hint(plugin, info.pod(), event),
+                    Ok(QueueingHint::QueueSkip)
+                )
+        };
+        if info.pending_plugins().iter().any(says_queue) {
+            return Requeue::Immediately;
+        }
+        if info.unschedulable_plugins().iter().any(says_queue) {
+            return Requeue::AfterBackoff;
+        }
+        Requeue::Skip
+    }
+
+    /// Upstream's `moveToActiveQ`: PreEnqueue decides between the active queue and the gated
+    /// part of the unschedulable pool. Returns whether the pod became active.
+    pub(super) fn move_to_active(
+        &mut self,
+        mut info: QueuedPodInfo,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> bool {
+        match plugins.pre_enqueue(info.pod()) {
+            Err(gate) => {
+                info.gate(gate.plugin);
+                self.insert(info, QueuePlace::Unschedulable);
+                false
+            }
+            Ok(()) => {
+                info.mark_activated(now);
+                self.insert_active(info, plugins);
+                true
+            }
+        }
+    }
+
+    /// Upstream's `requeuePodViaQueueingHint`; `expiry` overrides the pod's own (a gang's).
+    pub(super) fn requeue(
+        &mut self,
+        info: QueuedPodInfo,
+        strategy: Requeue,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+        expiry: Option<Time>,
+    ) -> QueuePlace {
+        let id = info.id().clone();
+        let expiry = expiry.unwrap_or_else(|| self.config.backoff_expiry(&info));
+        match strategy {
+            Requeue::Skip => self.insert(info, QueuePlace::Unschedulable),
+            Requeue::AfterBackoff if self.config.backs_off_until(expiry, now) => {
+                let place = if info.has_rejectors() {
+                    QueuePlace::Backoff(expiry)
+                } else {
+                    QueuePlace::ErrorBackoff(expiry)
+                };
+                self.insert(info, place);
+            }
+            Requeue::AfterBackoff | Requeue::Immediately => {
+                self.move_to_active(info, now, plugins);
+            }
+        }
+        self.place(&id).expect("just placed")
+    }
+
+    /// What the events recorded during `info`'s attempt say (upstream's
+    /// `determineSchedulingHintForInFlightPod`).
+    fn strategy_after_attempt(&self, info: &QueuedPodInfo, plugins: &dyn QueuePlugins) -> Requeue {
+        if !info.has_rejectors() {
+            return Requeue::AfterBackoff;
+        }
+        let Some(flight) = self.in_flight.get(info.id()) else {
+            return Requeue::Skip;
+        };
+        self.events
+            .iter()
+            .filter(|r| r.seq >= flight.since)
+            .filter(|r| r.target.as_ref().is_none_or(|t| t == info.id()))
+            .map(|r| self.worth_requeuing(info, &r.event, plugins))
+            .max()
+            .unwrap_or(Requeue::Skip)
+    }
+
+    /// Puts a pod coming back from its attempt where it belongs; `None` if it was deleted.
+    fn take_back(
+        &mut self,
+        mut info: QueuedPodInfo,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+        forced: Option<(Requeue, Time)>,
+    ) -> Option<QueuePlace> {
+        let id = info.id().clone();
+        if self.in_flight.get(&id).is_some_and(|f| f.deleted) {
+            return None;
+        }
+        if self.place(&id) == Some(QueuePlace::InFlight) {
+            self.pods.remove(&id);
+        }
+        info.set_timestamp(now);
+        let (strategy, expiry) = match forced {
+            Some((strategy, expiry)) => (strategy, Some(expiry)),
+            None => (self.strategy_after_attempt(&info, plugins), None),
+        };
+        Some(self.requeue(info, strategy, now, plugins, expiry))
+    }
+
+    /// Requeues those of `ids` (in the unschedulable pool) that `event` may help.
+    fn move_pods(
+        &mut self,
+        ids: &[PodId],
+        event: &ClusterEvent,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> usize {
+        let mut moved = 0;
+        for id in ids {
+            let info = &self.pods[id].info;
+            if let Some(gate) = info.gated_by() {
+                if !event.is_wildcard() && !plugins.registered(gate, event.kind()) {
+                    continue;
+                }
+            }
+            let strategy = self.worth_requeuing(info, event, plugins);
+            if strategy == Requeue::Skip {
+                continue;
+            }
+            let info = self.remove_entry(id).expect("placed");
+            if self.requeue(info, strategy, now, plugins, None) != QueuePlace::Unschedulable {
+                moved += 1;
+            }
+        }
+        moved
+    }
+}

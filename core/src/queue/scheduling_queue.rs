@@ -1,0 +1,169 @@
+use std::fmt;
+
+use super::{
+    ClusterEvent, Popped, QueueConfig, QueueError, QueueLengths, QueuePlace, QueuePlugins,
+    QueueState, QueuedPodInfo,
+};
+use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
+use crate::{Pod, PodId, Time};
+
+/// The scheduling queue: a [`QueueState`] behind one lock, with a `pop` that blocks until a pod
+/// is active or the queue is closed. Every operation that can make a pod active wakes the
+/// blocked poppers (I2 for the queue). Time is passed in; no method reads a clock. Clones share
+/// the queue.
+///
+/// The [`QueuePlugins`] run under the queue's lock, as in kube-scheduler: they must not call
+/// back into the queue.
+#[derive(Clone)]
+pub struct SchedulingQueue {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<QueueState>,
+    active: Condvar,
+    plugins: Arc<dyn QueuePlugins>,
+}
+
+impl SchedulingQueue {
+    /// An empty queue consulting `plugins`.
+    pub fn new(config: QueueConfig, plugins: Arc<dyn QueuePlugins>) -> SchedulingQueue {
+        SchedulingQueue {
+            shared: Arc::new(Shared {
+                state: Mutex::new(QueueState::new(config)),
+                active: Condvar::new(),
+                plugins,
+            }),
+        }
+    }
+
+    /// See [`QueueState::add`]; wakes a blocked `pop` if the pod became active.
+    pub fn add(&self, pod: Pod, now: Time) -> Result<bool, QueueError> {
+        self.with_wake(|state, plugins| state.add(pod, now, plugins))
+    }
+
+    /// See [`QueueState::update`].
+    pub fn update(&self, old: Pod, new: Pod, now: Time) -> QueuePlace {
+        self.with_wake(|state, plugins| state.update(old, new, now, plugins))
+    }
+
+    /// See [`QueueState::delete`].
+    pub fn delete(&self, id: &PodId) -> bool {
+        self.lock().delete(id)
+    }
+
+    /// Blocks until a pod is active and pops it; `None` once the queue is closed and empty.
+    pub fn pop(&self) -> Option<Popped> {
+        let mut state = self.lock();
+        loop {
+            if let Some(popped) = state.pop() {
+                return Some(popped);
+            }
+            if state.is_closed() {
+                return None;
+            }
+            self.shared.active.wait(&mut state);
+        }
+    }
+
+    /// Pops a pod if one is active, without blocking.
+    pub fn try_pop(&self) -> Option<Popped> {
+        self.lock().pop()
+    }
+
+    /// See [`QueueState::done`].
+    pub fn done(&self, id: &PodId) -> bool {
+        self.lock().done(id)
+    }
+
+    /// See [`QueueState::add_unschedulable_if_not_present`].
+    pub fn add_unschedulable_if_not_present(
+        &self,
+        info: QueuedPodInfo,
+        now: Time,
+    ) -> Result<Option<QueuePlace>, QueueError> {
+        self.with_wake(|state, plugins| state.add_unschedulable_if_not_present(info, now, plugins))
+    }
+
+    /// See [`QueueState::add_gang_unschedulable`].
+    pub fn add_gang_unschedulable(
+        &self,
+        members: Vec<QueuedPodInfo>,
+        now: Time,
+    ) -> Result<Vec<Option<QueuePlace>>, QueueError> {
+        self.with_wake(|state, plugins| state.add_gang_unschedulable(members, now, plugins))
+    }
+
+    /// See [`QueueState::activate`].
+    pub fn activate(&self, ids: &[PodId], now: Time) -> usize {
+        self.with_wake(|state, plugins| state.activate(ids, now, plugins))
+    }
+
+    /// See [`QueueState::move_all_to_active_or_backoff`].
+    pub fn move_all_to_active_or_backoff(
+        &self,
+        event: ClusterEvent,
+        precheck: Option<&dyn Fn(&QueuedPodInfo) -> bool>,
+        now: Time,
+    ) -> usize {
+        self.with_wake(|state, plugins| {
+            state.move_all_to_active_or_backoff(event, precheck, now, plugins)
+        })
+    }
+
+    /// See [`QueueState::flush_backoff_completed`].
+    pub fn flush_backoff_completed(&self, now: Time) -> usize {
+        self.with_wake(|state, plugins| state.flush_backoff_completed(now, plugins))
+    }
+
+    /// See [`QueueState::flush_unschedulable_leftover`].
+    pub fn flush_unschedulable_leftover(&self, now: Time) -> usize {
+        self.with_wake(|state, plugins| state.flush_unschedulable_leftover(now, plugins))
+    }
+
+    /// Closes the queue and wakes every blocked `pop`.
+    pub fn close(&self) {
+        self.lock().close();
+        self.shared.active.notify_all();
+    }
+
+    /// Where pod `id` is.
+    pub fn place(&self, id: &PodId) -> Option<QueuePlace> {
+        self.lock().place(id)
+    }
+
+    /// How many pods are in each part.
+    pub fn lengths(&self) -> QueueLengths {
+        self.lock().lengths()
+    }
+
+    /// A copy of the pure state, for checkers.
+    pub fn snapshot(&self) -> QueueState {
+        self.lock().clone()
+    }
+
+    /// Runs `f` under the lock and wakes the poppers if the active queue grew.
+    fn with_wake<R>(&self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R {
+        let mut state = self.lock();
+        let before = state.active_len();
+        let result = f(&mut state, &*self.shared.plugins);
+        let grew = state.active_len() > before;
+        drop(state);
+        if grew {
+            self.shared.active.notify_all();
+        }
+        result
+    }
+
+    fn lock(&self) -> MutexGuard<'_, QueueState> {
+        self.shared.state.lock()
+    }
+}
+
+impl fmt::Debug for SchedulingQueue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SchedulingQueue")
+            .field("lengths", &self.lengths())
+            .finish()
+    }
+}

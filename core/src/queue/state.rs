@@ -1,0 +1,433 @@
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use super::{ClusterEvent, QueueConfig, QueueError, QueuePlugins, QueuedPodInfo, SortKey};
+use crate::{Pod, PodId, Time};
+
+/// Where a queued pod is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum QueuePlace {
+    /// Ready to be popped, in the active heap under this key.
+    Active(SortKey),
+    /// Backing off after an unschedulable attempt, until this expiry.
+    Backoff(Time),
+    /// Backing off after an error (no rejecting plugin), until this expiry; never popped early.
+    ErrorBackoff(Time),
+    /// Parked until an event of interest (gated pods included).
+    Unschedulable,
+    /// Popped, being scheduled; the queue records cluster events for it.
+    InFlight,
+}
+
+/// A pod popped from the queue, with the scheduling cycle it was popped in.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Popped {
+    /// The pod's queue record (its attempt count already includes this attempt).
+    pub info: QueuedPodInfo,
+    /// The scheduling cycle number.
+    pub cycle: u64,
+}
+
+/// How many pods are in each part of the queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct QueueLengths {
+    /// Ready to pop.
+    pub active: usize,
+    /// Backing off after an unschedulable attempt.
+    pub backoff: usize,
+    /// Backing off after an error.
+    pub error_backoff: usize,
+    /// In the unschedulable pool, gated pods included.
+    pub unschedulable: usize,
+    /// Of those, gated by a PreEnqueue plugin.
+    pub gated: usize,
+    /// Popped and not yet done.
+    pub in_flight: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Entry {
+    pub(super) info: QueuedPodInfo,
+    pub(super) place: QueuePlace,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct InFlight {
+    /// Events from this sequence number on happened during the pod's attempt.
+    pub(super) since: u64,
+    /// The pod was deleted while in flight; it must not come back.
+    pub(super) deleted: bool,
+}
+
+/// A cluster event recorded while some pod was in flight; `target` names the one pod it
+/// concerns, if it concerns only one (an update of that pod, its activation).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Recorded {
+    pub(super) seq: u64,
+    pub(super) event: ClusterEvent,
+    pub(super) target: Option<PodId>,
+}
+
+/// kube-scheduler's scheduling queue as pure data: the active heap, the backoff heaps, the
+/// unschedulable pool (gated pods included) and the pods in flight with the cluster events
+/// recorded during their attempts. Every transition is a `&mut self` method that takes the
+/// time and the [`QueuePlugins`] as arguments, so proptest, the fuzzer and the model checker
+/// drive it directly; [`SchedulingQueue`](super::SchedulingQueue) is this behind one lock.
+///
+/// Each known pod is in exactly one place (I4; [`check`](QueueState::check) verifies it), and
+/// an event of interest that happens while a pod is in flight is replayed when the pod comes
+/// back, so it is not parked in the unschedulable pool (I7).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct QueueState {
+    pub(super) config: QueueConfig,
+    pub(super) pods: BTreeMap<PodId, Entry>,
+    pub(super) active: BTreeSet<(SortKey, PodId)>,
+    pub(super) backoff: BTreeSet<(Time, PodId)>,
+    pub(super) error_backoff: BTreeSet<(Time, PodId)>,
+    pub(super) in_flight: BTreeMap<PodId, InFlight>,
+    pub(super) events: VecDeque<Recorded>,
+    pub(super) next_seq: u64,
+    pub(super) cycle: u64,
+    pub(super) unschedulable: usize,
+    pub(super) gated: usize,
+    pub(super) closed: bool,
+}
+
+impl QueueState {
+    /// An empty queue.
+    pub fn new(config: QueueConfig) -> QueueState {
+        QueueState {
+            config,
+            pods: BTreeMap::new(),
+            active: BTreeSet::new(),
+            backoff: BTreeSet::new(),
+            error_backoff: BTreeSet::new(),
+            in_flight: BTreeMap::new(),
+            events: VecDeque::new(),
+            next_seq: 0,
+            cycle: 0,
+            unschedulable: 0,
+            gated: 0,
+            closed: false,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &QueueConfig {
+        &self.config
+    }
+
+    /// A new pod arrives at `now`: it enters the active queue unless a PreEnqueue plugin gates
+    /// it (then it waits in the unschedulable pool). Fails if the pod is already known.
+    pub fn add(
+        &mut self,
+        pod: Pod,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> Result<bool, QueueError> {
+        if let Some(place) = self.place(pod.id()) {
+            return Err(QueueError::AlreadyQueued { pod, place });
+        }
+        Ok(self.move_to_active(QueuedPodInfo::new(pod, now), now, plugins))
+    }
+
+    /// A queued pod's object changed. In flight: recorded as an event for its attempt. Active or
+    /// backing off: updated in place. Unschedulable: its rejectors' hints decide whether the
+    /// update moves it. Unknown: added like a new pod. Returns the pod's place afterwards.
+    pub fn update(
+        &mut self,
+        old: Pod,
+        new: Pod,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> QueuePlace {
+        let id = new.id().clone();
+        let event = ClusterEvent::UnscheduledPodUpdate {
+            old,
+            new: new.clone(),
+        };
+        match self.place(&id) {
+            Some(QueuePlace::InFlight) => {
+                self.record(event, Some(id.clone()));
+            }
+            Some(QueuePlace::Active(_)) => {
+                let mut info = self.remove_entry(&id).expect("placed");
+                info.set_pod(new);
+                self.insert_active(info, plugins);
+            }
+            Some(QueuePlace::Backoff(_) | QueuePlace::ErrorBackoff(_)) => {
+                self.pods.get_mut(&id).expect("placed").info.set_pod(new);
+            }
+            Some(QueuePlace::Unschedulable) if self.pods[&id].info.gated_by().is_some() => {
+                // The change may lift the gate: PreEnqueue runs again.
+                let mut info = self.remove_entry(&id).expect("placed");
+                info.set_pod(new);
+                self.move_to_active(info, now, plugins);
+            }
+            Some(QueuePlace::Unschedulable) => {
+                self.pods.get_mut(&id).expect("placed").info.set_pod(new);
+                let info = &self.pods[&id].info;
+                let strategy = self.worth_requeuing(info, &event, plugins);
+                if strategy != super::Requeue::Skip {
+                    let info = self.remove_entry(&id).expect("placed");
+                    self.requeue(info, strategy, now, plugins, None);
+                }
+            }
+            None => {
+                self.move_to_active(QueuedPodInfo::new(new, now), now, plugins);
+            }
+        }
+        self.place(&id).expect("the pod is known")
+    }
+
+    /// A pod was deleted: it leaves the queue. A pod in flight stays in flight until `done`,
+    /// but will not be queued again. `false` (no-op) if it was unknown.
+    pub fn delete(&mut self, id: &PodId) -> bool {
+        if let Some(flight) = self.in_flight.get_mut(id) {
+            flight.deleted = true;
+            return true;
+        }
+        self.remove_entry(id).is_some()
+    }
+
+    /// Takes the first pod of the active queue, if any: it is in flight from now on, its
+    /// attempt counted and last attempt's rejectors cleared.
+    pub fn pop(&mut self) -> Option<Popped> {
+        let (_, id) = self.active.first()?.clone();
+        let mut info = self.remove_entry(&id).expect("active pods are placed");
+        info.start_attempt();
+        self.cycle += 1;
+        self.in_flight.insert(
+            id.clone(),
+            InFlight {
+                since: self.next_seq,
+                deleted: false,
+            },
+        );
+        self.pods.insert(
+            id,
+            Entry {
+                info: info.clone(),
+                place: QueuePlace::InFlight,
+            },
+        );
+        Some(Popped {
+            info,
+            cycle: self.cycle,
+        })
+    }
+
+    /// The pod's attempt is over (bound, or handed back): it stops being in flight and events
+    /// nobody needs any more are dropped. Returns whether it was in flight.
+    pub fn done(&mut self, id: &PodId) -> bool {
+        let Some(flight) = self.in_flight.remove(id) else {
+            return false;
+        };
+        if self.place(id) == Some(QueuePlace::InFlight) {
+            self.pods.remove(id);
+        }
+        let _ = flight;
+        self.prune_events();
+        true
+    }
+
+    /// Closes the queue: `pop` on the concurrent queue returns `None` from now on.
+    pub fn close(&mut self) {
+        self.closed = true;
+    }
+
+    /// Whether the queue is closed.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Where pod `id` is, if the queue knows it.
+    pub fn place(&self, id: &PodId) -> Option<QueuePlace> {
+        self.pods.get(id).map(|e| e.place)
+    }
+
+    /// Pod `id`'s queue record.
+    pub fn info(&self, id: &PodId) -> Option<&QueuedPodInfo> {
+        self.pods.get(id).map(|e| &e.info)
+    }
+
+    /// Every known pod and its place, in pod id order.
+    pub fn places(&self) -> impl Iterator<Item = (&PodId, QueuePlace)> {
+        self.pods.iter().map(|(id, e)| (id, e.place))
+    }
+
+    /// The active queue in pop order.
+    pub fn active_order(&self) -> impl Iterator<Item = &PodId> {
+        self.active.iter().map(|(_, id)| id)
+    }
+
+    /// How many pods are in each part.
+    pub fn lengths(&self) -> QueueLengths {
+        QueueLengths {
+            active: self.active.len(),
+            backoff: self.backoff.len(),
+            error_backoff: self.error_backoff.len(),
+            unschedulable: self
+                .pods
+                .values()
+                .filter(|e| e.place == QueuePlace::Unschedulable)
+                .count(),
+            gated: self.gated,
+            in_flight: self.in_flight.len(),
+        }
+    }
+
+    /// How many pods are ready to pop.
+    pub fn active_len(&self) -> usize {
+        self.active.len()
+    }
+
+    /// The number of scheduling cycles so far (pops).
+    pub fn scheduling_cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Verifies I4 — each known pod is in exactly one place, and every index agrees with the
+    /// place recorded for the pod — plus the gated count and the event log's bounds.
+    pub fn check(&self) -> Result<(), String> {
+        let mut active = 0;
+        let mut unschedulable = 0;
+        let mut backoff = 0;
+        let mut error_backoff = 0;
+        let mut gated = 0;
+        for (id, entry) in &self.pods {
+            if entry.info.id() != id {
+                return Err(format!("pod {} filed under {id}", entry.info.id()));
+            }
+            let indexed = match entry.place {
+                QueuePlace::Active(key) => {
+                    active += 1;
+                    self.active.contains(&(key, id.clone()))
+                }
+                QueuePlace::Backoff(t) => {
+                    backoff += 1;
+                    self.backoff.contains(&(t, id.clone()))
+                }
+                QueuePlace::ErrorBackoff(t) => {
+                    error_backoff += 1;
+                    self.error_backoff.contains(&(t, id.clone()))
+                }
+                QueuePlace::Unschedulable => {
+                    unschedulable += 1;
+                    true
+                }
+                QueuePlace::InFlight => self.in_flight.contains_key(id),
+            };
+            if !indexed {
+                return Err(format!(
+                    "pod {id} is {:?} but not indexed there (I4)",
+                    entry.place
+                ));
+            }
+            if entry.info.gated_by().is_some() {
+                if entry.place != QueuePlace::Unschedulable {
+                    return Err(format!("gated pod {id} is {:?}", entry.place));
+                }
+                gated += 1;
+            }
+        }
+        let counts = [
+            ("active", active, self.active.len()),
+            ("backoff", backoff, self.backoff.len()),
+            ("error backoff", error_backoff, self.error_backoff.len()),
+            ("unschedulable", unschedulable, self.unschedulable),
+            ("gated", gated, self.gated),
+        ];
+        for (name, placed, indexed) in counts {
+            if placed != indexed {
+                return Err(format!(
+                    "{indexed} pods indexed as {name}, {placed} placed there (I4)"
+                ));
+            }
+        }
+        for id in self.in_flight.keys() {
+            if self.place(id).is_some_and(|p| p != QueuePlace::InFlight) {
+                return Err(format!("pod {id} is in flight and queued at once (I4)"));
+            }
+        }
+        if self.in_flight.is_empty() && !self.events.is_empty() {
+            return Err("events are kept with no pod in flight".into());
+        }
+        Ok(())
+    }
+
+    /// Records `event` if some pod is in flight, for replay when it comes back (I7).
+    pub(super) fn record(&mut self, event: ClusterEvent, target: Option<PodId>) {
+        if self.in_flight.is_empty() {
+            return;
+        }
+        self.events.push_back(Recorded {
+            seq: self.next_seq,
+            event,
+            target,
+        });
+        self.next_seq += 1;
+    }
+
+    /// Drops events older than every pod still in flight.
+    fn prune_events(&mut self) {
+        let oldest = self.in_flight.values().map(|f| f.since).min();
+        while let Some(front) = self.events.front() {
+            if oldest.is_some_and(|since| front.seq >= since) {
+                break;
+            }
+            self.events.pop_front();
+        }
+    }
+
+    /// Takes a queued (not in flight) pod out of its place.
+    pub(super) fn remove_entry(&mut self, id: &PodId) -> Option<QueuedPodInfo> {
+        let place = self.place(id)?;
+        match place {
+            QueuePlace::Active(key) => {
+                self.active.remove(&(key, id.clone()));
+            }
+            QueuePlace::Backoff(t) => {
+                self.backoff.remove(&(t, id.clone()));
+            }
+            QueuePlace::ErrorBackoff(t) => {
+                self.error_backoff.remove(&(t, id.clone()));
+            }
+            QueuePlace::Unschedulable => self.unschedulable -= 1,
+            QueuePlace::InFlight => return None,
+        }
+        let mut entry = self.pods.remove(id).expect("placed");
+        if entry.info.gated_by().is_some() {
+            self.gated -= 1;
+            entry.info.set_gated_by(None);
+        }
+        Some(entry.info)
+    }
+
+    pub(super) fn insert(&mut self, info: QueuedPodInfo, place: QueuePlace) {
+        let id = info.id().clone();
+        match place {
+            QueuePlace::Active(key) => {
+                self.active.insert((key, id.clone()));
+            }
+            QueuePlace::Backoff(t) => {
+                self.backoff.insert((t, id.clone()));
+            }
+            QueuePlace::ErrorBackoff(t) => {
+                self.error_backoff.insert((t, id.clone()));
+            }
+            QueuePlace::Unschedulable => {
+                self.unschedulable += 1;
+                if info.gated_by().is_some() {
+                    self.gated += 1;
+                }
+            }
+            QueuePlace::InFlight => unreachable!("only pop puts a pod in flight"),
+        }
+        self.pods.insert(id, Entry { info, place });
+    }
+
+    pub(super) fn insert_active(&mut self, info: QueuedPodInfo, plugins: &dyn QueuePlugins) {
+        let key = plugins.sort_key(&info);
+        self.insert(info, QueuePlace::Active(key));
+    }
+}

@@ -1,0 +1,372 @@
+//! Unit tests of [`QueueState`], the scheduling queue as pure data.
+
+use std::time::Duration;
+
+use super::*;
+use crate::{Code, Pod, PodId, QueueingHint, Status, Time};
+
+const NODE: &str = "NodeResourcesFit";
+
+fn pod(id: &str, priority: i32) -> Pod {
+    Pod::new(id, "ns", id).with_priority(priority)
+}
+
+fn id(s: &str) -> PodId {
+    PodId::from(s)
+}
+
+/// NodeResourcesFit says a freed node may help; a gate named "Gate" holds pods named "gated*"
+/// until their priority is raised above 0, and listens to pod updates.
+fn plugins() -> PluginSet {
+    PluginSet::new()
+        .with_pre_enqueue("Gate", |p: &Pod| {
+            if p.name().starts_with("gated") && p.priority() <= 0 {
+                Status::with_reason(Code::UnschedulableAndUnresolvable, "gated")
+            } else {
+                Status::success()
+            }
+        })
+        .with_hint(NODE, EventKind::AssignedPodDelete, |_, _| {
+            Ok(QueueingHint::Queue)
+        })
+        .with_hint(NODE, EventKind::NodeAdd, |_, e| match e {
+            ClusterEvent::NodeAdd(name) if name == "big" => Ok(QueueingHint::Queue),
+            ClusterEvent::NodeAdd(name) if name == "broken" => Err("hint failed".into()),
+            _ => Ok(QueueingHint::QueueSkip),
+        })
+        .with_hint("Gate", EventKind::UnscheduledPodUpdate, |_, _| {
+            Ok(QueueingHint::Queue)
+        })
+}
+
+fn checked(q: &QueueState) {
+    q.check().unwrap();
+}
+
+/// Pops `name` (which must be first) and hands it back rejected by NodeResourcesFit at `now`.
+fn fail_unschedulable(
+    q: &mut QueueState,
+    name: &str,
+    now: Time,
+    p: &PluginSet,
+) -> Option<QueuePlace> {
+    let popped = q.pop().expect("a pod is active");
+    assert_eq!(popped.info.id(), &id(name));
+    let place = q
+        .add_unschedulable_if_not_present(popped.info.rejected_by(NODE), now, p)
+        .unwrap();
+    checked(q);
+    place
+}
+
+#[test]
+fn pops_by_priority_then_timestamp() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("low", 0), Time::from_secs(1), &p).unwrap();
+    q.add(pod("high", 10), Time::from_secs(2), &p).unwrap();
+    q.add(pod("low-later", 0), Time::from_secs(3), &p).unwrap();
+    checked(&q);
+    let order: Vec<_> = std::iter::from_fn(|| q.pop())
+        .map(|p| p.info.id().clone())
+        .collect();
+    assert_eq!(order, vec![id("high"), id("low"), id("low-later")]);
+    assert_eq!(q.lengths().in_flight, 3);
+    assert!(matches!(
+        q.add(pod("low", 0), Time::ZERO, &p),
+        Err(QueueError::AlreadyQueued { .. })
+    ));
+    checked(&q);
+}
+
+#[test]
+fn unschedulable_pod_waits_for_an_event_its_rejector_cares_about() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
+    assert_eq!(
+        fail_unschedulable(&mut q, "a", Time::ZERO, &p),
+        Some(QueuePlace::Unschedulable)
+    );
+    // No plugin registered for NodeUpdate: ignored.
+    assert_eq!(
+        q.move_all_to_active_or_backoff(ClusterEvent::NodeUpdate("n".into()), None, Time::ZERO, &p),
+        0
+    );
+    // The hint skips a small node.
+    assert_eq!(
+        q.move_all_to_active_or_backoff(
+            ClusterEvent::NodeAdd("small".into()),
+            None,
+            Time::ZERO,
+            &p
+        ),
+        0
+    );
+    assert_eq!(q.place(&id("a")), Some(QueuePlace::Unschedulable));
+    // A big node helps: after its backoff (1 s from the failure at 0).
+    q.move_all_to_active_or_backoff(
+        ClusterEvent::NodeAdd("big".into()),
+        None,
+        Time::from_millis(500),
+        &p,
+    );
+    assert_eq!(
+        q.place(&id("a")),
+        Some(QueuePlace::Backoff(Time::from_secs(1)))
+    );
+    checked(&q);
+    assert_eq!(q.flush_backoff_completed(Time::from_millis(999), &p), 0);
+    assert_eq!(q.flush_backoff_completed(Time::from_secs(1), &p), 1);
+    assert!(matches!(q.place(&id("a")), Some(QueuePlace::Active(_))));
+    checked(&q);
+}
+
+#[test]
+fn a_failing_hint_counts_as_queue() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
+    fail_unschedulable(&mut q, "a", Time::ZERO, &p);
+    let moved = q.move_all_to_active_or_backoff(
+        ClusterEvent::NodeAdd("broken".into()),
+        None,
+        Time::from_secs(5),
+        &p,
+    );
+    assert_eq!(moved, 1);
+    assert!(
+        matches!(q.place(&id("a")), Some(QueuePlace::Active(_))),
+        "backoff already over"
+    );
+}
+
+#[test]
+fn backoff_doubles_per_attempt_and_is_capped() {
+    let c = QueueConfig::default();
+    let secs = |n| c.backoff_duration(n).as_secs();
+    assert_eq!(
+        [
+            secs(0),
+            secs(1),
+            secs(2),
+            secs(3),
+            secs(4),
+            secs(5),
+            secs(60)
+        ],
+        [0, 1, 2, 4, 8, 10, 10]
+    );
+    assert_eq!(c.backoff_duration(u32::MAX), Duration::from_secs(10));
+}
+
+#[test]
+fn ordering_window_truncates_and_keeps_an_equal_expiry_backing_off() {
+    let c = QueueConfig {
+        ordering_window: Some(Duration::from_secs(1)),
+        ..QueueConfig::default()
+    };
+    // Expiry 2.0 s (failure at 1.3 s + 1 s, truncated); at now = 2.5 s the truncated now is
+    // 2.0 s, equal to the expiry: still backing off.
+    let mut info = QueuedPodInfo::new(pod("a", 0), Time::from_millis(1_300));
+    info.start_attempt();
+    assert_eq!(c.backoff_expiry(&info), Time::from_secs(2));
+    assert!(c.is_backing_off(&info, Time::from_millis(2_500)));
+    assert!(!c.is_backing_off(&info, Time::from_secs(3)));
+}
+
+#[test]
+fn an_event_during_the_attempt_is_not_lost() {
+    // I7: the node frees up while the pod is being scheduled; when it comes back rejected it
+    // goes to backoff, not to the unschedulable pool.
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
+    let popped = q.pop().unwrap();
+    q.move_all_to_active_or_backoff(
+        ClusterEvent::AssignedPodDelete(pod("gone", 0)),
+        None,
+        Time::ZERO,
+        &p,
+    );
+    checked(&q);
+    let place = q
+        .add_unschedulable_if_not_present(popped.info.rejected_by(NODE), Time::ZERO, &p)
+        .unwrap();
+    assert_eq!(place, Some(QueuePlace::Backoff(Time::from_secs(1))));
+    assert_eq!(q.lengths().in_flight, 0);
+    assert!(q.events.is_empty(), "no pod in flight, no events kept");
+    checked(&q);
+}
+
+#[test]
+fn an_event_before_the_attempt_does_not_count() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
+    q.add(pod("b", -1), Time::ZERO, &p).unwrap();
+    let a = q.pop().unwrap();
+    q.move_all_to_active_or_backoff(
+        ClusterEvent::AssignedPodDelete(pod("x", 0)),
+        None,
+        Time::ZERO,
+        &p,
+    );
+    let b = q.pop().unwrap();
+    let back = |q: &mut QueueState, info: QueuedPodInfo| {
+        q.add_unschedulable_if_not_present(info.rejected_by(NODE), Time::ZERO, &p)
+            .unwrap()
+    };
+    assert_eq!(
+        back(&mut q, b.info),
+        Some(QueuePlace::Unschedulable),
+        "b was popped after the event"
+    );
+    assert!(
+        matches!(back(&mut q, a.info), Some(QueuePlace::Backoff(_))),
+        "a saw it in flight"
+    );
+    checked(&q);
+}
+
+#[test]
+fn error_failures_back_off_separately() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
+    let popped = q.pop().unwrap();
+    let place = q
+        .add_unschedulable_if_not_present(popped.info, Time::ZERO, &p)
+        .unwrap();
+    assert_eq!(place, Some(QueuePlace::ErrorBackoff(Time::from_secs(1))));
+    assert_eq!(q.lengths().error_backoff, 1);
+    checked(&q);
+}
+
+#[test]
+fn activate_moves_parked_pods_and_remembers_in_flight_ones() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
+    q.add(pod("b", -1), Time::ZERO, &p).unwrap();
+    fail_unschedulable(&mut q, "a", Time::ZERO, &p);
+    let b = q.pop().unwrap();
+    assert_eq!(
+        q.activate(&[id("a"), id("b"), id("unknown")], Time::ZERO, &p),
+        1
+    );
+    assert!(matches!(q.place(&id("a")), Some(QueuePlace::Active(_))));
+    // b was in flight: its activation is honoured when it comes back (I7).
+    let place = q
+        .add_unschedulable_if_not_present(b.info.rejected_by(NODE), Time::ZERO, &p)
+        .unwrap();
+    assert!(matches!(place, Some(QueuePlace::Backoff(_))));
+    checked(&q);
+}
+
+#[test]
+fn gated_pods_wait_in_the_pool_and_move_only_for_their_gate() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    assert!(!q.add(pod("gated-a", 0), Time::ZERO, &p).unwrap());
+    assert_eq!(q.lengths().gated, 1);
+    assert_eq!(
+        q.info(&id("gated-a"))
+            .unwrap()
+            .gated_by()
+            .map(|g| g.as_str()),
+        Some("Gate")
+    );
+    // A freed node does not concern the gate.
+    q.move_all_to_active_or_backoff(
+        ClusterEvent::AssignedPodDelete(pod("x", 0)),
+        None,
+        Time::ZERO,
+        &p,
+    );
+    assert_eq!(q.place(&id("gated-a")), Some(QueuePlace::Unschedulable));
+    // The update that lifts the gate lets it in.
+    let place = q.update(pod("gated-a", 0), pod("gated-a", 5), Time::ZERO, &p);
+    assert!(matches!(place, QueuePlace::Active(_)));
+    assert_eq!(q.lengths().gated, 0);
+    checked(&q);
+}
+
+#[test]
+fn leftover_flush_retries_old_unschedulable_pods_once() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
+    q.add(pod("gated-b", 0), Time::ZERO, &p).unwrap();
+    fail_unschedulable(&mut q, "a", Time::ZERO, &p);
+    assert_eq!(
+        q.flush_unschedulable_leftover(Time::from_secs(300), &p),
+        0,
+        "exactly 5 min is not past"
+    );
+    assert_eq!(q.flush_unschedulable_leftover(Time::from_secs(301), &p), 1);
+    assert!(matches!(q.place(&id("a")), Some(QueuePlace::Active(_))));
+    assert_eq!(
+        q.place(&id("gated-b")),
+        Some(QueuePlace::Unschedulable),
+        "still gated"
+    );
+    assert_eq!(
+        q.flush_unschedulable_leftover(Time::from_secs(330), &p),
+        0,
+        "not re-flushed at once"
+    );
+    checked(&q);
+}
+
+#[test]
+fn a_pod_deleted_in_flight_does_not_come_back() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
+    let popped = q.pop().unwrap();
+    assert!(q.delete(&id("a")));
+    assert_eq!(
+        q.add_unschedulable_if_not_present(popped.info, Time::ZERO, &p)
+            .unwrap(),
+        None
+    );
+    assert_eq!(q.place(&id("a")), None);
+    assert!(!q.delete(&id("a")), "unknown: no-op");
+    checked(&q);
+}
+
+#[test]
+fn a_failed_gang_comes_back_together_with_one_backoff() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    for name in ["g0", "g1", "g2"] {
+        q.add(pod(name, 0), Time::ZERO, &p).unwrap();
+    }
+    // g0 already failed once before (an error), so its own backoff would be longer.
+    fail_unschedulable(&mut q, "g0", Time::ZERO, &p);
+    q.activate(&[id("g0")], Time::ZERO, &p);
+    let members: Vec<_> = (0..3)
+        .map(|_| q.pop().unwrap().info.rejected_by(NODE))
+        .collect();
+    assert_eq!(members.iter().map(|m| m.attempts()).max(), Some(2));
+    // Resources were freed during the attempt: the event applies to all of them.
+    q.move_all_to_active_or_backoff(
+        ClusterEvent::AssignedPodDelete(pod("x", 0)),
+        None,
+        Time::ZERO,
+        &p,
+    );
+    let places = q
+        .add_gang_unschedulable(members, Time::from_secs(10), &p)
+        .unwrap();
+    let expiry = Time::from_secs(12); // 10 s + g0's 2 s: one backoff, the longest
+    assert_eq!(places, vec![Some(QueuePlace::Backoff(expiry)); 3]);
+    assert_eq!(q.flush_backoff_completed(Time::from_millis(11_999), &p), 0);
+    assert_eq!(
+        q.flush_backoff_completed(expiry, &p),
+        3,
+        "they leave backoff together"
+    );
+    checked(&q);
+}
