@@ -153,6 +153,9 @@ fn hardened_bind_of_a_waiting_member_ends_its_wait_and_counts_as_assigned() {
     assert!(gang.on_pod_bound(&pods[0]), "bound by another binder");
     assert!(w0.wait().is_rejected(), "its own wait ends");
     gang.unreserve(&pods[0]); // the failure path: a no-op, the pod is assigned
-    assert!(matches!(reserve_and_permit(&gang, &pods[1], Time::ZERO), Permit::Allow));
+    assert!(matches!(
+        reserve_and_permit(&gang, &pods[1], Time::ZERO),
+        Permit::Allow
+    ));
     check(&gang);
 }
