@@ -196,3 +196,78 @@ impl IterateUnderLock {
         drop(decision);
     }
 }
+
+/// The mistake a [`BrokenQueue`] makes when it wakes blocked poppers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueFlaw {
+    /// `move_all_to_active_or_backoff` and `activate` make pods active without waking anyone
+    /// (only `add` notifies): a popper blocked on an empty queue sleeps through the move.
+    NoWakeOnMove,
+    /// `pop` checks for an active pod, releases the lock, then sleeps in a second critical
+    /// section: a pod added in between is never noticed.
+    SleepAfterUnlock,
+}
+
+/// A blocking scheduling queue over the real [`QueueState`](gangway::queue::QueueState) that
+/// makes one wake-up mistake; the loom queue models must find it.
+pub struct BrokenQueue {
+    flaw: QueueFlaw,
+    state: Mutex<gangway::queue::QueueState>,
+    active: Condvar,
+    plugins: gangway::queue::PluginSet,
+}
+
+impl BrokenQueue {
+    /// An empty queue with `flaw`, consulting `plugins`.
+    pub fn new(flaw: QueueFlaw, plugins: gangway::queue::PluginSet) -> BrokenQueue {
+        BrokenQueue {
+            flaw,
+            state: Mutex::new(gangway::queue::QueueState::new(Default::default())),
+            active: Condvar::new(),
+            plugins,
+        }
+    }
+
+    /// Runs `f` on the state; wakes poppers unless the flaw forgets to (`is_move`).
+    pub fn with_state<R>(
+        &self,
+        is_move: bool,
+        f: impl FnOnce(&mut gangway::queue::QueueState, &gangway::queue::PluginSet) -> R,
+    ) -> R {
+        let result = f(&mut self.state.lock(), &self.plugins);
+        if !(is_move && self.flaw == QueueFlaw::NoWakeOnMove) {
+            self.active.notify_all();
+        }
+        result
+    }
+
+    /// Blocks until a pod is active (or the queue is closed) and pops it.
+    pub fn pop(&self) -> Option<gangway::PodId> {
+        loop {
+            {
+                let mut state = self.state.lock();
+                if let Some(popped) = state.pop() {
+                    return Some(popped.info.id().clone());
+                }
+                if state.is_closed() {
+                    return None;
+                }
+                if self.flaw == QueueFlaw::NoWakeOnMove {
+                    self.active.wait(&mut state);
+                    continue;
+                }
+            }
+            // SleepAfterUnlock: the check above and this wait are two critical sections.
+            let mut state = self.state.lock();
+            self.active.wait(&mut state);
+        }
+    }
+}
+
+impl std::fmt::Debug for BrokenQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrokenQueue")
+            .field("flaw", &self.flaw)
+            .finish()
+    }
+}

@@ -1,0 +1,264 @@
+//! Loom models of the scheduling queue's blocking `pop`: a popper blocked on an empty active
+//! queue races the operations that make a pod active — `add`, `move_all_to_active_or_backoff`,
+//! `activate` — and `close`. No wake-up may be lost (I2 for the queue): loom reports a popper
+//! that sleeps forever as a deadlock. The `witness_*` tests run the same models on
+//! `BrokenQueue`s that forget a notify or sleep in a second critical section.
+//!
+//! Run: `RUSTFLAGS="--cfg loom -C debug-assertions" LOOM_MAX_PREEMPTIONS=2 cargo test -p
+//! gangway-tests --release --test loom_queue --target-dir target/loom`.
+
+use gangway::queue::{ClusterEvent, EventKind, PluginSet, QueueConfig, SchedulingQueue};
+use gangway::sync::{model, thread, Arc};
+use gangway::{Pod, PodId, QueueingHint, Time};
+
+const NODE: &str = "NodeResourcesFit";
+/// Long after the parked pod's backoff: a move sends it straight to the active queue.
+const LATER: Time = Time::from_secs(60);
+
+/// A NodeResourcesFit-like plugin: freed resources may help.
+fn plugins() -> PluginSet {
+    PluginSet::new().with_hint(NODE, EventKind::AssignedPodDelete, |_, _| {
+        Ok(QueueingHint::Queue)
+    })
+}
+
+fn pod(name: &str) -> Pod {
+    Pod::new(name, "ns", name)
+}
+
+fn freed() -> ClusterEvent {
+    ClusterEvent::AssignedPodDelete(pod("gone"))
+}
+
+/// A blocking queue as the models drive it.
+trait BlockingQueue: Send + Sync + 'static {
+    fn empty() -> Self;
+    /// Adds `a` and parks it in the unschedulable pool (popped, rejected by NodeResourcesFit).
+    fn with_parked_pod() -> Self
+    where
+        Self: Sized;
+    fn add(&self, pod: Pod);
+    fn pop(&self) -> Option<PodId>;
+    fn move_all(&self) -> usize;
+    fn activate(&self, id: &PodId) -> usize;
+    fn close(&self);
+    fn check(&self);
+}
+
+impl BlockingQueue for SchedulingQueue {
+    fn empty() -> Self {
+        SchedulingQueue::new(QueueConfig::default(), Arc::new(plugins()))
+    }
+
+    fn with_parked_pod() -> Self {
+        let q = Self::empty();
+        q.add(pod("a"), Time::ZERO).unwrap();
+        let popped = q.try_pop().unwrap();
+        q.add_unschedulable_if_not_present(popped.info.rejected_by(NODE), Time::ZERO)
+            .unwrap();
+        q
+    }
+
+    fn add(&self, pod: Pod) {
+        SchedulingQueue::add(self, pod, LATER).unwrap();
+    }
+
+    fn pop(&self) -> Option<PodId> {
+        SchedulingQueue::pop(self).map(|p| p.info.id().clone())
+    }
+
+    fn move_all(&self) -> usize {
+        self.move_all_to_active_or_backoff(freed(), None, LATER)
+    }
+
+    fn activate(&self, id: &PodId) -> usize {
+        SchedulingQueue::activate(self, std::slice::from_ref(id), LATER)
+    }
+
+    fn close(&self) {
+        SchedulingQueue::close(self);
+    }
+
+    fn check(&self) {
+        self.snapshot().check().expect("I4");
+    }
+}
+
+/// A popper blocked on the empty queue vs `make_active` on another thread: the popper gets
+/// `a`.
+fn blocked_pop_vs<Q: BlockingQueue>(parked: bool, make_active: fn(&Q)) {
+    model(move || {
+        let q = Arc::new(if parked {
+            Q::with_parked_pod()
+        } else {
+            Q::empty()
+        });
+        let popper = thread::spawn("popper", {
+            let q = q.clone();
+            move || q.pop()
+        });
+        let mover = thread::spawn("mover", {
+            let q = q.clone();
+            move || make_active(&q)
+        });
+        mover.join().unwrap();
+        let popped = popper.join().unwrap();
+        assert_eq!(
+            popped,
+            Some(PodId::from("a")),
+            "the popper gets the pod made active"
+        );
+        q.check();
+    });
+}
+
+/// Two poppers, one add, then close: one popper gets `a`, the other wakes with `None`.
+fn two_poppers_add_close<Q: BlockingQueue>() {
+    model(|| {
+        let q = Arc::new(Q::empty());
+        let poppers: Vec<_> = (0..2)
+            .map(|_| {
+                let q = q.clone();
+                thread::spawn("popper", move || q.pop())
+            })
+            .collect();
+        q.add(pod("a"));
+        q.close();
+        let mut got: Vec<_> = poppers.into_iter().map(|p| p.join().unwrap()).collect();
+        got.sort();
+        assert_eq!(
+            got,
+            vec![None, Some(PodId::from("a"))],
+            "one pod, one popper; close wakes the other"
+        );
+        q.check();
+    });
+}
+
+fn add_a<Q: BlockingQueue>(q: &Q) {
+    q.add(pod("a"));
+}
+
+fn move_all<Q: BlockingQueue>(q: &Q) {
+    assert_eq!(q.move_all(), 1);
+}
+
+fn activate_a<Q: BlockingQueue>(q: &Q) {
+    assert_eq!(q.activate(&PodId::from("a")), 1);
+}
+
+#[test]
+fn blocked_pop_vs_add() {
+    blocked_pop_vs::<SchedulingQueue>(false, add_a);
+}
+
+#[test]
+fn blocked_pop_vs_move_all() {
+    blocked_pop_vs::<SchedulingQueue>(true, move_all);
+}
+
+#[test]
+fn blocked_pop_vs_activate() {
+    blocked_pop_vs::<SchedulingQueue>(true, activate_a);
+}
+
+#[test]
+fn blocked_poppers_vs_add_and_close() {
+    two_poppers_add_close::<SchedulingQueue>();
+}
+
+#[test]
+fn blocked_pop_vs_close() {
+    model(|| {
+        let q = Arc::new(<SchedulingQueue as BlockingQueue>::empty());
+        let popper = thread::spawn("popper", {
+            let q = q.clone();
+            move || BlockingQueue::pop(&*q)
+        });
+        BlockingQueue::close(&*q);
+        assert_eq!(popper.join().unwrap(), None);
+    });
+}
+
+#[cfg(loom)]
+mod witnesses {
+    use super::*;
+    use gangway_tests::broken::{BrokenQueue, QueueFlaw};
+
+    /// The same trait over a broken queue, for the witnesses.
+    macro_rules! broken_queue {
+        ($name:ident, $flaw:expr) => {
+            struct $name(BrokenQueue);
+
+            impl BlockingQueue for $name {
+                fn empty() -> Self {
+                    $name(BrokenQueue::new($flaw, plugins()))
+                }
+
+                fn with_parked_pod() -> Self {
+                    let q = Self::empty();
+                    q.0.with_state(false, |s, p| {
+                        s.add(pod("a"), Time::ZERO, p).unwrap();
+                        let popped = s.pop().unwrap();
+                        s.add_unschedulable_if_not_present(
+                            popped.info.rejected_by(NODE),
+                            Time::ZERO,
+                            p,
+                        )
+                        .unwrap();
+                    });
+                    q
+                }
+
+                fn add(&self, pod: Pod) {
+                    self.0
+                        .with_state(false, |s, p| s.add(pod, LATER, p).unwrap());
+                }
+
+                fn pop(&self) -> Option<PodId> {
+                    self.0.pop()
+                }
+
+                fn move_all(&self) -> usize {
+                    self.0.with_state(true, |s, p| {
+                        s.move_all_to_active_or_backoff(freed(), None, LATER, p)
+                    })
+                }
+
+                fn activate(&self, id: &PodId) -> usize {
+                    self.0
+                        .with_state(true, |s, p| s.activate(std::slice::from_ref(id), LATER, p))
+                }
+
+                fn close(&self) {
+                    self.0.with_state(false, |s, _| s.close());
+                }
+
+                fn check(&self) {
+                    self.0.with_state(false, |s, _| s.check().expect("I4"));
+                }
+            }
+        };
+    }
+
+    broken_queue!(NoWakeOnMove, QueueFlaw::NoWakeOnMove);
+    broken_queue!(SleepAfterUnlock, QueueFlaw::SleepAfterUnlock);
+
+    #[test]
+    #[should_panic(expected = "deadlock")]
+    fn witness_move_all_without_wake_loses_the_popper() {
+        blocked_pop_vs::<NoWakeOnMove>(true, move_all);
+    }
+
+    #[test]
+    #[should_panic(expected = "deadlock")]
+    fn witness_activate_without_wake_loses_the_popper() {
+        blocked_pop_vs::<NoWakeOnMove>(true, activate_a);
+    }
+
+    #[test]
+    #[should_panic(expected = "deadlock")]
+    fn witness_sleep_after_unlock_loses_an_add() {
+        blocked_pop_vs::<SleepAfterUnlock>(false, add_a);
+    }
+}
