@@ -35,8 +35,8 @@ impl GangAttempt {
         &self.waiting
     }
 
-    /// Why the attempt failed, once it has. A failed attempt lingers until every reservation
-    /// made in it is released, and any member reaching Permit meanwhile is rejected too (H2).
+    /// Why the attempt failed, once it has. A failed attempt lingers until no member of the
+    /// group is assumed any more, and any member reaching Permit meanwhile is rejected too (H2).
     pub fn failure(&self) -> Option<&str> {
         self.failure.as_deref()
     }
@@ -160,9 +160,7 @@ impl GroupState {
         self.unscheduled.remove(id);
         self.assumed.remove(id);
         self.assigned.insert(id.clone());
-        if let Some(attempt) = &mut self.attempt {
-            attempt.waiting.remove(id);
-        }
+        self.leave_attempt(id);
         self.release_failed_attempt();
         true
     }
@@ -174,9 +172,7 @@ impl GroupState {
         self.unscheduled.remove(id);
         self.assumed.remove(id);
         self.assigned.remove(id);
-        if let Some(attempt) = &mut self.attempt {
-            attempt.waiting.remove(id);
-        }
+        self.leave_attempt(id);
         self.release_failed_attempt();
         Some(pod)
     }
@@ -197,9 +193,7 @@ impl GroupState {
             return false;
         }
         self.unscheduled.insert(id.clone());
-        if let Some(attempt) = &mut self.attempt {
-            attempt.waiting.remove(id);
-        }
+        self.leave_attempt(id);
         self.release_failed_attempt();
         true
     }
@@ -300,7 +294,20 @@ impl GroupState {
         waiting.into_iter().collect()
     }
 
-    /// A failed attempt is forgotten once none of its reservations is left.
+    /// `id` no longer waits in the attempt. An open attempt left with nobody waiting is over:
+    /// the next member to wait opens a new one with a fresh deadline (H3).
+    fn leave_attempt(&mut self, id: &PodId) {
+        let Some(attempt) = &mut self.attempt else {
+            return;
+        };
+        attempt.waiting.remove(id);
+        if attempt.failure.is_none() && attempt.waiting.is_empty() {
+            self.attempt = None;
+        }
+    }
+
+    /// A failed attempt is forgotten once no member of the group is assumed any more (its own
+    /// reservations, and those of members still binding from an earlier attempt).
     fn release_failed_attempt(&mut self) {
         if self.assumed.is_empty() && self.attempt.as_ref().is_some_and(|a| a.failure.is_some()) {
             self.attempt = None;

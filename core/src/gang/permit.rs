@@ -1,6 +1,6 @@
 use std::fmt;
 
-use super::{GangScheduling, GroupKey, GroupState, GANG_SCHEDULING};
+use super::{GangScheduling, GroupKey, GroupState, Groups, GANG_SCHEDULING};
 use crate::time::{Alarm, Deadlines};
 use crate::waiting::{timeout_message, Deliveries};
 use crate::{Code, Mode, Pod, PodId, Status, Time, WaitingPod};
@@ -55,7 +55,9 @@ impl GangScheduling {
     /// in one critical section of the waiting map, or, if one of them is no longer waiting, the
     /// whole attempt is rejected, this pod included (H1). Hardened members wait without a
     /// timer of their own; the attempt's deadline (H3) is applied by
-    /// [`expire`](Self::expire).
+    /// [`expire`](Self::expire). A pod that Hardened Permit rejects no longer counts as
+    /// reserved in its group from that moment (its caller's unreserve is then a no-op there),
+    /// so a late unreserve cannot lend it to the next member's quorum.
     pub fn permit(&self, pod: &Pod, now: Time) -> Permit {
         if GroupKey::of(pod).is_none() {
             return Permit::Allow;
@@ -98,12 +100,34 @@ impl GangScheduling {
 
     fn permit_hardened(&self, pod: &Pod, now: Time) -> Permit {
         let mut groups = self.inner.registry.lock();
+        let (permit, deliveries) = self.permit_hardened_locked(&mut groups, pod, now);
+        if matches!(permit, Permit::Reject(_)) {
+            // A pod rejected at Permit stops counting towards quorum at once, whenever its
+            // caller gets round to unreserving it (which is then a no-op for the group).
+            if let Some(state) = groups.state_of_mut(pod) {
+                state.forget(pod.id());
+            }
+        }
+        drop(groups);
+        if let Some(deliveries) = deliveries {
+            deliveries.deliver();
+        }
+        permit
+    }
+
+    /// Hardened Permit under the group lock; decisions are handed back for delivery after it.
+    fn permit_hardened_locked(
+        &self,
+        groups: &mut Groups,
+        pod: &Pod,
+        now: Time,
+    ) -> (Permit, Option<Deliveries>) {
         let at_quorum = match quorum(groups.state_of(pod), pod) {
-            Err(Verdict::Reject(status)) => return Permit::Reject(status),
-            Err(_) => return Permit::Allow,
+            Err(Verdict::Reject(status)) => return (Permit::Reject(status), None),
+            Err(_) => return (Permit::Allow, None),
             Ok((state, at_quorum)) => {
                 if let Some(reason) = state.attempt().and_then(|a| a.failure()) {
-                    return Permit::Reject(gang_rejection(reason));
+                    return (Permit::Reject(gang_rejection(reason)), None);
                 }
                 at_quorum
             }
@@ -120,46 +144,37 @@ impl GangScheduling {
             {
                 Ok(deliveries) => {
                     state.close_attempt();
-                    drop(groups);
-                    deliveries.deliver();
-                    Permit::Allow
+                    (Permit::Allow, Some(deliveries))
                 }
                 Err(gone) => {
                     let reason = format!("gang member {gone} stopped waiting before quorum");
-                    let members = state.fail_attempt(&reason);
-                    let deliveries =
-                        self.inner
-                            .waiting
-                            .reject_all_deferred(&members, GANG_SCHEDULING, &reason);
-                    drop(groups);
-                    deliveries.deliver();
-                    Permit::Reject(gang_rejection(&reason))
+                    let deliveries = self.fail_and_reject(state, &reason);
+                    (Permit::Reject(gang_rejection(&reason)), Some(deliveries))
                 }
             };
         }
         let opens = state.attempt().is_none();
         let Some(deadline) = state.wait_in_attempt(pod.id(), now, self.inner.timeout) else {
-            return Permit::Reject(error(format!("pod {} is not reserved", pod.id())));
+            return (
+                Permit::Reject(error(format!("pod {} is not reserved", pod.id()))),
+                None,
+            );
         };
         // Registered under the group lock: a rejection of the attempt either comes before (and
         // this permit saw the failure above) or after, and then finds this pod waiting (H1).
         let waiting = match self.inner.waiting.add_untimed(pod.clone(), GANG_SCHEDULING) {
             Ok(waiting) => waiting,
             Err(e) => {
-                // Undo the join; the pod is not waiting anywhere.
                 let reason = e.to_string();
                 let deliveries = self.fail_and_reject(state, &reason);
-                drop(groups);
-                deliveries.deliver();
-                return Permit::Reject(error(reason));
+                return (Permit::Reject(error(reason)), Some(deliveries));
             }
         };
         let activate = state.unscheduled_pods();
         if opens {
             self.index_attempt(deadline, state.key().clone());
         }
-        drop(groups);
-        Permit::Wait { waiting, activate }
+        (Permit::Wait { waiting, activate }, None)
     }
 
     /// Hardened: rejects every gang attempt whose deadline is at or before `now`, each as a

@@ -159,3 +159,51 @@ fn hardened_bind_of_a_waiting_member_ends_its_wait_and_counts_as_assigned() {
     ));
     check(&gang);
 }
+
+#[test]
+fn hardened_permit_rejection_stops_counting_before_the_unreserve() {
+    // Found by prop_gang: a pod rejected at Permit (its group object was gone) but not yet
+    // unreserved must not lend its reservation to the next member's quorum.
+    let (gang, pods) = setup(Mode::Hardened, 2, 2);
+    let key = GroupKey::new(NS, "g");
+    gang.on_group_deleted(&key);
+    gang.reserve(&pods[0]).unwrap();
+    assert!(matches!(
+        gang.permit(&pods[0], Time::ZERO),
+        Permit::Reject(_)
+    ));
+    gang.on_group_added(PodGroup::gang(NS, "g", 2).unwrap())
+        .unwrap();
+    // p0's unreserve has not run yet.
+    assert!(matches!(
+        reserve_and_permit(&gang, &pods[1], Time::ZERO),
+        Permit::Wait { .. }
+    ));
+    gang.unreserve(&pods[0]); // late: a no-op for the group
+    check(&gang);
+}
+
+#[test]
+fn an_attempt_left_with_nobody_waiting_is_over_and_the_next_gets_a_fresh_deadline() {
+    let (gang, pods) = setup(Mode::Hardened, 3, 3);
+    let Permit::Wait { waiting: w0, .. } = reserve_and_permit(&gang, &pods[0], Time::ZERO) else {
+        panic!()
+    };
+    assert!(gang.on_pod_bound(&pods[0]));
+    assert!(w0.wait().is_rejected());
+    let late = Time::from_secs(299);
+    assert!(matches!(
+        reserve_and_permit(&gang, &pods[1], late),
+        Permit::Wait { .. }
+    ));
+    let state = gang.registry().state(&GroupKey::new(NS, "g")).unwrap();
+    assert_eq!(
+        state.attempt().unwrap().deadline(),
+        late + DEFAULT_PERMIT_TIMEOUT
+    );
+    assert!(
+        gang.expire(Time::from_secs(300)).is_empty(),
+        "the old deadline is gone"
+    );
+    check(&gang);
+}
