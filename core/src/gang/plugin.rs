@@ -3,7 +3,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::{
-    AddPodError, GroupKey, GroupRegistry, GroupUpdateError, PodGroup, Policy, ReserveError,
+    AddPodError, GroupKey, GroupRegistry, GroupUpdateError, Groups, PodGroup, Policy, ReserveError,
 };
 use crate::sync::{Arc, Mutex};
 use crate::time::Alarm;
@@ -118,11 +118,7 @@ impl GangScheduling {
     /// entry is rejected so its binding cycle ends; it now counts as assigned towards quorum.
     pub fn on_pod_bound(&self, pod: &Pod) -> bool {
         let mut groups = self.inner.registry.lock();
-        let in_attempt = self.inner.mode == Mode::Hardened
-            && groups
-                .state_of(pod)
-                .and_then(|s| s.attempt())
-                .is_some_and(|a| a.waiting().contains(pod.id()));
+        let in_attempt = self.hardened_waiter(&groups, pod);
         if !groups.bind_observed(pod) {
             return false;
         }
@@ -143,11 +139,7 @@ impl GangScheduling {
     /// `None` (no-op) if it was not a member.
     pub fn on_pod_deleted(&self, pod: &Pod) -> Option<Pod> {
         let mut groups = self.inner.registry.lock();
-        let in_attempt = self.inner.mode == Mode::Hardened
-            && groups
-                .state_of(pod)
-                .and_then(|s| s.attempt())
-                .is_some_and(|a| a.waiting().contains(pod.id()));
+        let in_attempt = self.hardened_waiter(&groups, pod);
         let deleted = groups.delete_pod(pod)?;
         if !in_attempt {
             return Some(deleted);
@@ -237,13 +229,10 @@ impl GangScheduling {
     /// rejected with it (H1). Unknown, deleted or unassumed pods: no-op.
     pub fn unreserve(&self, pod: &Pod) {
         let mut groups = self.inner.registry.lock();
+        let in_attempt = self.hardened_waiter(&groups, pod);
         let Some(state) = groups.state_of_mut(pod) else {
             return;
         };
-        let in_attempt = self.inner.mode == Mode::Hardened
-            && state
-                .attempt()
-                .is_some_and(|a| a.failure().is_none() && a.waiting().contains(pod.id()));
         let members = if in_attempt {
             let reason = format!("gang member {} was unreserved", pod.full_name());
             Some((state.fail_attempt(&reason), reason))
@@ -282,6 +271,17 @@ impl GangScheduling {
         } else {
             QueueingHint::QueueSkip
         }
+    }
+}
+
+impl GangScheduling {
+    /// Hardened mode, and `pod` waits at Permit in its group's open attempt.
+    fn hardened_waiter(&self, groups: &Groups, pod: &Pod) -> bool {
+        self.inner.mode == Mode::Hardened
+            && groups
+                .state_of(pod)
+                .and_then(|s| s.attempt())
+                .is_some_and(|a| a.waiting().contains(pod.id()))
     }
 }
 
