@@ -14,6 +14,7 @@ pub struct QueuedPodInfo {
     unschedulable_plugins: BTreeSet<PluginName>,
     pending_plugins: BTreeSet<PluginName>,
     gated_by: Option<PluginName>,
+    flushed_at: Option<Time>,
 }
 
 impl QueuedPodInfo {
@@ -27,6 +28,7 @@ impl QueuedPodInfo {
             unschedulable_plugins: BTreeSet::new(),
             pending_plugins: BTreeSet::new(),
             gated_by: None,
+            flushed_at: None,
         }
     }
 
@@ -86,6 +88,17 @@ impl QueuedPodInfo {
     /// Whether any plugin rejected it (unschedulable or pending) last time.
     pub fn has_rejectors(&self) -> bool {
         !self.unschedulable_plugins.is_empty() || !self.pending_plugins.is_empty()
+    }
+
+    /// Since when the leftover flush counts the pod as parked: its timestamp, or its last
+    /// flush if that left it where it was (upstream's `FlushTimestamp`).
+    pub fn parked_since(&self) -> Time {
+        self.flushed_at
+            .map_or(self.timestamp, |f| f.max(self.timestamp))
+    }
+
+    pub(super) fn set_flushed_at(&mut self, now: Time) {
+        self.flushed_at = Some(now);
     }
 
     pub(super) fn set_pod(&mut self, pod: Pod) {

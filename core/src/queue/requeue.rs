@@ -147,26 +147,35 @@ impl QueueState {
     }
 
     /// Retries every pod that has sat in the unschedulable pool longer than the configured
-    /// maximum (a wildcard event: hints are not asked). A gated pod that stays gated starts a
-    /// new wait, so it is not flushed again at every call. Returns how many pods moved.
+    /// maximum (a wildcard event: hints are not asked; recorded for the pods in flight). A
+    /// gated pod that stays gated starts a new wait — its flush time, not its queue timestamp,
+    /// which keeps its order and backoff (upstream #139331) — so it is not flushed again at
+    /// every call. Returns how many pods moved.
     pub fn flush_unschedulable_leftover(&mut self, now: Time, plugins: &dyn QueuePlugins) -> usize {
         let max = self.config.max_in_unschedulable;
         let stale: Vec<PodId> = self
             .pods
             .iter()
-            .filter(|(_, e)| e.place == QueuePlace::Unschedulable && now - e.info.timestamp() > max)
+            .filter(|(_, e)| {
+                e.place == QueuePlace::Unschedulable && now - e.info.parked_since() > max
+            })
             .map(|(id, _)| id.clone())
             .collect();
-        let moved = self.move_pods(&stale, &ClusterEvent::UnschedulableTimeout, now, plugins);
+        if stale.is_empty() {
+            return 0;
+        }
+        let event = ClusterEvent::UnschedulableTimeout;
+        let moved = self.move_pods(&stale, &event, now, plugins);
         for id in &stale {
             if let Some(entry) = self
                 .pods
                 .get_mut(id)
                 .filter(|e| e.place == QueuePlace::Unschedulable)
             {
-                entry.info.set_timestamp(now);
+                entry.info.set_flushed_at(now);
             }
         }
+        self.record(event, None);
         moved
     }
 
@@ -255,7 +264,9 @@ impl QueueState {
             return Requeue::AfterBackoff;
         }
         let Some(flight) = self.in_flight.get(info.id()) else {
-            return Requeue::Skip;
+            // Not in flight (handed back after `done`): nothing is known, so back off, as
+            // upstream does.
+            return Requeue::AfterBackoff;
         };
         self.events
             .iter()
@@ -290,7 +301,7 @@ impl QueueState {
     }
 
     /// Requeues those of `ids` (in the unschedulable pool) that `event` may help.
-    fn move_pods(
+    pub(super) fn move_pods(
         &mut self,
         ids: &[PodId],
         event: &ClusterEvent,

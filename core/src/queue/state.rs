@@ -157,20 +157,11 @@ impl QueueState {
             Some(QueuePlace::Backoff(_) | QueuePlace::ErrorBackoff(_)) => {
                 self.pods.get_mut(&id).expect("placed").info.set_pod(new);
             }
-            Some(QueuePlace::Unschedulable) if self.pods[&id].info.gated_by().is_some() => {
-                // The change may lift the gate: PreEnqueue runs again.
-                let mut info = self.remove_entry(&id).expect("placed");
-                info.set_pod(new);
-                self.move_to_active(info, now, plugins);
-            }
             Some(QueuePlace::Unschedulable) => {
+                // Like any event: a gated pod moves only if its gate listens to pod updates,
+                // and then PreEnqueue runs again.
                 self.pods.get_mut(&id).expect("placed").info.set_pod(new);
-                let info = &self.pods[&id].info;
-                let strategy = self.worth_requeuing(info, &event, plugins);
-                if strategy != super::Requeue::Skip {
-                    let info = self.remove_entry(&id).expect("placed");
-                    self.requeue(info, strategy, now, plugins, None);
-                }
+                self.move_pods(std::slice::from_ref(&id), &event, now, plugins);
             }
             None => {
                 self.move_to_active(QueuedPodInfo::new(new, now), now, plugins);
