@@ -2,4 +2,5 @@
 
 #![deny(missing_docs)]
 
+pub mod gang;
 pub mod waiting;

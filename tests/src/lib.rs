@@ -4,10 +4,14 @@
 //!    the real [`WaitingPods`](gangway::WaitingPods) and on deliberately broken latches.
 //! 2. [`RealPod`] — the real implementation behind that trait.
 //! 3. [`broken`] — broken latches, kept to prove the models can fail (witnesses).
+//! 4. [`gang_lockstep`] — the gang plugin run in lockstep with its reference model, for the
+//!    gang property tests.
 
 #![deny(missing_docs)]
 
 pub mod broken;
 mod decision_point;
+#[cfg(not(loom))]
+pub mod gang_lockstep;
 
 pub use decision_point::{DecisionPoint, RealPod, GANG, OTHER};
