@@ -6,6 +6,8 @@
 //! 3. [`broken`] — broken latches, kept to prove the models can fail (witnesses).
 //! 4. [`gang_lockstep`] — the gang plugin run in lockstep with its reference model, for the
 //!    gang property tests.
+//! 5. [`queue_conformance`] — upstream's scheduling-queue test scenarios as data, and their
+//!    driver.
 
 #![deny(missing_docs)]
 
@@ -13,5 +15,7 @@ pub mod broken;
 mod decision_point;
 #[cfg(not(loom))]
 pub mod gang_lockstep;
+#[cfg(not(loom))]
+pub mod queue_conformance;
 
 pub use decision_point::{DecisionPoint, RealPod, GANG, OTHER};

@@ -1,0 +1,88 @@
+//! The fixtures every case shares: the plugin set, pods, times, the default configuration.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use gangway::queue::{EventKind, PluginSet, QueueLengths};
+use gangway::sync::Arc;
+use gangway::{ClusterEvent, Code, Pod, PodId, QueueConfig, QueueingHint, Status, Time};
+
+pub(crate) const NS: &str = "ns";
+
+/// Answers `Queue` (for `NodeAdd`: only for the node "big"; an error for "broken").
+pub(crate) const FIT: &str = "Fit";
+/// Answers `QueueSkip` to every event it registered.
+pub(crate) const SKIP: &str = "Skip";
+/// A plugin the pod is pending on: its `Queue` means "retry now".
+pub(crate) const PENDING: &str = "Pending";
+/// Registered no hint at all.
+pub(crate) const BAR: &str = "Bar";
+/// The PreEnqueue gate.
+pub(crate) const GATE: &str = "Gate";
+
+/// The fixed plugin set; `open` is `Gate`'s switch (closed at the start of every case).
+pub(crate) fn plugins(open: Arc<AtomicBool>) -> PluginSet {
+    let queue = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::Queue);
+    let skip = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::QueueSkip);
+    PluginSet::new()
+        .with_pre_enqueue(GATE, move |p: &Pod| {
+            if p.name().starts_with("gated-") && !open.load(Ordering::SeqCst) && p.priority() <= 0 {
+                Status::with_reason(Code::UnschedulableAndUnresolvable, "gated")
+            } else {
+                Status::success()
+            }
+        })
+        .with_hint(FIT, EventKind::NodeAdd, |_, e| match e {
+            ClusterEvent::NodeAdd(n) if n == "big" => Ok(QueueingHint::Queue),
+            ClusterEvent::NodeAdd(n) if n == "broken" => Err("hint failed".into()),
+            _ => Ok(QueueingHint::QueueSkip),
+        })
+        .with_hint(FIT, EventKind::AssignedPodDelete, queue)
+        .with_hint(FIT, EventKind::UnscheduledPodUpdate, queue)
+        .with_hint(SKIP, EventKind::AssignedPodDelete, skip)
+        .with_hint(SKIP, EventKind::UnscheduledPodUpdate, skip)
+        .with_hint(PENDING, EventKind::NodeAdd, queue)
+        .with_hint(PENDING, EventKind::AssignedPodDelete, queue)
+        .with_hint(GATE, EventKind::UnscheduledPodUpdate, queue)
+        .with_hint(GATE, EventKind::PodGroupAdd, queue)
+}
+
+pub(crate) fn pod(name: &str, priority: i32) -> Pod {
+    Pod::new(name, NS, name).with_priority(priority)
+}
+
+pub(crate) fn id(name: &str) -> PodId {
+    PodId::from(name)
+}
+
+/// kube-scheduler's defaults, as a constant.
+pub const DEFAULT: QueueConfig = QueueConfig {
+    initial_backoff: Duration::from_secs(1),
+    max_backoff: Duration::from_secs(10),
+    max_in_unschedulable: Duration::from_secs(5 * 60),
+    ordering_window: None,
+};
+
+pub(crate) const fn s(secs: u64) -> Time {
+    Time::from_secs(secs)
+}
+
+pub(crate) const fn ms(millis: u64) -> Time {
+    Time::from_millis(millis)
+}
+
+pub(crate) const fn ns(nanos: u64) -> Time {
+    Time::from_nanos(nanos)
+}
+
+pub(crate) const T0: Time = Time::ZERO;
+
+/// No pod anywhere; cases write `QueueLengths { active: 1, ..L0 }`.
+pub(crate) const L0: QueueLengths = QueueLengths {
+    active: 0,
+    backoff: 0,
+    error_backoff: 0,
+    unschedulable: 0,
+    gated: 0,
+    in_flight: 0,
+};
