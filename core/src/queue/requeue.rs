@@ -117,14 +117,12 @@ impl QueueState {
         if !plugins.is_event_of_interest(event.kind()) {
             return 0;
         }
-        let candidates: Vec<PodId> = self
-            .pods
-            .iter()
-            .filter(|(_, e)| e.place == QueuePlace::Unschedulable)
-            .filter(|(_, e)| precheck.is_none_or(|keep| keep(&e.info)))
-            .map(|(id, _)| id.clone())
-            .collect();
-        let moved = self.move_pods(&candidates, &event, now, plugins);
+        let moved = self.move_where(now, plugins, |info| {
+            precheck
+                .is_none_or(|keep| keep(info))
+                .then(|| verdict(info, &event, plugins))
+                .flatten()
+        });
         self.record(event, None);
         moved
     }
@@ -186,75 +184,35 @@ impl QueueState {
         event: &ClusterEvent,
         plugins: &dyn QueuePlugins,
     ) -> Requeue {
-        if !info.has_rejectors() || event.is_wildcard() {
-            return Requeue::AfterBackoff;
-        }
-        let kind = event.kind();
-        // A hint that fails counts as Queue, as upstream.
-        let says_queue = |plugin: &PluginName| {
-            plugins.registered(plugin, kind)
-                && !matches!(
-                    plugins.hint(plugin, info.pod(), event),
-                    Ok(QueueingHint::QueueSkip)
-                )
-        };
-        if info.pending_plugins().iter().any(says_queue) {
-            return Requeue::Immediately;
-        }
-        if info.unschedulable_plugins().iter().any(says_queue) {
-            return Requeue::AfterBackoff;
-        }
-        Requeue::Skip
+        worth_requeuing(info, event, plugins)
     }
 
     /// Upstream's `moveToActiveQ`: PreEnqueue decides between the active queue and the gated
     /// part of the unschedulable pool. Returns whether the pod became active.
     pub(super) fn move_to_active(
         &mut self,
-        mut info: QueuedPodInfo,
+        info: QueuedPodInfo,
         now: Time,
         plugins: &dyn QueuePlugins,
     ) -> bool {
-        match plugins.pre_enqueue(info.pod()) {
-            Err(gate) => {
-                info.gate(gate.plugin);
-                self.insert(info, QueuePlace::Unschedulable);
-                false
-            }
-            Ok(()) => {
-                info.mark_activated(now);
-                self.insert_active(info, plugins);
-                true
-            }
-        }
+        matches!(
+            self.requeue(info, Requeue::Immediately, now, plugins, None),
+            QueuePlace::Active(_)
+        )
     }
 
     /// Upstream's `requeuePodViaQueueingHint`; `expiry` overrides the pod's own (a gang's).
     pub(super) fn requeue(
         &mut self,
-        info: QueuedPodInfo,
+        mut info: QueuedPodInfo,
         strategy: Requeue,
         now: Time,
         plugins: &dyn QueuePlugins,
         expiry: Option<Time>,
     ) -> QueuePlace {
-        let id = info.id().clone();
-        let expiry = expiry.unwrap_or_else(|| self.config.backoff_expiry(&info));
-        match strategy {
-            Requeue::Skip => self.insert(info, QueuePlace::Unschedulable),
-            Requeue::AfterBackoff if self.config.backs_off_until(expiry, now) => {
-                let place = if info.has_rejectors() {
-                    QueuePlace::Backoff(expiry)
-                } else {
-                    QueuePlace::ErrorBackoff(expiry)
-                };
-                self.insert(info, place);
-            }
-            Requeue::AfterBackoff | Requeue::Immediately => {
-                self.move_to_active(info, now, plugins);
-            }
-        }
-        self.place(&id).expect("just placed")
+        let place = place_for(&self.config, &mut info, strategy, now, plugins, expiry);
+        self.insert(info, place);
+        place
     }
 
     /// What the events recorded during `info`'s attempt say (upstream's
@@ -310,21 +268,149 @@ impl QueueState {
     ) -> usize {
         let mut moved = 0;
         for id in ids {
-            let info = &self.pods[id].info;
-            if let Some(gate) = info.gated_by() {
-                if !event.is_wildcard() && !plugins.registered(gate, event.kind()) {
-                    continue;
-                }
-            }
-            let strategy = self.worth_requeuing(info, event, plugins);
-            if strategy == Requeue::Skip {
+            let entry = self.pods.get_mut(id).expect("placed");
+            let Some(strategy) = verdict(&entry.info, event, plugins) else {
                 continue;
-            }
-            let info = self.remove_entry(id).expect("placed");
-            if self.requeue(info, strategy, now, plugins, None) != QueuePlace::Unschedulable {
-                moved += 1;
-            }
+            };
+            let (place, was_gated) = relocate(&self.config, entry, strategy, now, plugins);
+            let gated = entry.info.gated_by().is_some();
+            self.refile(id, place, was_gated, gated);
+            moved += usize::from(place != QueuePlace::Unschedulable);
         }
         moved
     }
+
+    /// One pass over the unschedulable pool: every pod for which `decide` gives a strategy is
+    /// moved in place. Returns how many left the pool.
+    fn move_where(
+        &mut self,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+        decide: impl Fn(&QueuedPodInfo) -> Option<Requeue>,
+    ) -> usize {
+        let mut moves = Vec::new();
+        for (id, entry) in self.pods.iter_mut() {
+            if entry.place != QueuePlace::Unschedulable {
+                continue;
+            }
+            let Some(strategy) = decide(&entry.info) else {
+                continue;
+            };
+            let (place, was_gated) = relocate(&self.config, entry, strategy, now, plugins);
+            moves.push((
+                id.clone(),
+                place,
+                was_gated,
+                entry.info.gated_by().is_some(),
+            ));
+        }
+        let mut moved = 0;
+        for (id, place, was_gated, gated) in moves {
+            self.refile(&id, place, was_gated, gated);
+            moved += usize::from(place != QueuePlace::Unschedulable);
+        }
+        moved
+    }
+
+    /// Re-files a pod that [`relocate`] moved out of the unschedulable pool: its counters, then
+    /// its new place's index.
+    fn refile(&mut self, id: &PodId, place: QueuePlace, was_gated: bool, gated: bool) {
+        self.unschedulable -= 1;
+        self.gated -= usize::from(was_gated);
+        self.index(id, place, gated);
+    }
+}
+
+/// Where a pod goes for `strategy` at `now` (upstream's `requeuePodViaQueueingHint` and
+/// `moveToActiveQ`): the unschedulable pool for `Skip`; backoff (or error backoff, for a pod no
+/// plugin rejected) while it is backing off after `AfterBackoff`, until `expiry` (default: its
+/// own); otherwise the active queue — unless a PreEnqueue plugin gates it, which is recorded on
+/// `info`.
+fn place_for(
+    config: &super::QueueConfig,
+    info: &mut QueuedPodInfo,
+    strategy: Requeue,
+    now: Time,
+    plugins: &dyn QueuePlugins,
+    expiry: Option<Time>,
+) -> QueuePlace {
+    let expiry = expiry.unwrap_or_else(|| config.backoff_expiry(info));
+    match strategy {
+        Requeue::Skip => QueuePlace::Unschedulable,
+        Requeue::AfterBackoff if config.backs_off_until(expiry, now) => {
+            if info.has_rejectors() {
+                QueuePlace::Backoff(expiry)
+            } else {
+                QueuePlace::ErrorBackoff(expiry)
+            }
+        }
+        Requeue::AfterBackoff | Requeue::Immediately => match plugins.pre_enqueue(info.pod()) {
+            Err(gate) => {
+                info.gate(gate.plugin);
+                QueuePlace::Unschedulable
+            }
+            Ok(()) => {
+                info.mark_activated(now);
+                QueuePlace::Active(plugins.sort_key(info))
+            }
+        },
+    }
+}
+
+/// Whether `event` moves `info` (in the unschedulable pool) and how; `None` to stay. A gated
+/// pod moves only for an event its gate registered for, or a wildcard.
+fn verdict(
+    info: &QueuedPodInfo,
+    event: &ClusterEvent,
+    plugins: &dyn QueuePlugins,
+) -> Option<Requeue> {
+    if let Some(gate) = info.gated_by() {
+        if !event.is_wildcard() && !plugins.registered(gate, event.kind()) {
+            return None;
+        }
+    }
+    Some(worth_requeuing(info, event, plugins)).filter(|s| *s != Requeue::Skip)
+}
+
+/// Upstream's `isPodWorthRequeuing`.
+fn worth_requeuing(
+    info: &QueuedPodInfo,
+    event: &ClusterEvent,
+    plugins: &dyn QueuePlugins,
+) -> Requeue {
+    if !info.has_rejectors() || event.is_wildcard() {
+        return Requeue::AfterBackoff;
+    }
+    let kind = event.kind();
+    // A hint that fails counts as Queue, as upstream.
+    let says_queue = |plugin: &PluginName| {
+        plugins.registered(plugin, kind)
+            && !matches!(
+                plugins.hint(plugin, info.pod(), event),
+                Ok(QueueingHint::QueueSkip)
+            )
+    };
+    if info.pending_plugins().iter().any(says_queue) {
+        return Requeue::Immediately;
+    }
+    if info.unschedulable_plugins().iter().any(says_queue) {
+        return Requeue::AfterBackoff;
+    }
+    Requeue::Skip
+}
+
+/// Moves `entry` (in the unschedulable pool) to where `strategy` sends it, changing only the
+/// record; the caller re-files it. Returns the new place and whether it was gated before.
+fn relocate(
+    config: &super::QueueConfig,
+    entry: &mut super::state::Entry,
+    strategy: Requeue,
+    now: Time,
+    plugins: &dyn QueuePlugins,
+) -> (QueuePlace, bool) {
+    debug_assert_eq!(entry.place, QueuePlace::Unschedulable);
+    let was_gated = entry.info.gated_by().is_some();
+    entry.info.set_gated_by(None);
+    entry.place = place_for(config, &mut entry.info, strategy, now, plugins, None);
+    (entry.place, was_gated)
 }

@@ -152,7 +152,8 @@ impl QueueState {
             Some(QueuePlace::Active(_)) => {
                 let mut info = self.remove_entry(&id).expect("placed");
                 info.set_pod(new);
-                self.insert_active(info, plugins);
+                let key = plugins.sort_key(&info);
+                self.insert(info, QueuePlace::Active(key));
             }
             Some(QueuePlace::Backoff(_) | QueuePlace::ErrorBackoff(_)) => {
                 self.pods.get_mut(&id).expect("placed").info.set_pod(new);
@@ -396,6 +397,12 @@ impl QueueState {
 
     pub(super) fn insert(&mut self, info: QueuedPodInfo, place: QueuePlace) {
         let id = info.id().clone();
+        self.index(&id, place, info.gated_by().is_some());
+        self.pods.insert(id, Entry { info, place });
+    }
+
+    /// Files pod `id` in `place`'s index and counters (its record is filed by the caller).
+    pub(super) fn index(&mut self, id: &PodId, place: QueuePlace, gated: bool) {
         match place {
             QueuePlace::Active(key) => {
                 self.active.insert((key, id.clone()));
@@ -408,17 +415,9 @@ impl QueueState {
             }
             QueuePlace::Unschedulable => {
                 self.unschedulable += 1;
-                if info.gated_by().is_some() {
-                    self.gated += 1;
-                }
+                self.gated += usize::from(gated);
             }
             QueuePlace::InFlight => unreachable!("only pop puts a pod in flight"),
         }
-        self.pods.insert(id, Entry { info, place });
-    }
-
-    pub(super) fn insert_active(&mut self, info: QueuedPodInfo, plugins: &dyn QueuePlugins) {
-        let key = plugins.sort_key(&info);
-        self.insert(info, QueuePlace::Active(key));
     }
 }
