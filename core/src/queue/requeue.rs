@@ -41,8 +41,9 @@ impl QueueState {
 
     /// A gang attempt failed (hardened): its members come back **together with one backoff**.
     /// The strongest requeue reason found for any member applies to all, and members that back
-    /// off share the latest expiry among them. Fails, changing nothing, if a member is already
-    /// queued.
+    /// off share the latest expiry among them. A pod listed twice is one member (its first
+    /// listing counts); the places returned follow the listing. Fails, changing nothing, if a
+    /// member is already queued.
     pub fn add_gang_unschedulable(
         &mut self,
         members: Vec<QueuedPodInfo>,
@@ -57,23 +58,31 @@ impl QueueState {
                 });
             }
         }
-        let mut members = members;
-        for m in &mut members {
-            m.set_timestamp(now);
+        // A pod listed twice is one member: its first listing counts.
+        let listed: Vec<PodId> = members.iter().map(|m| m.id().clone()).collect();
+        let mut distinct: Vec<QueuedPodInfo> = Vec::with_capacity(members.len());
+        for mut m in members {
+            if distinct.iter().all(|d| d.id() != m.id()) {
+                m.set_timestamp(now);
+                distinct.push(m);
+            }
         }
-        let strategy = members
+        let strategy = distinct
             .iter()
             .map(|m| self.strategy_after_attempt(m, plugins))
             .max();
-        let expiry = members.iter().map(|m| self.config.backoff_expiry(m)).max();
-        let mut places = Vec::with_capacity(members.len());
-        for m in members {
+        let expiry = distinct.iter().map(|m| self.config.backoff_expiry(m)).max();
+        let mut placed = Vec::with_capacity(distinct.len());
+        for m in distinct {
             let id = m.id().clone();
             let place = self.take_back(m, now, plugins, strategy.zip(expiry));
             self.done(&id);
-            places.push(place);
+            placed.push((id, place));
         }
-        Ok(places)
+        Ok(listed
+            .iter()
+            .map(|id| placed.iter().find(|(p, _)| p == id).expect("handed back").1)
+            .collect())
     }
 
     /// Activates pods now (kube-scheduler's `Activate`): pods in the unschedulable pool or
