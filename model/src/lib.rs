@@ -3,4 +3,5 @@
 #![deny(missing_docs)]
 
 pub mod gang;
+pub mod queue;
 pub mod waiting;

@@ -1,0 +1,315 @@
+#![cfg(not(loom))]
+//! Property tests: [`gangway::queue::QueueState`] run in lockstep with the reference model
+//! [`gangway_model::queue::QueueModel`] over random operation sequences.
+//!
+//! The driver is [`gangway_model::queue::lockstep`], shared with the fuzz target so that both
+//! check the same things after every op: equal results, equal places, records, `lengths()` and
+//! active pop order, `QueueState::check()` (I4), and I7 (a pod whose attempt saw an event its
+//! rejectors' hints say `Queue` for is never parked in the unschedulable pool; checked from the
+//! driver's own event log). The universe is small on purpose (8 pods, two of them gated while
+//! their priority is ≤ 0; 17 events; clock steps around the backoff edges and past 5 minutes),
+//! and ops name pods by index, so shrinking keeps them meaningful. Each case runs under one of
+//! three timings: the defaults, a 1 s ordering window, and a short backoff cap. The case count
+//! comes from `PROPTEST_CASES` (default 256).
+
+use std::time::Duration;
+
+use gangway::queue::{QueueError, QueuePlace, QueueState};
+use gangway::{Pod, PodId, QueueConfig, Time};
+use gangway_model::queue::lockstep::{self, Lockstep, Op, EVENTS, PRIORITIES, STEPS};
+use gangway_model::queue::{plugins, FIT};
+use proptest::prelude::*;
+use proptest::test_runner::{FileFailurePersistence, TestCaseError};
+
+fn config(index: usize) -> QueueConfig {
+    match index {
+        0 => QueueConfig::default(),
+        1 => QueueConfig {
+            ordering_window: Some(Duration::from_secs(1)),
+            ..QueueConfig::default()
+        },
+        _ => QueueConfig {
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(2),
+            max_in_unschedulable: Duration::from_secs(30),
+            ordering_window: None,
+        },
+    }
+}
+
+/// A universe index.
+fn pod() -> impl Strategy<Value = u8> {
+    0u8..8
+}
+
+/// Mostly a pod in flight; sometimes a universe pod named directly.
+fn pick() -> impl Strategy<Value = u8> {
+    prop_oneof![4 => 0u8..8, 1 => 128u8..136]
+}
+
+/// A rejector bit set: mostly one plugin, sometimes none (an error) or several.
+fn rejectors() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        4 => prop::sample::select(vec![1u8, 2, 4, 8, 16]),
+        1 => Just(0u8),
+        2 => 0u8..32,
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let priority = 0..PRIORITIES.len() as u8;
+    prop_oneof![
+        6 => (pod(), priority.clone()).prop_map(|(pod, priority)| Op::Add { pod, priority }),
+        2 => (pod(), priority).prop_map(|(pod, priority)| Op::Update { pod, priority }),
+        1 => pod().prop_map(|pod| Op::Delete { pod }),
+        6 => Just(Op::Pop),
+        1 => pick().prop_map(|pick| Op::Done { pick }),
+        5 => (pick(), rejectors()).prop_map(|(pick, rejectors)| Op::HandBack { pick, rejectors }),
+        2 => prop::collection::vec((pick(), rejectors()), 1..4)
+            .prop_map(|members| Op::HandBackGang { members }),
+        1 => prop::collection::vec(pod(), 1..3).prop_map(|pods| Op::Activate { pods }),
+        5 => (0..EVENTS, prop::option::weighted(0.2, pod()))
+            .prop_map(|(event, exclude)| Op::MoveAll { event, exclude }),
+        2 => Just(Op::FlushBackoff),
+        1 => Just(Op::FlushLeftover),
+        4 => (0..STEPS.len() as u8).prop_map(|step| Op::Advance { step }),
+        1 => Just(Op::Close),
+    ]
+}
+
+/// After a long quiet spell with both flushes, nothing is stuck: every queued pod is active,
+/// gated, or (its attempt not over) in flight — in both queues.
+fn drain(lockstep: &mut Lockstep) -> Result<(), TestCaseError> {
+    let c = *lockstep.state.config();
+    let past = |d: Duration| {
+        let steps = STEPS.iter().rposition(|s| *s <= d).unwrap_or(0);
+        let rounds = d.as_nanos() / STEPS[steps].as_nanos().max(1) + 2;
+        vec![Op::Advance { step: steps as u8 }; rounds as usize]
+    };
+    let mut ops = past(c.max_in_unschedulable);
+    ops.push(Op::FlushLeftover);
+    ops.extend(past(c.max_backoff + Duration::from_secs(1)));
+    ops.push(Op::FlushBackoff);
+    for op in &ops {
+        lockstep.step(op).map_err(TestCaseError::fail)?;
+    }
+    for (id, place) in lockstep.state.places() {
+        let gated = lockstep.state.info(id).and_then(|i| i.gated_by()).is_some();
+        prop_assert!(
+            matches!(place, QueuePlace::Active(_) | QueuePlace::InFlight)
+                || (place == QueuePlace::Unschedulable && gated),
+            "{} stuck in {:?} after the flushes",
+            id,
+            place
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    // Failures are saved beside the other regression files (the cwd of an integration test is
+    // the package root, tests/). The case count stays with `PROPTEST_CASES`.
+    #![proptest_config(ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/prop_queue.txt",
+        ))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn state_matches_model(timing in 0usize..3, ops in prop::collection::vec(op(), 1..80)) {
+        let mut lockstep = Lockstep::new(config(timing));
+        for (i, op) in ops.iter().enumerate() {
+            lockstep
+                .step(op)
+                .map_err(|e| TestCaseError::fail(format!("op {i} {op:?}: {e}")))?;
+        }
+        drain(&mut lockstep)?;
+    }
+}
+
+// ---- examples: each rule the model states, once, by hand --------------------------------
+
+fn run(ops: &[Op]) {
+    if let Err(e) = lockstep::run(QueueConfig::default(), ops) {
+        panic!("{e}");
+    }
+}
+
+#[test]
+fn an_event_during_the_attempt_keeps_the_pod_out_of_the_pool() {
+    run(&[
+        Op::Add {
+            pod: 0,
+            priority: 0,
+        },
+        Op::Pop,
+        Op::MoveAll {
+            event: 0,
+            exclude: None,
+        }, // resources freed: Fit says Queue
+        Op::HandBack {
+            pick: 0,
+            rejectors: 1,
+        },
+    ]);
+}
+
+#[test]
+fn a_pending_plugin_saying_queue_skips_the_backoff() {
+    let mut l = Lockstep::new(QueueConfig::default());
+    for op in [
+        Op::Add {
+            pod: 0,
+            priority: 0,
+        },
+        Op::Pop,
+        Op::MoveAll {
+            event: 7,
+            exclude: None,
+        }, // NodeUpdate("ready"): Claims says Queue
+        Op::HandBack {
+            pick: 0,
+            rejectors: 2,
+        },
+    ] {
+        l.step(&op).unwrap();
+    }
+    assert!(matches!(
+        l.state.place(&PodId::from("p0")),
+        Some(QueuePlace::Active(_))
+    ));
+}
+
+#[test]
+fn gang_members_share_one_expiry() {
+    let mut l = Lockstep::new(QueueConfig::default());
+    for op in [
+        Op::Add {
+            pod: 0,
+            priority: 0,
+        },
+        Op::Add {
+            pod: 1,
+            priority: 0,
+        },
+        Op::Pop,
+        Op::HandBack {
+            pick: 0,
+            rejectors: 0,
+        }, // p0 failed once already (an error)
+        Op::Advance { step: 4 },
+        Op::FlushBackoff,
+        Op::Pop,
+        Op::Pop,
+        Op::MoveAll {
+            event: 3,
+            exclude: None,
+        }, // NodeAdd("big")
+        Op::HandBackGang {
+            members: vec![(0, 1), (1, 1)],
+        },
+    ] {
+        l.step(&op).unwrap();
+    }
+    // p0 is on its second attempt (2 s), p1 on its first (1 s): both back off 2 s.
+    let expiry = Time::from_secs(1) + Duration::from_secs(2);
+    for id in ["p0", "p1"] {
+        assert_eq!(
+            l.state.place(&PodId::from(id)),
+            Some(QueuePlace::Backoff(expiry))
+        );
+    }
+}
+
+#[test]
+fn a_pod_gated_again_is_not_flushed_every_time() {
+    run(&[
+        Op::Add {
+            pod: 6,
+            priority: 0,
+        }, // gated6 at priority 0: gated
+        Op::Advance { step: 9 }, // 5 min + 1 ns
+        Op::FlushLeftover,       // retried, gated again, timestamp now
+        Op::Advance { step: 7 },
+        Op::FlushLeftover, // not stale yet
+        Op::Update {
+            pod: 6,
+            priority: 1,
+        },
+        Op::Pop,
+    ]);
+}
+
+#[test]
+fn every_event_and_step_index_is_accepted() {
+    let mut ops = vec![
+        Op::Add {
+            pod: 0,
+            priority: 0,
+        },
+        Op::Pop,
+    ];
+    for event in 0..EVENTS {
+        ops.push(Op::MoveAll {
+            event,
+            exclude: None,
+        });
+    }
+    ops.push(Op::HandBack {
+        pick: 0,
+        rejectors: 31,
+    });
+    for step in 0..STEPS.len() as u8 {
+        ops.push(Op::Advance { step });
+        ops.push(Op::FlushBackoff);
+    }
+    run(&ops);
+}
+
+/// A witness that the I7 check can fail: when both queues lose the events announced while a pod
+/// is in flight, they still agree with each other, and only the I7 check notices the parked pod.
+#[test]
+fn the_i7_check_catches_a_lost_event() {
+    let mut l = Lockstep::new(QueueConfig::default());
+    l.lose_events = true;
+    l.step(&Op::Add {
+        pod: 0,
+        priority: 0,
+    })
+    .unwrap();
+    l.step(&Op::Pop).unwrap();
+    l.step(&Op::MoveAll {
+        event: 0,
+        exclude: None,
+    })
+    .unwrap();
+    let err = l
+        .step(&Op::HandBack {
+            pick: 0,
+            rejectors: 1,
+        })
+        .unwrap_err();
+    assert!(err.starts_with("I7:"), "{err}");
+}
+
+/// Regression (found by this property test and the fuzzer): `add_gang_unschedulable` with the
+/// same in-flight member listed twice filed it in the unschedulable pool twice over — the
+/// pool's counter said 2 with one pod there and `check()` (I4) failed from then on. A pod
+/// listed twice is now one member, handed back once.
+#[test]
+fn a_member_listed_twice_is_handed_back_once() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(Pod::new("a", "ns", "a"), Time::ZERO, &p).unwrap();
+    let a = q.pop().unwrap().info.rejected_by(FIT);
+    let handed_back = q.add_gang_unschedulable(vec![a.clone(), a], Time::ZERO, &p);
+    assert!(
+        matches!(handed_back, Ok(_) | Err(QueueError::AlreadyQueued { .. })),
+        "{handed_back:?}"
+    );
+    assert_eq!(q.lengths().unschedulable, 1);
+    if let Err(broken) = q.check() {
+        panic!("I4 after a repeated member: {broken}");
+    }
+}
