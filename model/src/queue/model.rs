@@ -1,0 +1,397 @@
+//! The model's records and places, the `QueueModel` state, its timing, reading and basic
+//! transitions (add, update, delete, pop, done).
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use gangway::queue::{PluginSet, QueueError, QueueLengths, QueuePlace, SortKey};
+use gangway::{ClusterEvent, PluginName, Pod, PodId, QueueConfig, QueuedPodInfo, Time};
+
+/// A pod as the model keeps it: the model's counterpart of [`QueuedPodInfo`], with every
+/// field public.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// The pod object.
+    pub pod: Pod,
+    /// When it entered the queue or last failed.
+    pub timestamp: Time,
+    /// When it first entered the active queue.
+    pub initial_attempt: Option<Time>,
+    /// How often it was popped.
+    pub attempts: u32,
+    /// The plugins that found it unschedulable in its last attempt (and a gate that held it).
+    pub unschedulable_plugins: BTreeSet<PluginName>,
+    /// The plugins it was left pending on in its last attempt.
+    pub pending_plugins: BTreeSet<PluginName>,
+    /// The PreEnqueue plugin that gates it, while it is gated.
+    pub gated_by: Option<PluginName>,
+    /// When a leftover flush last left it where it was (upstream's `FlushTimestamp`).
+    pub flushed_at: Option<Time>,
+}
+
+impl ModelInfo {
+    /// A pod arriving at `now`, never tried.
+    pub fn new(pod: Pod, now: Time) -> ModelInfo {
+        ModelInfo {
+            pod,
+            timestamp: now,
+            initial_attempt: None,
+            attempts: 0,
+            unschedulable_plugins: BTreeSet::new(),
+            pending_plugins: BTreeSet::new(),
+            gated_by: None,
+            flushed_at: None,
+        }
+    }
+
+    /// The model's copy of a real queue record. (The real record shows its flush time only
+    /// through [`QueuedPodInfo::parked_since`]; a flush time not after the timestamp changes
+    /// nothing, so it is copied as `None`.)
+    pub fn of(info: &QueuedPodInfo) -> ModelInfo {
+        ModelInfo {
+            pod: info.pod().clone(),
+            timestamp: info.timestamp(),
+            initial_attempt: info.initial_attempt(),
+            attempts: info.attempts(),
+            unschedulable_plugins: info.unschedulable_plugins().clone(),
+            pending_plugins: info.pending_plugins().clone(),
+            gated_by: info.gated_by().cloned(),
+            flushed_at: Some(info.parked_since()).filter(|&t| t > info.timestamp()),
+        }
+    }
+
+    /// Whether this record says exactly what `info` says (as `ModelInfo::of(info) == *self`,
+    /// without copying).
+    pub fn matches(&self, info: &QueuedPodInfo) -> bool {
+        self.pod == *info.pod()
+            && self.timestamp == info.timestamp()
+            && self.initial_attempt == info.initial_attempt()
+            && self.attempts == info.attempts()
+            && self.unschedulable_plugins == *info.unschedulable_plugins()
+            && self.pending_plugins == *info.pending_plugins()
+            && self.gated_by.as_ref() == info.gated_by()
+            && self.parked_since() == info.parked_since()
+    }
+
+    /// Since when a leftover flush counts the pod as parked: its timestamp, or its last flush
+    /// if that is later.
+    pub fn parked_since(&self) -> Time {
+        match self.flushed_at {
+            Some(f) if f > self.timestamp => f,
+            _ => self.timestamp,
+        }
+    }
+
+    /// The pod's id.
+    pub fn id(&self) -> &PodId {
+        self.pod.id()
+    }
+
+    /// Whether any plugin rejected it (unschedulable or pending).
+    pub fn has_rejectors(&self) -> bool {
+        !self.unschedulable_plugins.is_empty() || !self.pending_plugins.is_empty()
+    }
+
+    /// PrioritySort's key: higher priority first, then the earlier timestamp.
+    pub fn sort_key(&self) -> SortKey {
+        SortKey {
+            rank: -i64::from(self.pod.priority()),
+            time: self.timestamp,
+        }
+    }
+}
+
+/// Where the model keeps a pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelPlace {
+    /// Ready to pop.
+    Active,
+    /// Backing off after an unschedulable attempt, until this expiry.
+    Backoff(Time),
+    /// Backing off after an error, until this expiry.
+    ErrorBackoff(Time),
+    /// In the unschedulable pool (gated or not).
+    Unschedulable,
+    /// Popped; its attempt is not over.
+    InFlight {
+        /// Deleted during the attempt: it will not be queued again.
+        deleted: bool,
+        /// The events its attempt saw, oldest first.
+        seen: Vec<ClusterEvent>,
+    },
+}
+
+/// A pod popped from the model: its record (attempt already counted) and the cycle number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelPopped {
+    /// The pod's record as popped.
+    pub info: ModelInfo,
+    /// The scheduling cycle it was popped in (the first pop is cycle 1).
+    pub cycle: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Record {
+    pub(super) info: ModelInfo,
+    pub(super) place: ModelPlace,
+}
+
+impl Record {
+    /// The place as the real queue names it (the active queue's sort key included).
+    pub(super) fn queue_place(&self) -> QueuePlace {
+        match self.place {
+            ModelPlace::Active => QueuePlace::Active(self.info.sort_key()),
+            ModelPlace::Backoff(t) => QueuePlace::Backoff(t),
+            ModelPlace::ErrorBackoff(t) => QueuePlace::ErrorBackoff(t),
+            ModelPlace::Unschedulable => QueuePlace::Unschedulable,
+            ModelPlace::InFlight { .. } => QueuePlace::InFlight,
+        }
+    }
+}
+
+/// The reference model of the scheduling queue. See the [module documentation](super) for the
+/// rules it specifies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueModel {
+    pub(super) config: QueueConfig,
+    /// Every known pod, in id order.
+    pub(super) records: Vec<Record>,
+    /// Pops so far.
+    pub(super) cycle: u64,
+    pub(super) closed: bool,
+}
+
+impl QueueModel {
+    /// An empty queue with `config`'s timing.
+    pub fn new(config: QueueConfig) -> QueueModel {
+        QueueModel {
+            config,
+            records: Vec::new(),
+            cycle: 0,
+            closed: false,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &QueueConfig {
+        &self.config
+    }
+
+    // ---- timing -------------------------------------------------------------------------
+
+    /// The backoff after `attempts` attempts: 0 before the first, then the initial backoff
+    /// times 2^(attempts−1), capped at the maximum.
+    pub fn backoff(&self, attempts: u32) -> Duration {
+        if attempts == 0 {
+            return Duration::ZERO;
+        }
+        let max = self.config.max_backoff;
+        1u32.checked_shl(attempts - 1)
+            .and_then(|factor| self.config.initial_backoff.checked_mul(factor))
+            .map_or(max, |d| d.min(max))
+    }
+
+    /// `info`'s backoff expiry: its timestamp plus [`backoff`](Self::backoff), truncated to
+    /// the ordering window if there is one.
+    pub fn expiry(&self, info: &ModelInfo) -> Time {
+        self.truncate(info.timestamp + self.backoff(info.attempts))
+    }
+
+    /// Whether a pod whose backoff ends at `expiry` still backs off at `now`.
+    pub fn backing_off(&self, expiry: Time, now: Time) -> bool {
+        match self.config.ordering_window {
+            None => expiry > now,
+            Some(_) => expiry >= self.truncate(now),
+        }
+    }
+
+    fn truncate(&self, t: Time) -> Time {
+        match self.config.ordering_window {
+            Some(w) if !w.is_zero() => {
+                let w = u64::try_from(w.as_nanos()).unwrap_or(u64::MAX);
+                Time::from_nanos(t.as_nanos() - t.as_nanos() % w)
+            }
+            _ => t,
+        }
+    }
+
+    // ---- reading ------------------------------------------------------------------------
+
+    pub(super) fn find(&self, id: &PodId) -> Option<usize> {
+        self.records.iter().position(|r| r.info.id() == id)
+    }
+
+    pub(super) fn record(&self, id: &PodId) -> Option<&Record> {
+        self.find(id).map(|i| &self.records[i])
+    }
+
+    /// Where pod `id` is, as the real queue names it.
+    pub fn place(&self, id: &PodId) -> Option<QueuePlace> {
+        self.record(id).map(Record::queue_place)
+    }
+
+    /// Where pod `id` is, as the model keeps it.
+    pub fn model_place(&self, id: &PodId) -> Option<&ModelPlace> {
+        self.record(id).map(|r| &r.place)
+    }
+
+    /// Pod `id`'s record.
+    pub fn info(&self, id: &PodId) -> Option<&ModelInfo> {
+        self.record(id).map(|r| &r.info)
+    }
+
+    /// The events pod `id`'s current attempt has seen, if it is in flight.
+    pub fn seen(&self, id: &PodId) -> Option<&[ClusterEvent]> {
+        match self.model_place(id)? {
+            ModelPlace::InFlight { seen, .. } => Some(seen),
+            _ => None,
+        }
+    }
+
+    /// Every known pod, in id order.
+    pub fn ids(&self) -> Vec<&PodId> {
+        self.records.iter().map(|r| r.info.id()).collect()
+    }
+
+    /// The active pods in pop order: priority descending, then timestamp, then id.
+    pub fn active_order(&self) -> Vec<&PodId> {
+        let mut active: Vec<&ModelInfo> = self
+            .records
+            .iter()
+            .filter(|r| r.place == ModelPlace::Active)
+            .map(|r| &r.info)
+            .collect();
+        active.sort_by(|a, b| {
+            if Self::pops_before(a, b) {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            }
+        });
+        active.into_iter().map(|i| i.id()).collect()
+    }
+
+    /// PrioritySort: whether `a` pops before `b` (distinct pods) — higher priority, then the
+    /// earlier timestamp, then the smaller id.
+    pub fn pops_before(a: &ModelInfo, b: &ModelInfo) -> bool {
+        (-i64::from(a.pod.priority()), a.timestamp, a.id())
+            < (-i64::from(b.pod.priority()), b.timestamp, b.id())
+    }
+
+    /// How many pods are in each place.
+    pub fn lengths(&self) -> QueueLengths {
+        let mut l = QueueLengths::default();
+        for r in &self.records {
+            match r.place {
+                ModelPlace::Active => l.active += 1,
+                ModelPlace::Backoff(_) => l.backoff += 1,
+                ModelPlace::ErrorBackoff(_) => l.error_backoff += 1,
+                ModelPlace::Unschedulable => {
+                    l.unschedulable += 1;
+                    if r.info.gated_by.is_some() {
+                        l.gated += 1;
+                    }
+                }
+                ModelPlace::InFlight { .. } => l.in_flight += 1,
+            }
+        }
+        l
+    }
+
+    /// The number of pops so far.
+    pub fn scheduling_cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Closes the queue (a flag; nothing else changes).
+    pub fn close(&mut self) {
+        self.closed = true;
+    }
+
+    /// Whether the queue is closed.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    // ---- transitions --------------------------------------------------------------------
+
+    /// A new pod arrives at `now`. Returns whether it became active (not gated).
+    pub fn add(&mut self, pod: Pod, now: Time, plugins: &PluginSet) -> Result<bool, QueueError> {
+        if let Some(place) = self.place(pod.id()) {
+            return Err(QueueError::AlreadyQueued { pod, place });
+        }
+        Ok(self.enter(ModelInfo::new(pod, now), now, plugins) == ModelPlace::Active)
+    }
+
+    /// Pod `new.id()` changed from `old` to `new` at `now`. Returns its place afterwards.
+    pub fn update(&mut self, old: Pod, new: Pod, now: Time, plugins: &PluginSet) -> QueuePlace {
+        let id = new.id().clone();
+        let event = ClusterEvent::UnscheduledPodUpdate {
+            old,
+            new: new.clone(),
+        };
+        match self.find(&id) {
+            None => {
+                self.enter(ModelInfo::new(new, now), now, plugins);
+            }
+            Some(i) => {
+                let record = &mut self.records[i];
+                match &mut record.place {
+                    ModelPlace::InFlight { seen, .. } => seen.push(event),
+                    ModelPlace::Active | ModelPlace::Backoff(_) | ModelPlace::ErrorBackoff(_) => {
+                        record.info.pod = new;
+                    }
+                    ModelPlace::Unschedulable => {
+                        record.info.pod = new;
+                        self.move_unschedulable(&id, &event, now, plugins);
+                    }
+                }
+            }
+        }
+        self.place(&id).expect("the pod is known")
+    }
+
+    /// Pod `id` was deleted. Returns whether it was known.
+    pub fn delete(&mut self, id: &PodId) -> bool {
+        let Some(i) = self.find(id) else {
+            return false;
+        };
+        if let ModelPlace::InFlight { deleted, .. } = &mut self.records[i].place {
+            *deleted = true;
+        } else {
+            self.records.remove(i);
+        }
+        true
+    }
+
+    /// Takes the first active pod in [`active_order`](Self::active_order) in flight.
+    pub fn pop(&mut self) -> Option<ModelPopped> {
+        let id = self.active_order().first().map(|id| (*id).clone())?;
+        let i = self.find(&id).expect("listed");
+        self.cycle += 1;
+        let record = &mut self.records[i];
+        record.info.attempts = record.info.attempts.saturating_add(1);
+        record.info.unschedulable_plugins.clear();
+        record.info.pending_plugins.clear();
+        record.place = ModelPlace::InFlight {
+            deleted: false,
+            seen: Vec::new(),
+        };
+        Some(ModelPopped {
+            info: record.info.clone(),
+            cycle: self.cycle,
+        })
+    }
+
+    /// Pod `id`'s attempt is over without handing it back (it was bound): it leaves. Returns
+    /// whether it was in flight.
+    pub fn done(&mut self, id: &PodId) -> bool {
+        match self.find(id) {
+            Some(i) if matches!(self.records[i].place, ModelPlace::InFlight { .. }) => {
+                self.records.remove(i);
+                true
+            }
+            _ => false,
+        }
+    }
+}
