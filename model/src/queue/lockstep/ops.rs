@@ -32,8 +32,10 @@ pub const STEPS: [Duration; 11] = [
 /// How many distinct events [`event`] knows.
 pub const EVENTS: u8 = 17;
 
-/// One operation on both queues.
+/// One operation on both queues. With the `arbitrary` feature, cargo-fuzz generates these
+/// directly (the `queue_moves` target).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Op {
     /// Adds universe pod `pod % 8` with priority `PRIORITIES[priority % 4]`.
     Add {
