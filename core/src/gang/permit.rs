@@ -221,7 +221,9 @@ impl GangScheduling {
             .map(|(deadline, _)| *deadline)
     }
 
-    fn fail_and_reject(&self, state: &mut GroupState, reason: &str) -> Deliveries {
+    /// Fails `state`'s open attempt for `reason` and rejects its waiting members together (H1);
+    /// the decisions are delivered by the caller once it has released the group lock (H5).
+    pub(super) fn fail_and_reject(&self, state: &mut GroupState, reason: &str) -> Deliveries {
         let members = state.fail_attempt(reason);
         self.inner
             .waiting

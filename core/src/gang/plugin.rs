@@ -233,22 +233,13 @@ impl GangScheduling {
         let Some(state) = groups.state_of_mut(pod) else {
             return;
         };
-        let members = if in_attempt {
+        let deliveries = in_attempt.then(|| {
             let reason = format!("gang member {} was unreserved", pod.full_name());
-            Some((state.fail_attempt(&reason), reason))
-        } else {
-            None
-        };
-        state.forget(pod.id());
-        let deliveries = members.map(|(members, reason)| {
-            self.inner
-                .waiting
-                .reject_all_deferred(&members, GANG_SCHEDULING, &reason)
+            self.fail_and_reject(state, &reason)
         });
+        state.forget(pod.id());
         drop(groups);
-        if let Some(deliveries) = deliveries {
-            deliveries.deliver();
-        }
+        drop(deliveries); // delivers, now that the group lock is released
     }
 
     /// The queueing hint for `pod`, rejected by this plugin, after `event`: `Queue` when a

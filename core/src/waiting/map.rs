@@ -350,12 +350,8 @@ pub(crate) struct Deliveries {
 
 impl Deliveries {
     /// Hands every decision to the sink; returns how many there were.
-    pub(crate) fn deliver(mut self) -> usize {
-        let count = self.decided.len();
-        for d in self.decided.drain(..) {
-            self.map.deliver(d);
-        }
-        count
+    pub(crate) fn deliver(self) -> usize {
+        self.decided.len() // dropping `self` delivers them
     }
 }
 
