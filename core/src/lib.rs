@@ -121,6 +121,7 @@ pub mod gang;
 mod hint;
 mod mode;
 mod plugin;
+mod plugin_names;
 mod pod;
 pub mod queue;
 mod status;
@@ -132,6 +133,7 @@ pub use gang::{GangScheduling, GroupKey, GroupRegistry, GroupState, Permit, PodG
 pub use hint::QueueingHint;
 pub use mode::Mode;
 pub use plugin::PluginName;
+pub use plugin_names::PluginNames;
 pub use pod::{Pod, PodId};
 pub use queue::{ClusterEvent, QueueConfig, QueuedPodInfo, SchedulingQueue};
 pub use status::{Code, Status};

@@ -32,23 +32,30 @@ impl QueueConfig {
     /// The backoff after `attempts` attempts: zero before the first, then the initial backoff
     /// doubled once per earlier attempt, capped at the maximum.
     pub fn backoff_duration(&self, attempts: u32) -> Duration {
-        if attempts == 0 {
+        let Some(doublings) = attempts.checked_sub(1) else {
             return Duration::ZERO;
-        }
-        let mut d = self.initial_backoff;
-        for _ in 1..attempts {
-            if d >= self.max_backoff {
-                break;
-            }
-            d = d.saturating_mul(2);
-        }
-        d.min(self.max_backoff)
+        };
+        let factor = 1u32.checked_shl(doublings).unwrap_or(u32::MAX);
+        self.initial_backoff
+            .saturating_mul(factor)
+            .min(self.max_backoff)
     }
 
     /// When `info`'s backoff ends: its last failure plus [`backoff_duration`](Self::backoff_duration),
     /// truncated to the ordering window if there is one.
     pub fn backoff_expiry(&self, info: &QueuedPodInfo) -> Time {
-        self.align(info.timestamp() + self.backoff_duration(info.attempts()))
+        // In whole nanoseconds (what `Time` holds), without `Duration`'s seconds/nanos
+        // arithmetic: this runs once per pod a cluster event moves.
+        let nanos = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        let backoff = match info.attempts().checked_sub(1) {
+            None => 0,
+            Some(doublings) => nanos(self.initial_backoff)
+                .saturating_mul(1u64.checked_shl(doublings).unwrap_or(u64::MAX))
+                .min(nanos(self.max_backoff)),
+        };
+        self.align(Time::from_nanos(
+            info.timestamp().as_nanos().saturating_add(backoff),
+        ))
     }
 
     /// Whether `info` is still backing off at `now`: its expiry is after `now` (with an ordering

@@ -1,6 +1,9 @@
-use std::collections::BTreeSet;
+use crate::{PluginName, PluginNames, Pod, PodId, Time};
 
-use crate::{PluginName, Pod, PodId, Time};
+/// `QueuedPodInfo::marks`: the pod was let into the active queue once.
+const ACTIVATED: u8 = 1;
+/// `QueuedPodInfo::marks`: a leftover flush left the pod where it was.
+const FLUSHED: u8 = 2;
 
 /// A pod as the scheduling queue keeps it: the pod, when it entered the queue or last failed,
 /// how often it was tried, and which plugins rejected it last time (so that only their
@@ -9,12 +12,16 @@ use crate::{PluginName, Pod, PodId, Time};
 pub struct QueuedPodInfo {
     pod: Pod,
     timestamp: Time,
-    initial_attempt: Option<Time>,
+    /// Meaningful when `ACTIVATED` is set, else zero (two `Option<Time>` would cost 16 bytes
+    /// more per queued pod, read by every cluster event).
+    initial_attempt: Time,
     attempts: u32,
-    unschedulable_plugins: BTreeSet<PluginName>,
-    pending_plugins: BTreeSet<PluginName>,
+    unschedulable_plugins: PluginNames,
+    pending_plugins: PluginNames,
     gated_by: Option<PluginName>,
-    flushed_at: Option<Time>,
+    /// Meaningful when `FLUSHED` is set, else zero.
+    flushed_at: Time,
+    marks: u8,
 }
 
 impl QueuedPodInfo {
@@ -23,12 +30,13 @@ impl QueuedPodInfo {
         QueuedPodInfo {
             pod,
             timestamp: now,
-            initial_attempt: None,
+            initial_attempt: Time::ZERO,
             attempts: 0,
-            unschedulable_plugins: BTreeSet::new(),
-            pending_plugins: BTreeSet::new(),
+            unschedulable_plugins: PluginNames::new(),
+            pending_plugins: PluginNames::new(),
             gated_by: None,
-            flushed_at: None,
+            flushed_at: Time::ZERO,
+            marks: 0,
         }
     }
 
@@ -62,7 +70,7 @@ impl QueuedPodInfo {
 
     /// When the pod was first let into the active queue.
     pub fn initial_attempt(&self) -> Option<Time> {
-        self.initial_attempt
+        (self.marks & ACTIVATED != 0).then_some(self.initial_attempt)
     }
 
     /// How many times it was popped.
@@ -71,12 +79,12 @@ impl QueuedPodInfo {
     }
 
     /// The plugins that found it unschedulable last time.
-    pub fn unschedulable_plugins(&self) -> &BTreeSet<PluginName> {
+    pub fn unschedulable_plugins(&self) -> &PluginNames {
         &self.unschedulable_plugins
     }
 
     /// The plugins that left it pending last time.
-    pub fn pending_plugins(&self) -> &BTreeSet<PluginName> {
+    pub fn pending_plugins(&self) -> &PluginNames {
         &self.pending_plugins
     }
 
@@ -93,12 +101,14 @@ impl QueuedPodInfo {
     /// Since when the leftover flush counts the pod as parked: its timestamp, or its last
     /// flush if that left it where it was (upstream's `FlushTimestamp`).
     pub fn parked_since(&self) -> Time {
-        self.flushed_at
+        (self.marks & FLUSHED != 0)
+            .then_some(self.flushed_at)
             .map_or(self.timestamp, |f| f.max(self.timestamp))
     }
 
     pub(super) fn set_flushed_at(&mut self, now: Time) {
-        self.flushed_at = Some(now);
+        self.flushed_at = now;
+        self.marks |= FLUSHED;
     }
 
     pub(super) fn set_pod(&mut self, pod: Pod) {
@@ -120,7 +130,10 @@ impl QueuedPodInfo {
     }
 
     pub(super) fn mark_activated(&mut self, now: Time) {
-        self.initial_attempt.get_or_insert(now);
+        if self.marks & ACTIVATED == 0 {
+            self.initial_attempt = now;
+            self.marks |= ACTIVATED;
+        }
     }
 
     /// Popped: one more attempt; last attempt's verdicts are cleared.

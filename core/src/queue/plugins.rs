@@ -47,7 +47,9 @@ pub trait QueuePlugins: Send + Sync {
     /// Whether any plugin registered for `kind` (wildcards always count).
     fn is_event_of_interest(&self, kind: EventKind) -> bool;
 
-    /// `plugin`'s hint for `pod` after `event`; an error is treated as `Queue`.
+    /// `plugin`'s hint for `pod` after `event`; an error is treated as `Queue`. A plugin that
+    /// registered no hint for the event's kind says `QueueSkip` (the queue then asks nothing
+    /// more: one call per rejector per pod, the hot path of a cluster event).
     fn hint(
         &self,
         plugin: &PluginName,
@@ -84,7 +86,7 @@ impl QueuePlugins for NoPlugins {
         _pod: &Pod,
         _event: &ClusterEvent,
     ) -> Result<QueueingHint, String> {
-        Ok(QueueingHint::Queue)
+        Ok(QueueingHint::QueueSkip)
     }
 }
 
@@ -170,7 +172,7 @@ impl QueuePlugins for PluginSet {
     }
 
     fn registered(&self, plugin: &PluginName, kind: EventKind) -> bool {
-        self.hints.iter().any(|(p, k, _)| p == plugin && *k == kind)
+        self.hints.iter().any(|(p, k, _)| *k == kind && p == plugin)
     }
 
     fn is_event_of_interest(&self, kind: EventKind) -> bool {
@@ -184,15 +186,11 @@ impl QueuePlugins for PluginSet {
         event: &ClusterEvent,
     ) -> Result<QueueingHint, String> {
         let kind = event.kind();
-        let mut registered = self
+        for (_, _, f) in self
             .hints
             .iter()
-            .filter(|(p, k, _)| p == plugin && *k == kind)
-            .peekable();
-        if registered.peek().is_none() {
-            return Ok(QueueingHint::QueueSkip);
-        }
-        for (_, _, f) in registered {
+            .filter(|(p, k, _)| *k == kind && p == plugin)
+        {
             if f(pod, event)? == QueueingHint::Queue {
                 return Ok(QueueingHint::Queue);
             }

@@ -139,18 +139,27 @@ impl QueueState {
     /// Moves every pod whose backoff has ended at `now` to the active queue (PreEnqueue still
     /// applies). Returns how many left backoff.
     pub fn flush_backoff_completed(&mut self, now: Time, plugins: &dyn QueuePlugins) -> usize {
-        let done: Vec<PodId> = self
-            .backoff
-            .iter()
-            .chain(self.error_backoff.iter())
-            .filter(|(expiry, _)| !self.config.backs_off_until(*expiry, now))
-            .map(|(_, id)| id.clone())
-            .collect();
-        for id in &done {
-            let info = self.remove_entry(id).expect("placed");
-            self.move_to_active(info, now, plugins);
+        let mut done = 0;
+        for error in [false, true] {
+            loop {
+                let heap = if error {
+                    &self.error_backoff
+                } else {
+                    &self.backoff
+                };
+                let Some((expiry, slot)) = heap.peek() else {
+                    break;
+                };
+                if self.config.backs_off_until(expiry, now) {
+                    break;
+                }
+                let id = self.info_at(slot).id().clone();
+                let info = self.remove_entry(&id).expect("placed");
+                self.move_to_active(info, now, plugins);
+                done += 1;
+            }
         }
-        done.len()
+        done
     }
 
     /// Retries every pod that has sat in the unschedulable pool longer than the configured
@@ -160,26 +169,21 @@ impl QueueState {
     /// every call. Returns how many pods moved.
     pub fn flush_unschedulable_leftover(&mut self, now: Time, plugins: &dyn QueuePlugins) -> usize {
         let max = self.config.max_in_unschedulable;
-        let stale: Vec<PodId> = self
-            .pods
+        let stale: Vec<u32> = self
+            .pool
+            .members()
             .iter()
-            .filter(|(_, e)| {
-                e.place == QueuePlace::Unschedulable && now - e.info.parked_since() > max
-            })
-            .map(|(id, _)| id.clone())
+            .copied()
+            .filter(|&slot| now - self.info_at(slot).parked_since() > max)
             .collect();
         if stale.is_empty() {
             return 0;
         }
         let event = ClusterEvent::UnschedulableTimeout;
-        let moved = self.move_pods(&stale, &event, now, plugins);
-        for id in &stale {
-            if let Some(entry) = self
-                .pods
-                .get_mut(id)
-                .filter(|e| e.place == QueuePlace::Unschedulable)
-            {
-                entry.info.set_flushed_at(now);
+        let moved = self.move_slots(&stale, &event, now, plugins);
+        for &slot in &stale {
+            if self.places[slot as usize] == QueuePlace::Unschedulable {
+                self.info_at_mut(slot).set_flushed_at(now);
             }
         }
         self.record(event, None);
@@ -256,9 +260,7 @@ impl QueueState {
         if self.in_flight.get(&id).is_some_and(|f| f.deleted) {
             return None;
         }
-        if self.place(&id) == Some(QueuePlace::InFlight) {
-            self.pods.remove(&id);
-        }
+        self.forget_in_flight(&id);
         info.set_timestamp(now);
         let (strategy, expiry) = match forced {
             Some((strategy, expiry)) => (strategy, Some(expiry)),
@@ -267,66 +269,76 @@ impl QueueState {
         Some(self.requeue(info, strategy, now, plugins, expiry))
     }
 
-    /// Requeues those of `ids` (in the unschedulable pool) that `event` may help.
-    pub(super) fn move_pods(
+    /// Requeues those of `slots` (in the unschedulable pool) that `event` may help.
+    pub(super) fn move_slots(
         &mut self,
-        ids: &[PodId],
+        slots: &[u32],
         event: &ClusterEvent,
         now: Time,
         plugins: &dyn QueuePlugins,
     ) -> usize {
         let mut moved = 0;
-        for id in ids {
-            let entry = self.pods.get_mut(id).expect("placed");
-            let Some(strategy) = verdict(&entry.info, event, plugins) else {
+        for &slot in slots {
+            let config = self.config;
+            let info = self.slots[slot as usize].as_mut().expect("slot in use");
+            let Some(strategy) = verdict(info, event, plugins) else {
                 continue;
             };
-            let (place, was_gated) = relocate(&self.config, entry, strategy, now, plugins);
-            let gated = entry.info.gated_by().is_some();
-            self.refile(id, place, was_gated, gated);
+            let place = &mut self.places[slot as usize];
+            let was_gated = relocate(&config, info, place, strategy, now, plugins);
+            let (place, id, gated) = (*place, info.id().clone(), info.gated_by().is_some());
+            self.pool.remove(slot);
+            self.gated -= usize::from(was_gated);
+            self.index(slot, &id, place, gated);
             moved += usize::from(place != QueuePlace::Unschedulable);
         }
         moved
     }
 
     /// One pass over the unschedulable pool: every pod for which `decide` gives a strategy is
-    /// moved in place. Returns how many left the pool.
+    /// moved in place (its record stays in its slot; only the indexes change). Returns how
+    /// many left the pool.
     fn move_where(
         &mut self,
         now: Time,
         plugins: &dyn QueuePlugins,
         decide: impl Fn(&QueuedPodInfo) -> Option<Requeue>,
     ) -> usize {
-        let mut moves = Vec::new();
-        for (id, entry) in self.pods.iter_mut() {
-            if entry.place != QueuePlace::Unschedulable {
-                continue;
-            }
-            let Some(strategy) = decide(&entry.info) else {
-                continue;
-            };
-            let (place, was_gated) = relocate(&self.config, entry, strategy, now, plugins);
-            moves.push((
-                id.clone(),
-                place,
-                was_gated,
-                entry.info.gated_by().is_some(),
-            ));
-        }
+        let QueueState {
+            config,
+            slots,
+            places,
+            active,
+            backoff,
+            error_backoff,
+            pool,
+            gated,
+            ..
+        } = self;
         let mut moved = 0;
-        for (id, place, was_gated, gated) in moves {
-            self.refile(&id, place, was_gated, gated);
-            moved += usize::from(place != QueuePlace::Unschedulable);
-        }
+        backoff.reserve(pool.len(), slots.len());
+        pool.retain(|slot| {
+            let info = slots[slot as usize].as_mut().expect("pooled slot in use");
+            let Some(strategy) = decide(info) else {
+                return true;
+            };
+            let place = &mut places[slot as usize];
+            let was_gated = relocate(config, info, place, strategy, now, plugins);
+            let (place, now_gated) = (*place, info.gated_by().is_some());
+            *gated = *gated - usize::from(was_gated) + usize::from(now_gated);
+            match place {
+                QueuePlace::Active(key) => {
+                    active.insert((key, info.id().clone()));
+                }
+                QueuePlace::Backoff(t) => backoff.push(slot, t),
+                QueuePlace::ErrorBackoff(t) => error_backoff.push(slot, t),
+                QueuePlace::Unschedulable => return true,
+                QueuePlace::InFlight => unreachable!("relocate never puts a pod in flight"),
+            }
+            moved += 1;
+            false
+        });
         moved
-    }
-
-    /// Re-files a pod that [`relocate`] moved out of the unschedulable pool: its counters, then
-    /// its new place's index.
-    fn refile(&mut self, id: &PodId, place: QueuePlace, was_gated: bool, gated: bool) {
-        self.unschedulable -= 1;
-        self.gated -= usize::from(was_gated);
-        self.index(id, place, gated);
     }
 }
 
@@ -335,6 +347,7 @@ impl QueueState {
 /// plugin rejected) while it is backing off after `AfterBackoff`, until `expiry` (default: its
 /// own); otherwise the active queue — unless a PreEnqueue plugin gates it, which is recorded on
 /// `info`.
+#[inline]
 fn place_for(
     config: &super::QueueConfig,
     info: &mut QueuedPodInfo,
@@ -382,6 +395,7 @@ fn verdict(
 }
 
 /// Upstream's `isPodWorthRequeuing`.
+#[inline]
 fn worth_requeuing(
     info: &QueuedPodInfo,
     event: &ClusterEvent,
@@ -390,14 +404,13 @@ fn worth_requeuing(
     if !info.has_rejectors() || event.is_wildcard() {
         return Requeue::AfterBackoff;
     }
-    let kind = event.kind();
-    // A hint that fails counts as Queue, as upstream.
+    // A hint that fails counts as Queue, as upstream; a plugin with no hint for the event
+    // says QueueSkip.
     let says_queue = |plugin: &PluginName| {
-        plugins.registered(plugin, kind)
-            && !matches!(
-                plugins.hint(plugin, info.pod(), event),
-                Ok(QueueingHint::QueueSkip)
-            )
+        !matches!(
+            plugins.hint(plugin, info.pod(), event),
+            Ok(QueueingHint::QueueSkip)
+        )
     };
     if info.pending_plugins().iter().any(says_queue) {
         return Requeue::Immediately;
@@ -408,18 +421,21 @@ fn worth_requeuing(
     Requeue::Skip
 }
 
-/// Moves `entry` (in the unschedulable pool) to where `strategy` sends it, changing only the
-/// record; the caller re-files it. Returns the new place and whether it was gated before.
+/// Moves a pod in the unschedulable pool to where `strategy` sends it, changing only its
+/// record and `place`; the caller re-files it. Returns whether it was gated before.
 fn relocate(
     config: &super::QueueConfig,
-    entry: &mut super::state::Entry,
+    info: &mut QueuedPodInfo,
+    place: &mut QueuePlace,
     strategy: Requeue,
     now: Time,
     plugins: &dyn QueuePlugins,
-) -> (QueuePlace, bool) {
-    debug_assert_eq!(entry.place, QueuePlace::Unschedulable);
-    let was_gated = entry.info.gated_by().is_some();
-    entry.info.set_gated_by(None);
-    entry.place = place_for(config, &mut entry.info, strategy, now, plugins, None);
-    (entry.place, was_gated)
+) -> bool {
+    debug_assert_eq!(*place, QueuePlace::Unschedulable);
+    let was_gated = info.gated_by().is_some();
+    if was_gated {
+        info.set_gated_by(None);
+    }
+    *place = place_for(config, info, strategy, now, plugins, None);
+    was_gated
 }

@@ -1,5 +1,9 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::fmt;
+use std::hash::{Hash, Hasher};
 
+use super::keyed_heap::KeyedHeap;
+use super::pool::Pool;
 use super::{ClusterEvent, QueueConfig, QueueError, QueuePlugins, QueuedPodInfo, SortKey};
 use crate::{Pod, PodId, Time};
 
@@ -45,12 +49,6 @@ pub struct QueueLengths {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(super) struct Entry {
-    pub(super) info: QueuedPodInfo,
-    pub(super) place: QueuePlace,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct InFlight {
     /// Events from this sequence number on happened during the pod's attempt.
     pub(super) since: u64,
@@ -76,18 +74,30 @@ pub(super) struct Recorded {
 /// Each known pod is in exactly one place (I4; [`check`](QueueState::check) verifies it), and
 /// an event of interest that happens while a pod is in flight is replayed when the pod comes
 /// back, so it is not parked in the unschedulable pool (I7).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Equality and hashing see the queue's contents — each pod's record and place, the pods in
+/// flight, the recorded events, the cycle count — not how the indexes happen to be laid out,
+/// so two queues that hold the same pods in the same places are one state to a model checker.
+#[derive(Clone)]
 pub struct QueueState {
     pub(super) config: QueueConfig,
-    pub(super) pods: BTreeMap<PodId, Entry>,
+    /// Each known pod's slot in `slots`.
+    pub(super) ids: BTreeMap<PodId, u32>,
+    /// The pods' records; a freed slot is `None` and listed in `free`.
+    pub(super) slots: Vec<Option<QueuedPodInfo>>,
+    /// Each slot's place (meaningless for a free slot). Kept apart from the records so that
+    /// moving a pod writes a few bytes, not its record's cache lines.
+    pub(super) places: Vec<QueuePlace>,
+    pub(super) free: Vec<u32>,
     pub(super) active: BTreeSet<(SortKey, PodId)>,
-    pub(super) backoff: BTreeSet<(Time, PodId)>,
-    pub(super) error_backoff: BTreeSet<(Time, PodId)>,
+    pub(super) backoff: KeyedHeap<Time>,
+    pub(super) error_backoff: KeyedHeap<Time>,
+    /// The unschedulable pool, gated pods included.
+    pub(super) pool: Pool,
     pub(super) in_flight: BTreeMap<PodId, InFlight>,
     pub(super) events: VecDeque<Recorded>,
     pub(super) next_seq: u64,
     pub(super) cycle: u64,
-    pub(super) unschedulable: usize,
     pub(super) gated: usize,
     pub(super) closed: bool,
 }
@@ -97,15 +107,18 @@ impl QueueState {
     pub fn new(config: QueueConfig) -> QueueState {
         QueueState {
             config,
-            pods: BTreeMap::new(),
+            ids: BTreeMap::new(),
+            slots: Vec::new(),
+            places: Vec::new(),
+            free: Vec::new(),
             active: BTreeSet::new(),
-            backoff: BTreeSet::new(),
-            error_backoff: BTreeSet::new(),
+            backoff: KeyedHeap::default(),
+            error_backoff: KeyedHeap::default(),
+            pool: Pool::default(),
             in_flight: BTreeMap::new(),
             events: VecDeque::new(),
             next_seq: 0,
             cycle: 0,
-            unschedulable: 0,
             gated: 0,
             closed: false,
         }
@@ -156,13 +169,14 @@ impl QueueState {
                 self.insert(info, QueuePlace::Active(key));
             }
             Some(QueuePlace::Backoff(_) | QueuePlace::ErrorBackoff(_)) => {
-                self.pods.get_mut(&id).expect("placed").info.set_pod(new);
+                self.info_mut(&id).expect("placed").set_pod(new);
             }
             Some(QueuePlace::Unschedulable) => {
                 // Like any event: a gated pod moves only if its gate listens to pod updates,
                 // and then PreEnqueue runs again.
-                self.pods.get_mut(&id).expect("placed").info.set_pod(new);
-                self.move_pods(std::slice::from_ref(&id), &event, now, plugins);
+                let slot = self.ids[&id];
+                self.info_mut(&id).expect("placed").set_pod(new);
+                self.move_slots(&[slot], &event, now, plugins);
             }
             None => {
                 self.move_to_active(QueuedPodInfo::new(new, now), now, plugins);
@@ -189,19 +203,13 @@ impl QueueState {
         info.start_attempt();
         self.cycle += 1;
         self.in_flight.insert(
-            id.clone(),
+            id,
             InFlight {
                 since: self.next_seq,
                 deleted: false,
             },
         );
-        self.pods.insert(
-            id,
-            Entry {
-                info: info.clone(),
-                place: QueuePlace::InFlight,
-            },
-        );
+        self.insert(info.clone(), QueuePlace::InFlight);
         Some(Popped {
             info,
             cycle: self.cycle,
@@ -211,13 +219,10 @@ impl QueueState {
     /// The pod's attempt is over (bound, or handed back): it stops being in flight and events
     /// nobody needs any more are dropped. Returns whether it was in flight.
     pub fn done(&mut self, id: &PodId) -> bool {
-        let Some(flight) = self.in_flight.remove(id) else {
+        if self.in_flight.remove(id).is_none() {
             return false;
-        };
-        if self.place(id) == Some(QueuePlace::InFlight) {
-            self.pods.remove(id);
         }
-        let _ = flight;
+        self.forget_in_flight(id);
         self.prune_events();
         true
     }
@@ -234,17 +239,17 @@ impl QueueState {
 
     /// Where pod `id` is, if the queue knows it.
     pub fn place(&self, id: &PodId) -> Option<QueuePlace> {
-        self.pods.get(id).map(|e| e.place)
+        self.ids.get(id).map(|&slot| self.places[slot as usize])
     }
 
     /// Pod `id`'s queue record.
     pub fn info(&self, id: &PodId) -> Option<&QueuedPodInfo> {
-        self.pods.get(id).map(|e| &e.info)
+        self.ids.get(id).map(|&slot| self.info_at(slot))
     }
 
     /// Every known pod and its place, in pod id order.
     pub fn places(&self) -> impl Iterator<Item = (&PodId, QueuePlace)> {
-        self.pods.iter().map(|(id, e)| (id, e.place))
+        self.entries().map(|(id, place, _)| (id, place))
     }
 
     /// The active queue in pop order.
@@ -258,11 +263,7 @@ impl QueueState {
             active: self.active.len(),
             backoff: self.backoff.len(),
             error_backoff: self.error_backoff.len(),
-            unschedulable: self
-                .pods
-                .values()
-                .filter(|e| e.place == QueuePlace::Unschedulable)
-                .count(),
+            unschedulable: self.pool.len(),
             gated: self.gated,
             in_flight: self.in_flight.len(),
         }
@@ -282,54 +283,69 @@ impl QueueState {
     /// place recorded for the pod — plus the gated count and the event log's bounds.
     pub fn check(&self) -> Result<(), String> {
         let mut active = 0;
-        let mut unschedulable = 0;
-        let mut backoff = 0;
-        let mut error_backoff = 0;
         let mut gated = 0;
-        for (id, entry) in &self.pods {
-            if entry.info.id() != id {
-                return Err(format!("pod {} filed under {id}", entry.info.id()));
+        for (id, &slot) in &self.ids {
+            let Some(info) = self.slots.get(slot as usize).and_then(Option::as_ref) else {
+                return Err(format!("pod {id} filed in empty slot {slot}"));
+            };
+            if info.id() != id {
+                return Err(format!("pod {} filed under {id}", info.id()));
             }
-            let indexed = match entry.place {
+            let place = self.places[slot as usize];
+            let indexed = match place {
                 QueuePlace::Active(key) => {
                     active += 1;
                     self.active.contains(&(key, id.clone()))
                 }
-                QueuePlace::Backoff(t) => {
-                    backoff += 1;
-                    self.backoff.contains(&(t, id.clone()))
-                }
-                QueuePlace::ErrorBackoff(t) => {
-                    error_backoff += 1;
-                    self.error_backoff.contains(&(t, id.clone()))
-                }
-                QueuePlace::Unschedulable => {
-                    unschedulable += 1;
-                    true
-                }
+                QueuePlace::Backoff(t) => self.backoff.key_of(slot) == Some(t),
+                QueuePlace::ErrorBackoff(t) => self.error_backoff.key_of(slot) == Some(t),
+                QueuePlace::Unschedulable => self.pool.contains(slot),
                 QueuePlace::InFlight => self.in_flight.contains_key(id),
             };
             if !indexed {
-                return Err(format!(
-                    "pod {id} is {:?} but not indexed there (I4)",
-                    entry.place
-                ));
+                return Err(format!("pod {id} is {place:?} but not indexed there (I4)"));
             }
-            if entry.info.gated_by().is_some() {
-                if entry.place != QueuePlace::Unschedulable {
-                    return Err(format!("gated pod {id} is {:?}", entry.place));
+            let elsewhere = [
+                self.backoff.key_of(slot).is_some(),
+                self.error_backoff.key_of(slot).is_some(),
+                self.pool.contains(slot),
+            ]
+            .into_iter()
+            .filter(|&filed| filed)
+            .count();
+            let expected = usize::from(matches!(
+                place,
+                QueuePlace::Backoff(_) | QueuePlace::ErrorBackoff(_) | QueuePlace::Unschedulable
+            ));
+            if elsewhere != expected {
+                return Err(format!("pod {id} is filed in {elsewhere} places (I4)"));
+            }
+            if info.gated_by().is_some() {
+                if place != QueuePlace::Unschedulable {
+                    return Err(format!("gated pod {id} is {place:?}"));
                 }
                 gated += 1;
             }
         }
-        let counts = [
+        let used = self.slots.iter().filter(|s| s.is_some()).count();
+        if used != self.ids.len()
+            || used + self.free.len() != self.slots.len()
+            || self.places.len() != self.slots.len()
+        {
+            return Err(format!(
+                "{used} slots used, {} pods known, {} slots free of {}",
+                self.ids.len(),
+                self.free.len(),
+                self.slots.len()
+            ));
+        }
+        self.backoff.check()?;
+        self.error_backoff.check()?;
+        self.pool.check()?;
+        for (name, placed, indexed) in [
             ("active", active, self.active.len()),
-            ("backoff", backoff, self.backoff.len()),
-            ("error backoff", error_backoff, self.error_backoff.len()),
-            ("unschedulable", unschedulable, self.unschedulable),
             ("gated", gated, self.gated),
-        ];
-        for (name, placed, indexed) in counts {
+        ] {
             if placed != indexed {
                 return Err(format!(
                     "{indexed} pods indexed as {name}, {placed} placed there (I4)"
@@ -371,53 +387,151 @@ impl QueueState {
         }
     }
 
+    /// Every known pod's place and record, in pod id order.
+    fn entries(&self) -> impl Iterator<Item = (&PodId, QueuePlace, &QueuedPodInfo)> {
+        self.ids
+            .iter()
+            .map(|(id, &slot)| (id, self.places[slot as usize], self.info_at(slot)))
+    }
+
+    pub(super) fn info_mut(&mut self, id: &PodId) -> Option<&mut QueuedPodInfo> {
+        let slot = *self.ids.get(id)?;
+        Some(self.info_at_mut(slot))
+    }
+
+    pub(super) fn info_at(&self, slot: u32) -> &QueuedPodInfo {
+        self.slots[slot as usize].as_ref().expect("slot in use")
+    }
+
+    pub(super) fn info_at_mut(&mut self, slot: u32) -> &mut QueuedPodInfo {
+        self.slots[slot as usize].as_mut().expect("slot in use")
+    }
+
     /// Takes a queued (not in flight) pod out of its place.
     pub(super) fn remove_entry(&mut self, id: &PodId) -> Option<QueuedPodInfo> {
-        let place = self.place(id)?;
-        match place {
+        let slot = *self.ids.get(id)?;
+        match self.places[slot as usize] {
             QueuePlace::Active(key) => {
                 self.active.remove(&(key, id.clone()));
             }
-            QueuePlace::Backoff(t) => {
-                self.backoff.remove(&(t, id.clone()));
+            QueuePlace::Backoff(_) => {
+                self.backoff.remove(slot);
             }
-            QueuePlace::ErrorBackoff(t) => {
-                self.error_backoff.remove(&(t, id.clone()));
+            QueuePlace::ErrorBackoff(_) => {
+                self.error_backoff.remove(slot);
             }
-            QueuePlace::Unschedulable => self.unschedulable -= 1,
+            QueuePlace::Unschedulable => {
+                self.pool.remove(slot);
+            }
             QueuePlace::InFlight => return None,
         }
-        let mut entry = self.pods.remove(id).expect("placed");
-        if entry.info.gated_by().is_some() {
+        let mut info = self.release(id, slot);
+        if info.gated_by().is_some() {
             self.gated -= 1;
-            entry.info.set_gated_by(None);
+            info.set_gated_by(None);
         }
-        Some(entry.info)
+        Some(info)
     }
 
+    /// Drops the record of a pod in flight (its attempt is over or it is being handed back).
+    pub(super) fn forget_in_flight(&mut self, id: &PodId) {
+        if let Some(slot) = self.ids.get(id).copied() {
+            if self.places[slot as usize] == QueuePlace::InFlight {
+                self.release(id, slot);
+            }
+        }
+    }
+
+    /// Frees `slot`, which holds pod `id`, and returns its record.
+    fn release(&mut self, id: &PodId, slot: u32) -> QueuedPodInfo {
+        self.ids.remove(id);
+        self.free.push(slot);
+        self.slots[slot as usize].take().expect("slot in use")
+    }
+
+    /// Files a pod the queue does not know in `place`.
     pub(super) fn insert(&mut self, info: QueuedPodInfo, place: QueuePlace) {
         let id = info.id().clone();
-        self.index(&id, place, info.gated_by().is_some());
-        self.pods.insert(id, Entry { info, place });
+        let gated = info.gated_by().is_some();
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(info);
+                self.places[slot as usize] = place;
+                slot
+            }
+            None => {
+                self.slots.push(Some(info));
+                self.places.push(place);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.index(slot, &id, place, gated);
+        self.ids.insert(id, slot);
     }
 
-    /// Files pod `id` in `place`'s index and counters (its record is filed by the caller).
-    pub(super) fn index(&mut self, id: &PodId, place: QueuePlace, gated: bool) {
+    /// Files `slot` (pod `id`) in `place`'s index and counters (its record is filed by the
+    /// caller).
+    pub(super) fn index(&mut self, slot: u32, id: &PodId, place: QueuePlace, gated: bool) {
         match place {
             QueuePlace::Active(key) => {
                 self.active.insert((key, id.clone()));
             }
-            QueuePlace::Backoff(t) => {
-                self.backoff.insert((t, id.clone()));
-            }
-            QueuePlace::ErrorBackoff(t) => {
-                self.error_backoff.insert((t, id.clone()));
-            }
+            QueuePlace::Backoff(t) => self.backoff.push(slot, t),
+            QueuePlace::ErrorBackoff(t) => self.error_backoff.push(slot, t),
             QueuePlace::Unschedulable => {
-                self.unschedulable += 1;
+                self.pool.insert(slot);
                 self.gated += usize::from(gated);
             }
-            QueuePlace::InFlight => unreachable!("only pop puts a pod in flight"),
+            QueuePlace::InFlight => {}
         }
+    }
+}
+
+impl PartialEq for QueueState {
+    fn eq(&self, other: &Self) -> bool {
+        self.config == other.config
+            && self.entries().eq(other.entries())
+            && self.in_flight == other.in_flight
+            && self.events == other.events
+            && self.next_seq == other.next_seq
+            && self.cycle == other.cycle
+            && self.closed == other.closed
+    }
+}
+
+impl Eq for QueueState {}
+
+impl Hash for QueueState {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.config.hash(state);
+        self.ids.len().hash(state);
+        for entry in self.entries() {
+            entry.hash(state);
+        }
+        self.in_flight.hash(state);
+        self.events.hash(state);
+        self.next_seq.hash(state);
+        self.cycle.hash(state);
+        self.closed.hash(state);
+    }
+}
+
+impl fmt::Debug for QueueState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QueueState")
+            .field("config", &self.config)
+            .field(
+                "pods",
+                &self
+                    .entries()
+                    .map(|(id, place, info)| (id, (place, info)))
+                    .collect::<BTreeMap<_, _>>(),
+            )
+            .field("in_flight", &self.in_flight)
+            .field("events", &self.events)
+            .field("next_seq", &self.next_seq)
+            .field("cycle", &self.cycle)
+            .field("closed", &self.closed)
+            .finish()
     }
 }

@@ -53,8 +53,8 @@ impl ModelInfo {
             timestamp: info.timestamp(),
             initial_attempt: info.initial_attempt(),
             attempts: info.attempts(),
-            unschedulable_plugins: info.unschedulable_plugins().clone(),
-            pending_plugins: info.pending_plugins().clone(),
+            unschedulable_plugins: info.unschedulable_plugins().iter().cloned().collect(),
+            pending_plugins: info.pending_plugins().iter().cloned().collect(),
             gated_by: info.gated_by().cloned(),
             flushed_at: Some(info.parked_since()).filter(|&t| t > info.timestamp()),
         }
@@ -67,8 +67,11 @@ impl ModelInfo {
             && self.timestamp == info.timestamp()
             && self.initial_attempt == info.initial_attempt()
             && self.attempts == info.attempts()
-            && self.unschedulable_plugins == *info.unschedulable_plugins()
-            && self.pending_plugins == *info.pending_plugins()
+            && self
+                .unschedulable_plugins
+                .iter()
+                .eq(info.unschedulable_plugins())
+            && self.pending_plugins.iter().eq(info.pending_plugins())
             && self.gated_by.as_ref() == info.gated_by()
             && self.parked_since() == info.parked_since()
     }

@@ -1,0 +1,171 @@
+/// A min-heap of queue slots by key (a backoff expiry), with each slot's position recorded so
+/// that a slot can be removed from the middle in O(log n) — the shape of kube-scheduler's own
+/// heap with its item index. Ties pop in slot order, so the order is a function of the contents.
+///
+/// Pushing a slot whose key is not smaller than its parent's costs one comparison, which makes
+/// a mass move into backoff (`move_all_to_active_or_backoff`) linear.
+#[derive(Clone, Debug, Default)]
+pub(super) struct KeyedHeap<K> {
+    heap: Vec<(K, u32)>,
+    /// `pos[slot]` is the slot's index in `heap`, or [`ABSENT`].
+    pos: Vec<u32>,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+/// Key order, ties by slot.
+fn less<K: Ord>(a: (K, u32), b: (K, u32)) -> bool {
+    match a.0.cmp(&b.0) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Equal => a.1 < b.1,
+        std::cmp::Ordering::Greater => false,
+    }
+}
+
+impl<K: Ord + Copy> KeyedHeap<K> {
+    /// How many slots are in the heap.
+    pub(super) fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// The key `slot` is filed under, if it is in the heap.
+    pub(super) fn key_of(&self, slot: u32) -> Option<K> {
+        let at = *self.pos.get(slot as usize)?;
+        (at != ABSENT).then(|| self.heap[at as usize].0)
+    }
+
+    /// Makes room for `more` entries among slots below `slots`, so that a mass move grows
+    /// each array once.
+    pub(super) fn reserve(&mut self, more: usize, slots: usize) {
+        self.heap.reserve(more);
+        if self.pos.len() < slots {
+            self.pos.resize(slots, ABSENT);
+        }
+    }
+
+    /// The smallest entry.
+    pub(super) fn peek(&self) -> Option<(K, u32)> {
+        self.heap.first().copied()
+    }
+
+    /// Files `slot` under `key`; the slot must not be in the heap.
+    pub(super) fn push(&mut self, slot: u32, key: K) {
+        let at = self.heap.len();
+        if self.pos.len() <= slot as usize {
+            let len = (slot as usize + 1).max(2 * self.pos.len());
+            self.pos.resize(len, ABSENT);
+        }
+        debug_assert_eq!(self.pos[slot as usize], ABSENT, "slot {slot} filed twice");
+        self.heap.push((key, slot));
+        self.pos[slot as usize] = at as u32;
+        self.sift_up(at);
+    }
+
+    /// Takes `slot` out, returning its key, if it was in the heap.
+    pub(super) fn remove(&mut self, slot: u32) -> Option<K> {
+        let at = *self.pos.get(slot as usize)?;
+        if at == ABSENT {
+            return None;
+        }
+        let at = at as usize;
+        let last = self.heap.len() - 1;
+        self.swap(at, last);
+        let (key, _) = self.heap.pop().expect("not empty");
+        self.pos[slot as usize] = ABSENT;
+        if at < self.heap.len() {
+            self.sift_down(at);
+            self.sift_up(at);
+        }
+        Some(key)
+    }
+
+    /// Verifies the heap order and the position index.
+    pub(super) fn check(&self) -> Result<(), String> {
+        for (i, &(key, slot)) in self.heap.iter().enumerate() {
+            if i > 0 && self.heap[(i - 1) / 2] > (key, slot) {
+                return Err(format!("backoff heap out of order at {i}"));
+            }
+            if self.pos.get(slot as usize) != Some(&(i as u32)) {
+                return Err(format!(
+                    "backoff heap has slot {slot} at {i}, indexed elsewhere"
+                ));
+            }
+        }
+        let indexed = self.pos.iter().filter(|&&p| p != ABSENT).count();
+        if indexed != self.heap.len() {
+            return Err(format!(
+                "backoff heap indexes {indexed} slots, holds {}",
+                self.heap.len()
+            ));
+        }
+        Ok(())
+    }
+
+    fn swap(&mut self, a: usize, b: usize) {
+        self.heap.swap(a, b);
+        self.pos[self.heap[a].1 as usize] = a as u32;
+        self.pos[self.heap[b].1 as usize] = b as u32;
+    }
+
+    fn sift_up(&mut self, mut at: usize) {
+        let item = self.heap[at];
+        while at > 0 {
+            let parent = (at - 1) / 2;
+            let above = self.heap[parent];
+            if !less(item, above) {
+                break;
+            }
+            self.heap[at] = above;
+            self.pos[above.1 as usize] = at as u32;
+            at = parent;
+        }
+        self.heap[at] = item;
+        self.pos[item.1 as usize] = at as u32;
+    }
+
+    fn sift_down(&mut self, mut at: usize) {
+        loop {
+            let left = 2 * at + 1;
+            if left >= self.heap.len() {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < self.heap.len() && less(self.heap[right], self.heap[left]) {
+                right
+            } else {
+                left
+            };
+            if !less(self.heap[child], self.heap[at]) {
+                break;
+            }
+            self.swap(at, child);
+            at = child;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KeyedHeap;
+
+    #[test]
+    fn pops_in_key_then_slot_order_and_removes_from_the_middle() {
+        let mut h = KeyedHeap::default();
+        for (slot, key) in [(0, 5), (1, 3), (2, 9), (3, 3), (4, 1), (5, 7)] {
+            h.push(slot, key);
+            h.check().unwrap();
+        }
+        assert_eq!(h.remove(2), Some(9));
+        assert_eq!(h.remove(2), None);
+        assert_eq!(h.key_of(5), Some(7));
+        h.check().unwrap();
+        let mut order = Vec::new();
+        while let Some((_, slot)) = h.peek() {
+            order.push(slot);
+            h.remove(slot);
+            h.check().unwrap();
+        }
+        assert_eq!(order, [4, 1, 3, 0, 5]);
+        assert_eq!(h.len(), 0);
+    }
+}
