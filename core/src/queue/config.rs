@@ -44,18 +44,17 @@ impl QueueConfig {
     /// When `info`'s backoff ends: its last failure plus [`backoff_duration`](Self::backoff_duration),
     /// truncated to the ordering window if there is one.
     pub fn backoff_expiry(&self, info: &QueuedPodInfo) -> Time {
-        // In whole nanoseconds (what `Time` holds), without `Duration`'s seconds/nanos
-        // arithmetic: this runs once per pod a cluster event moves.
+        self.backoff_clock().expiry(info)
+    }
+
+    /// The backoff timing in whole nanoseconds, for the queue's hot paths.
+    pub(super) fn backoff_clock(&self) -> BackoffClock {
         let nanos = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
-        let backoff = match info.attempts().checked_sub(1) {
-            None => 0,
-            Some(doublings) => nanos(self.initial_backoff)
-                .saturating_mul(1u64.checked_shl(doublings).unwrap_or(u64::MAX))
-                .min(nanos(self.max_backoff)),
-        };
-        self.align(Time::from_nanos(
-            info.timestamp().as_nanos().saturating_add(backoff),
-        ))
+        BackoffClock {
+            initial: nanos(self.initial_backoff),
+            max: nanos(self.max_backoff),
+            window: self.ordering_window.map(nanos),
+        }
     }
 
     /// Whether `info` is still backing off at `now`: its expiry is after `now` (with an ordering
@@ -66,18 +65,46 @@ impl QueueConfig {
 
     /// Whether a pod whose backoff ends at `expiry` is still backing off at `now`.
     pub fn backs_off_until(&self, expiry: Time, now: Time) -> bool {
-        match self.ordering_window {
+        self.backoff_clock().backs_off_until(expiry, now)
+    }
+}
+
+/// [`QueueConfig`]'s backoff rules in whole nanoseconds (what [`Time`] holds), computed once:
+/// a cluster event applies them to every pod it moves, and `Duration`'s seconds-and-nanos
+/// arithmetic was a sixth of that walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct BackoffClock {
+    initial: u64,
+    max: u64,
+    window: Option<u64>,
+}
+
+impl BackoffClock {
+    /// See [`QueueConfig::backoff_expiry`].
+    pub(super) fn expiry(&self, info: &QueuedPodInfo) -> Time {
+        let backoff = match info.attempts().checked_sub(1) {
+            None => 0,
+            Some(doublings) => self
+                .initial
+                .saturating_mul(1u64.checked_shl(doublings).unwrap_or(u64::MAX))
+                .min(self.max),
+        };
+        self.align(Time::from_nanos(
+            info.timestamp().as_nanos().saturating_add(backoff),
+        ))
+    }
+
+    /// See [`QueueConfig::backs_off_until`].
+    pub(super) fn backs_off_until(&self, expiry: Time, now: Time) -> bool {
+        match self.window {
             None => expiry > now,
             Some(_) => expiry >= self.align(now),
         }
     }
 
     fn align(&self, t: Time) -> Time {
-        match self.ordering_window {
-            Some(w) if !w.is_zero() => {
-                let w = w.as_nanos().min(u128::from(u64::MAX)) as u64;
-                Time::from_nanos(t.as_nanos() / w * w)
-            }
+        match self.window {
+            Some(w) if w != 0 => Time::from_nanos(t.as_nanos() / w * w),
             _ => t,
         }
     }

@@ -4,24 +4,38 @@ use crate::{PluginName, PluginNames, Pod, PodId, Time};
 const ACTIVATED: u8 = 1;
 /// `QueuedPodInfo::marks`: a leftover flush left the pod where it was.
 const FLUSHED: u8 = 2;
+/// `QueuedPodInfo::marks`: `pending_plugins` is not empty.
+const PENDING: u8 = 4;
 
 /// A pod as the scheduling queue keeps it: the pod, when it entered the queue or last failed,
 /// how often it was tried, and which plugins rejected it last time (so that only their
 /// queueing hints decide when it is worth trying again).
+///
+/// Laid out for the walk a cluster event makes over the unschedulable pool: all it reads of a
+/// pod that one plugin rejected — the pod, its timestamp and attempts, the marks and the
+/// unschedulable plugins — is in the first cache line; the second is read only when a mark
+/// says so (gated, pending plugins). `gated` is a `bool` so that `Option<QueuedPodInfo>` (a
+/// queue slot) keeps its tag in the first line too: the compiler stores it in the largest
+/// niche, and a `bool` has more spare values than `gated_by`'s tag.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(C, align(64))]
 pub struct QueuedPodInfo {
     pod: Pod,
     timestamp: Time,
-    /// Meaningful when `ACTIVATED` is set, else zero (two `Option<Time>` would cost 16 bytes
-    /// more per queued pod, read by every cluster event).
-    initial_attempt: Time,
     attempts: u32,
+    /// `ACTIVATED`, `FLUSHED`, `PENDING`.
+    marks: u8,
+    /// `gated_by` is set.
+    gated: bool,
     unschedulable_plugins: PluginNames,
+    // The second cache line.
     pending_plugins: PluginNames,
     gated_by: Option<PluginName>,
+    /// Meaningful when `ACTIVATED` is set, else zero (two `Option<Time>` would cost 16 bytes
+    /// more per queued pod).
+    initial_attempt: Time,
     /// Meaningful when `FLUSHED` is set, else zero.
     flushed_at: Time,
-    marks: u8,
 }
 
 impl QueuedPodInfo {
@@ -30,13 +44,14 @@ impl QueuedPodInfo {
         QueuedPodInfo {
             pod,
             timestamp: now,
-            initial_attempt: Time::ZERO,
             attempts: 0,
+            marks: 0,
+            gated: false,
             unschedulable_plugins: PluginNames::new(),
             pending_plugins: PluginNames::new(),
             gated_by: None,
+            initial_attempt: Time::ZERO,
             flushed_at: Time::ZERO,
-            marks: 0,
         }
     }
 
@@ -50,6 +65,7 @@ impl QueuedPodInfo {
     /// in its last attempt.
     pub fn pending_on(mut self, plugin: impl Into<PluginName>) -> QueuedPodInfo {
         self.pending_plugins.insert(plugin.into());
+        self.marks |= PENDING;
         self
     }
 
@@ -90,12 +106,20 @@ impl QueuedPodInfo {
 
     /// The PreEnqueue plugin that gates it, while it is gated.
     pub fn gated_by(&self) -> Option<&PluginName> {
+        if !self.gated {
+            return None;
+        }
         self.gated_by.as_ref()
+    }
+
+    /// Whether a plugin left it pending last time (`pending_plugins` is not empty).
+    pub fn has_pending_plugins(&self) -> bool {
+        self.marks & PENDING != 0
     }
 
     /// Whether any plugin rejected it (unschedulable or pending) last time.
     pub fn has_rejectors(&self) -> bool {
-        !self.unschedulable_plugins.is_empty() || !self.pending_plugins.is_empty()
+        !self.unschedulable_plugins.is_empty() || self.has_pending_plugins()
     }
 
     /// Since when the leftover flush counts the pod as parked: its timestamp, or its last
@@ -120,13 +144,14 @@ impl QueuedPodInfo {
     }
 
     pub(super) fn set_gated_by(&mut self, plugin: Option<PluginName>) {
+        self.gated = plugin.is_some();
         self.gated_by = plugin;
     }
 
     /// Gated by PreEnqueue `plugin`, which also counts as a rejector so its hints apply.
     pub(super) fn gate(&mut self, plugin: PluginName) {
         self.unschedulable_plugins.insert(plugin.clone());
-        self.gated_by = Some(plugin);
+        self.set_gated_by(Some(plugin));
     }
 
     pub(super) fn mark_activated(&mut self, now: Time) {
@@ -141,5 +166,6 @@ impl QueuedPodInfo {
         self.attempts = self.attempts.saturating_add(1);
         self.unschedulable_plugins.clear();
         self.pending_plugins.clear();
+        self.marks &= !PENDING;
     }
 }

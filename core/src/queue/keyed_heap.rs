@@ -1,6 +1,7 @@
 /// A min-heap of queue slots by key (a backoff expiry), with each slot's position recorded so
 /// that a slot can be removed from the middle in O(log n) — the shape of kube-scheduler's own
-/// heap with its item index. Ties pop in slot order, so the order is a function of the contents.
+/// heap with its item index. Equal keys pop in an order fixed by the history of pushes and
+/// removals (deterministic, but not by slot).
 ///
 /// Pushing a slot whose key is not smaller than its parent's costs one comparison, which makes
 /// a mass move into backoff (`move_all_to_active_or_backoff`) linear.
@@ -9,20 +10,19 @@ pub(super) struct KeyedHeap<K> {
     heap: Vec<(K, u32)>,
     /// `pos[slot]` is the slot's index in `heap`, or [`ABSENT`].
     pos: Vec<u32>,
+    /// No entry is greater than this: an upper bound, still one after removals.
+    bound: Option<(K, u32)>,
 }
 
 const ABSENT: u32 = u32::MAX;
 
-/// Key order, ties by slot.
+/// Key order. Entries with equal keys are not ordered among themselves: an entry equal to its
+/// parent stays where it lands, so pushing many equal keys costs one comparison each.
 fn less<K: Ord>(a: (K, u32), b: (K, u32)) -> bool {
-    match a.0.cmp(&b.0) {
-        std::cmp::Ordering::Less => true,
-        std::cmp::Ordering::Equal => a.1 < b.1,
-        std::cmp::Ordering::Greater => false,
-    }
+    a.0 < b.0
 }
 
-impl<K: Ord + Copy> KeyedHeap<K> {
+impl<K: Ord + Copy + std::fmt::Debug> KeyedHeap<K> {
     /// How many slots are in the heap.
     pub(super) fn len(&self) -> usize {
         self.heap.len()
@@ -58,7 +58,12 @@ impl<K: Ord + Copy> KeyedHeap<K> {
         debug_assert_eq!(self.pos[slot as usize], ABSENT, "slot {slot} filed twice");
         self.heap.push((key, slot));
         self.pos[slot as usize] = at as u32;
-        self.sift_up(at);
+        // A mass move mostly pushes keys in order. An entry above every other stays where it
+        // lands, and that is known without reading its parent (far behind, out of cache).
+        match self.bound {
+            Some(bound) if less((key, slot), bound) => self.sift_up(at),
+            _ => self.bound = Some((key, slot)),
+        }
     }
 
     /// Takes `slot` out, returning its key, if it was in the heap.
@@ -72,6 +77,9 @@ impl<K: Ord + Copy> KeyedHeap<K> {
         self.swap(at, last);
         let (key, _) = self.heap.pop().expect("not empty");
         self.pos[slot as usize] = ABSENT;
+        if self.heap.is_empty() {
+            self.bound = None;
+        }
         if at < self.heap.len() {
             self.sift_down(at);
             self.sift_up(at);
@@ -82,12 +90,20 @@ impl<K: Ord + Copy> KeyedHeap<K> {
     /// Verifies the heap order and the position index.
     pub(super) fn check(&self) -> Result<(), String> {
         for (i, &(key, slot)) in self.heap.iter().enumerate() {
-            if i > 0 && self.heap[(i - 1) / 2] > (key, slot) {
+            if i > 0 && less((key, slot), self.heap[(i - 1) / 2]) {
                 return Err(format!("backoff heap out of order at {i}"));
             }
             if self.pos.get(slot as usize) != Some(&(i as u32)) {
                 return Err(format!(
                     "backoff heap has slot {slot} at {i}, indexed elsewhere"
+                ));
+            }
+        }
+        if let Some(&top) = self.heap.iter().max_by_key(|(key, _)| *key) {
+            if self.bound.is_none_or(|bound| less(bound, top)) {
+                return Err(format!(
+                    "backoff heap holds {top:?} above its bound {:?}",
+                    self.bound
                 ));
             }
         }
@@ -149,7 +165,7 @@ mod tests {
     use super::KeyedHeap;
 
     #[test]
-    fn pops_in_key_then_slot_order_and_removes_from_the_middle() {
+    fn pops_in_key_order_and_removes_from_the_middle() {
         let mut h = KeyedHeap::default();
         for (slot, key) in [(0, 5), (1, 3), (2, 9), (3, 3), (4, 1), (5, 7)] {
             h.push(slot, key);
@@ -160,12 +176,14 @@ mod tests {
         assert_eq!(h.key_of(5), Some(7));
         h.check().unwrap();
         let mut order = Vec::new();
-        while let Some((_, slot)) = h.peek() {
-            order.push(slot);
+        while let Some((key, slot)) = h.peek() {
+            order.push((key, slot));
             h.remove(slot);
             h.check().unwrap();
         }
-        assert_eq!(order, [4, 1, 3, 0, 5]);
+        let keys: Vec<i32> = order.iter().map(|&(key, _)| key).collect();
+        assert_eq!(keys, [1, 3, 3, 5, 7]);
+        assert_eq!((order[0].1, order[3].1, order[4].1), (4, 0, 5));
         assert_eq!(h.len(), 0);
     }
 }

@@ -1,14 +1,16 @@
-/// The unschedulable pool as a set of queue slots: O(1) insertion and removal (each slot's
-/// position is recorded; removal swaps the last member in), and a walk over the members alone,
-/// so a cluster event costs nothing for pods that are elsewhere in the queue.
+/// The unschedulable pool as a set of queue slots (a sparse set): O(1) insertion and removal
+/// (each slot's position is recorded; removal swaps the last member in), and a walk over the
+/// members alone, so a cluster event costs nothing for pods that are elsewhere in the queue.
+///
+/// A recorded position counts only if the member there points back at the slot, so taking a
+/// slot out never writes its position — a mass move out of the pool writes nothing per pod
+/// here.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Pool {
     members: Vec<u32>,
-    /// `pos[slot]` is the slot's index in `members`, or [`ABSENT`].
+    /// `pos[slot]` is the slot's index in `members`, if `members` agrees.
     pos: Vec<u32>,
 }
-
-const ABSENT: u32 = u32::MAX;
 
 impl Pool {
     /// How many pods are in the pool.
@@ -18,7 +20,12 @@ impl Pool {
 
     /// Whether `slot` is in the pool.
     pub(super) fn contains(&self, slot: u32) -> bool {
-        self.pos.get(slot as usize).is_some_and(|&p| p != ABSENT)
+        self.position(slot).is_some()
+    }
+
+    fn position(&self, slot: u32) -> Option<usize> {
+        let at = *self.pos.get(slot as usize)? as usize;
+        (self.members.get(at) == Some(&slot)).then_some(at)
     }
 
     /// The members, in no particular order.
@@ -30,23 +37,22 @@ impl Pool {
     pub(super) fn insert(&mut self, slot: u32) {
         if self.pos.len() <= slot as usize {
             let len = (slot as usize + 1).max(2 * self.pos.len());
-            self.pos.resize(len, ABSENT);
+            self.pos.resize(len, 0);
         }
-        debug_assert_eq!(self.pos[slot as usize], ABSENT, "slot {slot} pooled twice");
+        debug_assert!(!self.contains(slot), "slot {slot} pooled twice");
         self.pos[slot as usize] = self.members.len() as u32;
         self.members.push(slot);
     }
 
     /// Takes `slot` out; whether it was in the pool.
     pub(super) fn remove(&mut self, slot: u32) -> bool {
-        let Some(&at) = self.pos.get(slot as usize).filter(|&&p| p != ABSENT) else {
+        let Some(at) = self.position(slot) else {
             return false;
         };
-        self.members.swap_remove(at as usize);
-        if let Some(&moved) = self.members.get(at as usize) {
-            self.pos[moved as usize] = at;
+        self.members.swap_remove(at);
+        if let Some(&moved) = self.members.get(at) {
+            self.pos[moved as usize] = at as u32;
         }
-        self.pos[slot as usize] = ABSENT;
         true
     }
 
@@ -55,30 +61,22 @@ impl Pool {
         let pos = &mut self.pos;
         let mut kept = 0;
         self.members.retain(|&slot| {
-            if keep(slot) {
-                pos[slot as usize] = kept;
-                kept += 1;
-                true
-            } else {
-                pos[slot as usize] = ABSENT;
-                false
+            if !keep(slot) {
+                return false;
             }
+            pos[slot as usize] = kept;
+            kept += 1;
+            true
         });
     }
 
-    /// Verifies the position index.
+    /// Verifies the position index (each member's position points at it; a slot listed twice
+    /// fails, as only one of its positions can).
     pub(super) fn check(&self) -> Result<(), String> {
         for (i, &slot) in self.members.iter().enumerate() {
             if self.pos.get(slot as usize) != Some(&(i as u32)) {
                 return Err(format!("pool has slot {slot} at {i}, indexed elsewhere"));
             }
-        }
-        let indexed = self.pos.iter().filter(|&&p| p != ABSENT).count();
-        if indexed != self.members.len() {
-            return Err(format!(
-                "pool indexes {indexed} slots, holds {}",
-                self.members.len()
-            ));
         }
         Ok(())
     }

@@ -1,3 +1,4 @@
+use super::config::BackoffClock;
 use super::state::QueueState;
 use super::{ClusterEvent, QueueError, QueuePlace, QueuePlugins, QueuedPodInfo};
 use crate::{PluginName, PodId, QueueingHint, Time};
@@ -71,7 +72,7 @@ impl QueueState {
             .iter()
             .map(|m| self.strategy_after_attempt(m, plugins))
             .max();
-        let expiry = distinct.iter().map(|m| self.config.backoff_expiry(m)).max();
+        let expiry = distinct.iter().map(|m| self.clock.expiry(m)).max();
         let mut placed = Vec::with_capacity(distinct.len());
         for m in distinct {
             let id = m.id().clone();
@@ -150,7 +151,7 @@ impl QueueState {
                 let Some((expiry, slot)) = heap.peek() else {
                     break;
                 };
-                if self.config.backs_off_until(expiry, now) {
+                if self.clock.backs_off_until(expiry, now) {
                     break;
                 }
                 let id = self.info_at(slot).id().clone();
@@ -223,7 +224,7 @@ impl QueueState {
         plugins: &dyn QueuePlugins,
         expiry: Option<Time>,
     ) -> QueuePlace {
-        let place = place_for(&self.config, &mut info, strategy, now, plugins, expiry);
+        let place = place_for(&self.clock, &mut info, strategy, now, plugins, expiry);
         self.insert(info, place);
         place
     }
@@ -279,14 +280,14 @@ impl QueueState {
     ) -> usize {
         let mut moved = 0;
         for &slot in slots {
-            let config = self.config;
+            let clock = self.clock;
             let info = self.slots[slot as usize].as_mut().expect("slot in use");
             let Some(strategy) = verdict(info, event, plugins) else {
                 continue;
             };
-            let place = &mut self.places[slot as usize];
-            let was_gated = relocate(&config, info, place, strategy, now, plugins);
-            let (place, id, gated) = (*place, info.id().clone(), info.gated_by().is_some());
+            let (place, was_gated) = relocate(&clock, info, strategy, now, plugins);
+            self.places[slot as usize] = place;
+            let (id, gated) = (info.id().clone(), info.gated_by().is_some());
             self.pool.remove(slot);
             self.gated -= usize::from(was_gated);
             self.index(slot, &id, place, gated);
@@ -305,7 +306,7 @@ impl QueueState {
         decide: impl Fn(&QueuedPodInfo) -> Option<Requeue>,
     ) -> usize {
         let QueueState {
-            config,
+            clock,
             slots,
             places,
             active,
@@ -322,9 +323,10 @@ impl QueueState {
             let Some(strategy) = decide(info) else {
                 return true;
             };
-            let place = &mut places[slot as usize];
-            let was_gated = relocate(config, info, place, strategy, now, plugins);
-            let (place, now_gated) = (*place, info.gated_by().is_some());
+            let (place, was_gated) = relocate(clock, info, strategy, now, plugins);
+            // Written once, never read back: the new place stays in registers.
+            places[slot as usize] = place;
+            let now_gated = info.gated_by().is_some();
             *gated = *gated - usize::from(was_gated) + usize::from(now_gated);
             match place {
                 QueuePlace::Active(key) => {
@@ -349,17 +351,17 @@ impl QueueState {
 /// `info`.
 #[inline]
 fn place_for(
-    config: &super::QueueConfig,
+    clock: &BackoffClock,
     info: &mut QueuedPodInfo,
     strategy: Requeue,
     now: Time,
     plugins: &dyn QueuePlugins,
     expiry: Option<Time>,
 ) -> QueuePlace {
-    let expiry = expiry.unwrap_or_else(|| config.backoff_expiry(info));
+    let expiry = expiry.unwrap_or_else(|| clock.expiry(info));
     match strategy {
         Requeue::Skip => QueuePlace::Unschedulable,
-        Requeue::AfterBackoff if config.backs_off_until(expiry, now) => {
+        Requeue::AfterBackoff if clock.backs_off_until(expiry, now) => {
             if info.has_rejectors() {
                 QueuePlace::Backoff(expiry)
             } else {
@@ -412,7 +414,7 @@ fn worth_requeuing(
             Ok(QueueingHint::QueueSkip)
         )
     };
-    if info.pending_plugins().iter().any(says_queue) {
+    if info.has_pending_plugins() && info.pending_plugins().iter().any(says_queue) {
         return Requeue::Immediately;
     }
     if info.unschedulable_plugins().iter().any(says_queue) {
@@ -421,21 +423,20 @@ fn worth_requeuing(
     Requeue::Skip
 }
 
-/// Moves a pod in the unschedulable pool to where `strategy` sends it, changing only its
-/// record and `place`; the caller re-files it. Returns whether it was gated before.
+/// Where a pod in the unschedulable pool goes for `strategy`, updating only its record; the
+/// caller records the place and re-files it. Returns the new place and whether the pod was
+/// gated before.
 fn relocate(
-    config: &super::QueueConfig,
+    clock: &BackoffClock,
     info: &mut QueuedPodInfo,
-    place: &mut QueuePlace,
     strategy: Requeue,
     now: Time,
     plugins: &dyn QueuePlugins,
-) -> bool {
-    debug_assert_eq!(*place, QueuePlace::Unschedulable);
+) -> (QueuePlace, bool) {
     let was_gated = info.gated_by().is_some();
     if was_gated {
         info.set_gated_by(None);
     }
-    *place = place_for(config, info, strategy, now, plugins, None);
-    was_gated
+    let place = place_for(clock, info, strategy, now, plugins, None);
+    (place, was_gated)
 }

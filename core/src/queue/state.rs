@@ -2,6 +2,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
+use super::config::BackoffClock;
 use super::keyed_heap::KeyedHeap;
 use super::pool::Pool;
 use super::{ClusterEvent, QueueConfig, QueueError, QueuePlugins, QueuedPodInfo, SortKey};
@@ -81,6 +82,8 @@ pub(super) struct Recorded {
 #[derive(Clone)]
 pub struct QueueState {
     pub(super) config: QueueConfig,
+    /// `config`'s backoff rules, precomputed.
+    pub(super) clock: BackoffClock,
     /// Each known pod's slot in `slots`.
     pub(super) ids: BTreeMap<PodId, u32>,
     /// The pods' records; a freed slot is `None` and listed in `free`.
@@ -107,6 +110,7 @@ impl QueueState {
     pub fn new(config: QueueConfig) -> QueueState {
         QueueState {
             config,
+            clock: config.backoff_clock(),
             ids: BTreeMap::new(),
             slots: Vec::new(),
             places: Vec::new(),

@@ -370,3 +370,11 @@ fn a_failed_gang_comes_back_together_with_one_backoff() {
     );
     checked(&q);
 }
+
+/// The layout the pool walk relies on (`QueuedPodInfo`'s docs): a slot is two cache lines.
+#[cfg(target_pointer_width = "64")]
+#[test]
+fn a_queue_slot_is_two_cache_lines() {
+    assert_eq!(std::mem::size_of::<Option<QueuedPodInfo>>(), 128);
+    assert_eq!(std::mem::align_of::<QueuedPodInfo>(), 64);
+}
