@@ -381,6 +381,7 @@ fn place_for(
 
 /// Whether `event` moves `info` (in the unschedulable pool) and how; `None` to stay. A gated
 /// pod moves only for an event its gate registered for, or a wildcard.
+#[inline]
 fn verdict(
     info: &QueuedPodInfo,
     event: &ClusterEvent,
@@ -424,6 +425,7 @@ fn worth_requeuing(
 /// Where a pod in the unschedulable pool goes for `strategy`, updating only its record; the
 /// caller records the place and re-files it. Returns the new place and whether the pod was
 /// gated before.
+#[inline]
 fn relocate(
     clock: &BackoffClock,
     info: &mut QueuedPodInfo,
