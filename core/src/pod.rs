@@ -5,8 +5,25 @@ use crate::sync::Arc;
 use crate::Time;
 
 /// A pod's uid: the key of every gangway map. Cheap to clone (one shared allocation).
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PodId(Arc<str>);
+
+/// Orders as the uid string. Ids cloned from one another share their allocation, and those
+/// compare equal without reading the bytes — the common case of a lookup that finds its pod.
+impl Ord for PodId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return std::cmp::Ordering::Equal;
+        }
+        self.0.cmp(&other.0)
+    }
+}
+
+impl PartialOrd for PodId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl PodId {
     /// A pod id from its uid.

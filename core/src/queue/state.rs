@@ -256,6 +256,11 @@ impl QueueState {
         self.entries().map(|(id, place, _)| (id, place))
     }
 
+    /// Every known pod with its place and record, in pod id order (no lookup per pod).
+    pub fn pods(&self) -> impl Iterator<Item = (&PodId, QueuePlace, &QueuedPodInfo)> {
+        self.entries()
+    }
+
     /// The active queue in pop order.
     pub fn active_order(&self) -> impl Iterator<Item = &PodId> {
         self.active.iter().map(|(_, id)| id)

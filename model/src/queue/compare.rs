@@ -11,7 +11,7 @@ impl QueueModel {
     pub fn agrees_with(&self, state: &QueueState) -> Result<(), String> {
         // Both list their pods in id order: walk them side by side.
         let mut records = self.records.iter();
-        for (id, place) in state.places() {
+        for (id, place, info) in state.pods() {
             let Some(record) = records.next() else {
                 return Err(format!("queue knows {id} ({place:?}), model does not"));
             };
@@ -25,7 +25,6 @@ impl QueueModel {
             if model_place != place {
                 return Err(format!("{id}: queue {place:?}, model {model_place:?}"));
             }
-            let info = state.info(id).expect("placed");
             if !record.info.matches(info) {
                 return Err(format!("{id}: queue {info:?}, model {:?}", record.info));
             }

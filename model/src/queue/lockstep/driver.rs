@@ -261,12 +261,8 @@ impl Lockstep {
             Op::FlushLeftover => {
                 // A flush that finds a stale pod is an event for the pods in flight.
                 let max = self.state.config().max_in_unschedulable;
-                let stale = self.state.places().any(|(id, place)| {
-                    place == QueuePlace::Unschedulable
-                        && self
-                            .state
-                            .info(id)
-                            .is_some_and(|i| now - i.parked_since() > max)
+                let stale = self.state.pods().any(|(_, place, info)| {
+                    place == QueuePlace::Unschedulable && now - info.parked_since() > max
                 });
                 if stale {
                     for seen in self.seen.values_mut() {
