@@ -2,7 +2,7 @@ use std::borrow::Borrow;
 use std::fmt;
 
 use crate::sync::Arc;
-use crate::Time;
+use crate::{Resources, Time};
 
 /// A pod's uid: the key of every gangway map. Cheap to clone (one shared allocation).
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -68,7 +68,7 @@ impl fmt::Display for PodId {
 }
 
 /// The part of a pod that gang scheduling reads: identity, priority, the scheduling group it
-/// names, and when it was created. Immutable and cheap to clone (one `Arc`); build it with
+/// names, when it was created, its resource requests and, once observed bound, its node. Immutable and cheap to clone (one `Arc`); build it with
 /// [`Pod::new`] and the `with_*` methods.
 ///
 /// ```
@@ -91,6 +91,10 @@ struct PodFields {
     priority: i32,
     group: Option<Box<str>>,
     created: Time,
+    // The requests as plain numbers, so that `Resources` need not be ordered.
+    cpu_millis: u64,
+    memory_bytes: u64,
+    node: Option<Box<str>>,
 }
 
 impl Pod {
@@ -103,6 +107,9 @@ impl Pod {
             priority: 0,
             group: None,
             created: Time::ZERO,
+            cpu_millis: 0,
+            memory_bytes: 0,
+            node: None,
         }))
     }
 
@@ -120,6 +127,20 @@ impl Pod {
     /// This pod, created at `created`.
     pub fn with_creation_time(self, created: Time) -> Pod {
         self.modify(|f| f.created = created)
+    }
+
+    /// This pod, requesting `requests` (the sum over its containers) from the node it runs on.
+    pub fn with_requests(self, requests: Resources) -> Pod {
+        self.modify(|f| {
+            f.cpu_millis = requests.cpu_millis;
+            f.memory_bytes = requests.memory_bytes;
+        })
+    }
+
+    /// This pod, bound to `node` (`spec.nodeName`): how a pod observed bound in the cluster
+    /// arrives. The scheduler's own pods do not carry it until they are observed bound.
+    pub fn with_node(self, node: &str) -> Pod {
+        self.modify(|f| f.node = Some(node.into()))
     }
 
     fn modify(mut self, change: impl FnOnce(&mut PodFields)) -> Pod {
@@ -161,6 +182,17 @@ impl Pod {
     pub fn creation_time(&self) -> Time {
         self.0.created
     }
+
+    /// The resources the pod requests; [`Resources::ZERO`] unless set with
+    /// [`with_requests`](Pod::with_requests).
+    pub fn requests(&self) -> Resources {
+        Resources::new(self.0.cpu_millis, self.0.memory_bytes)
+    }
+
+    /// The node the pod is bound to (`spec.nodeName`), if it was observed bound.
+    pub fn node(&self) -> Option<&str> {
+        self.0.node.as_deref()
+    }
 }
 
 impl fmt::Debug for Pod {
@@ -176,6 +208,38 @@ impl fmt::Debug for Pod {
         if let Some(group) = &self.0.group {
             d.field("group", group);
         }
+        let requests = self.requests();
+        if requests != Resources::ZERO {
+            d.field("requests", &format_args!("{requests}"));
+        }
+        if let Some(node) = &self.0.node {
+            d.field("node", node);
+        }
         d.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_and_node_default_to_none_and_are_set_by_the_builders() {
+        let pod = Pod::new("a", "ml", "p");
+        assert_eq!(pod.requests(), Resources::ZERO);
+        assert_eq!(pod.node(), None);
+        let bound = pod
+            .clone()
+            .with_requests(Resources::new(500, 1 << 30))
+            .with_node("n1");
+        assert_eq!(bound.requests(), Resources::new(500, 1 << 30));
+        assert_eq!(bound.node(), Some("n1"));
+        assert_ne!(bound, pod);
+        assert_eq!(pod.requests(), Resources::ZERO, "the original is untouched");
+        assert_eq!(
+            format!("{bound:?}"),
+            r#"Pod { id: "a", name: ml/p, requests: cpu 500m, memory 1Gi, node: "n1" }"#
+        );
+        assert_eq!(format!("{pod:?}"), r#"Pod { id: "a", name: ml/p }"#);
     }
 }

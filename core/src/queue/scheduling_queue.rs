@@ -132,6 +132,16 @@ impl SchedulingQueue {
         self.lock().place(id)
     }
 
+    /// See [`QueueState::next_backoff_expiry`].
+    pub fn next_backoff_expiry(&self) -> Option<Time> {
+        self.lock().next_backoff_expiry()
+    }
+
+    /// See [`QueueState::next_leftover_flush`].
+    pub fn next_leftover_flush(&self) -> Option<Time> {
+        self.lock().next_leftover_flush()
+    }
+
     /// How many pods are in each part.
     pub fn lengths(&self) -> QueueLengths {
         self.lock().lengths()

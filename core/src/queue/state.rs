@@ -1,6 +1,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::time::Duration;
 
 use super::config::BackoffClock;
 use super::keyed_heap::KeyedHeap;
@@ -276,6 +277,27 @@ impl QueueState {
             gated: self.gated,
             in_flight: self.in_flight.len(),
         }
+    }
+
+    /// The earliest backoff expiry of any pod backing off: when
+    /// [`flush_backoff_completed`](Self::flush_backoff_completed) next has work.
+    pub fn next_backoff_expiry(&self) -> Option<Time> {
+        let first = |heap: &KeyedHeap<Time>| heap.peek().map(|(t, _)| t);
+        match (first(&self.backoff), first(&self.error_backoff)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The earliest time at which [`flush_unschedulable_leftover`](Self::flush_unschedulable_leftover)
+    /// would retry some pod of the unschedulable pool (it retries pods parked *longer* than the
+    /// configured maximum, so one nanosecond after that). One pass over the pool.
+    pub fn next_leftover_flush(&self) -> Option<Time> {
+        let max = self.config.max_in_unschedulable;
+        self.pool
+            .iter()
+            .map(|slot| self.info_at(slot).parked_since() + max + Duration::from_nanos(1))
+            .min()
     }
 
     /// How many pods are ready to pop.

@@ -378,3 +378,42 @@ fn a_queue_slot_is_two_cache_lines() {
     assert_eq!(std::mem::size_of::<Option<QueuedPodInfo>>(), 128);
     assert_eq!(std::mem::align_of::<QueuedPodInfo>(), 64);
 }
+
+#[test]
+fn next_backoff_expiry_and_leftover_flush_say_when_the_flushes_have_work() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    assert_eq!(
+        (q.next_backoff_expiry(), q.next_leftover_flush()),
+        (None, None)
+    );
+    fail_unschedulable(&mut q, "a", Time::ZERO, &p);
+    let five_min = Time::ZERO + Duration::from_secs(300);
+    assert_eq!(
+        q.next_leftover_flush(),
+        Some(five_min + Duration::from_nanos(1))
+    );
+    assert_eq!(
+        q.flush_unschedulable_leftover(five_min, &p),
+        0,
+        "not longer than 5 min yet"
+    );
+    assert_eq!(
+        q.flush_unschedulable_leftover(five_min + Duration::from_nanos(1), &p),
+        1
+    );
+    // It moved to backoff (its 1 s backoff from time zero is over, so straight to active).
+    assert_eq!(q.next_leftover_flush(), None);
+    let popped = q.pop().expect("active");
+    let now = Time::from_secs(400);
+    q.add_unschedulable_if_not_present(popped.info.rejected_by("NodeResourcesFit"), now, &p)
+        .expect("in flight");
+    q.move_all_to_active_or_backoff(
+        ClusterEvent::AssignedPodDelete(Pod::new("x", "ns", "x")),
+        None,
+        now,
+        &p,
+    );
+    // Second attempt: 2 s backoff from its failure at 400 s.
+    assert_eq!(q.next_backoff_expiry(), Some(Time::from_secs(402)));
+}

@@ -1,0 +1,182 @@
+use super::{CacheState, NodeView, Resources};
+use crate::{Code, Pod, Status};
+
+/// Chooses the node a pod is assumed on: kube-scheduler's Filter and Score steps, folded into
+/// one call over the cache's state. Must be deterministic for a given pod and state.
+pub trait Placement: Send + Sync {
+    /// The name of the node to place `pod` on, which must be a node of `cache`; or a status
+    /// saying the pod is unschedulable, naming the plugin that rejected it.
+    fn place(&self, pod: &Pod, cache: &CacheState) -> Result<String, Status>;
+}
+
+/// Any `Fn(&Pod, &CacheState) -> Result<String, Status>` is a placement.
+impl<F> Placement for F
+where
+    F: Fn(&Pod, &CacheState) -> Result<String, Status> + Send + Sync,
+{
+    fn place(&self, pod: &Pod, cache: &CacheState) -> Result<String, Status> {
+        self(pod, cache)
+    }
+}
+
+/// The default placement: kube-scheduler's NodeResourcesFit filter with a most-allocated
+/// score, so that pods pack tightly and whole gangs still find room.
+///
+/// Among the nodes whose free resources fit [`Pod::requests`], it picks the one with the least
+/// left after placing: the smallest sum of the fractions of CPU and of memory capacity that
+/// would stay free (a resource a node has none of counts as fully used). Ties go to the node
+/// whose name sorts first. If no node fits, the pod is unschedulable: `Code::Unschedulable`
+/// from plugin [`NodeResourcesFit`](ResourceFit::PLUGIN), "0/N nodes are available: N
+/// Insufficient resources." (with no nodes, "0/0 nodes are available.").
+///
+/// Placing on the chosen node keeps it within capacity, so assumed pods never overcommit a
+/// node (only pods observed bound can, see [`CacheState::add_bound`]).
+///
+/// ```
+/// use gangway::scheduler::{CacheState, Node, Placement, ResourceFit};
+/// use gangway::{Pod, Resources};
+///
+/// let mut cache = CacheState::new();
+/// cache.add_node(Node::new("big", Resources::new(8000, 32 << 30))).unwrap();
+/// cache.add_node(Node::new("small", Resources::new(2000, 8 << 30))).unwrap();
+/// let pod = Pod::new("a", "ml", "worker").with_requests(Resources::new(1000, 4 << 30));
+/// assert_eq!(ResourceFit.place(&pod, &cache).unwrap(), "small");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ResourceFit;
+
+impl ResourceFit {
+    /// The plugin named in the status of a pod that fits nowhere.
+    pub const PLUGIN: &'static str = "NodeResourcesFit";
+}
+
+/// Fixed-point scale of the free fractions: the score is exact integer arithmetic.
+const SCALE: u128 = 1 << 32;
+
+/// `part / whole` in units of `1 / SCALE`; a resource the node has none of counts as used.
+fn fraction(part: u64, whole: u64) -> u128 {
+    if whole == 0 {
+        0
+    } else {
+        u128::from(part) * SCALE / u128::from(whole)
+    }
+}
+
+/// How much of `node` stays free after placing `requests` there (lower packs tighter), or
+/// `None` if they do not fit.
+fn score(node: &NodeView<'_>, requests: Resources) -> Option<u128> {
+    let left = node.free().checked_sub(requests)?;
+    let capacity = node.capacity();
+    Some(
+        fraction(left.cpu_millis, capacity.cpu_millis)
+            + fraction(left.memory_bytes, capacity.memory_bytes),
+    )
+}
+
+impl Placement for ResourceFit {
+    fn place(&self, pod: &Pod, cache: &CacheState) -> Result<String, Status> {
+        let requests = pod.requests();
+        cache
+            .nodes()
+            .filter_map(|node| score(&node, requests).map(|s| (s, node.name())))
+            .min()
+            .map(|(_, name)| name.to_owned())
+            .ok_or_else(|| {
+                let n = cache.node_count();
+                let message = if n == 0 {
+                    "0/0 nodes are available.".to_owned()
+                } else {
+                    format!("0/{n} nodes are available: {n} Insufficient resources.")
+                };
+                Status::with_reason(Code::Unschedulable, message).with_plugin(ResourceFit::PLUGIN)
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scheduler::Node;
+
+    fn cache(nodes: &[(&str, u64, u64)]) -> CacheState {
+        let mut cache = CacheState::new();
+        for &(name, cpu, mem) in nodes {
+            cache
+                .add_node(Node::new(name, Resources::new(cpu, mem)))
+                .unwrap();
+        }
+        cache
+    }
+
+    fn pod(id: &str, cpu: u64, mem: u64) -> Pod {
+        Pod::new(id, "ml", id).with_requests(Resources::new(cpu, mem))
+    }
+
+    #[test]
+    fn packs_onto_the_node_left_fullest() {
+        let mut c = cache(&[("a", 4000, 4000), ("b", 4000, 4000), ("c", 1000, 1000)]);
+        // "c" is left empty by a 1000/1000 pod: the tightest fit.
+        assert_eq!(ResourceFit.place(&pod("p", 1000, 1000), &c).unwrap(), "c");
+        // Too big for "c": "a" and "b" tie, the name breaks it.
+        assert_eq!(ResourceFit.place(&pod("q", 2000, 2000), &c).unwrap(), "a");
+        // Once "b" is partly used, it is the tighter fit.
+        c.assume(&pod("r", 1000, 1000), "b").unwrap();
+        assert_eq!(ResourceFit.place(&pod("q", 2000, 2000), &c).unwrap(), "b");
+    }
+
+    #[test]
+    fn the_score_is_a_sum_of_fractions_not_of_raw_amounts() {
+        let mut c = cache(&[("a", 10_000, 10), ("b", 100, 1_000_000)]);
+        c.assume(&pod("x", 4000, 0), "a").unwrap();
+        c.assume(&pod("y", 0, 500_000), "b").unwrap();
+        // Left free: "a" 60% cpu + 100% memory = 1.6 (6010 raw units), "b" 100% cpu + 50%
+        // memory = 1.5 (500_100 raw units). Fractions pick "b"; raw amounts would pick "a".
+        assert_eq!(ResourceFit.place(&pod("p", 0, 0), &c).unwrap(), "b");
+        // A node with no memory at all counts it as fully used.
+        let c = cache(&[("a", 1000, 1000), ("m", 1000, 0)]);
+        assert_eq!(ResourceFit.place(&pod("p", 500, 0), &c).unwrap(), "m");
+    }
+
+    #[test]
+    fn nothing_fits_is_unschedulable_from_node_resources_fit() {
+        let mut c = cache(&[("a", 1000, 1000), ("b", 2000, 500)]);
+        let status = ResourceFit.place(&pod("p", 1500, 600), &c).unwrap_err();
+        assert_eq!(status.code(), Code::Unschedulable);
+        assert_eq!(
+            status.plugin().map(|p| p.as_str()),
+            Some("NodeResourcesFit")
+        );
+        assert_eq!(
+            status.message(),
+            "0/2 nodes are available: 2 Insufficient resources."
+        );
+        // Fits by capacity, but not in what is free.
+        c.assume(&pod("x", 600, 0), "a").unwrap();
+        assert!(ResourceFit.place(&pod("p", 500, 500), &c).is_ok());
+        assert!(ResourceFit.place(&pod("p", 500, 600), &c).is_err());
+        let none = ResourceFit
+            .place(&pod("p", 0, 0), &CacheState::new())
+            .unwrap_err();
+        assert_eq!(none.message(), "0/0 nodes are available.");
+        assert!(none.is_rejected());
+    }
+
+    #[test]
+    fn a_zero_request_fits_even_an_overcommitted_node() {
+        let mut c = cache(&[("a", 1000, 1000)]);
+        c.add_bound(&pod("big", 5000, 5000).with_node("a")).unwrap();
+        assert_eq!(c.node("a").unwrap().free(), Resources::ZERO);
+        assert_eq!(ResourceFit.place(&pod("p", 0, 0), &c).unwrap(), "a");
+        assert!(ResourceFit.place(&pod("p", 1, 0), &c).is_err());
+    }
+
+    #[test]
+    fn closures_are_placements() {
+        let fixed = |_: &Pod, _: &CacheState| -> Result<String, Status> { Ok("n9".into()) };
+        let boxed: Box<dyn Placement> = Box::new(fixed);
+        assert_eq!(
+            boxed.place(&pod("p", 0, 0), &CacheState::new()).unwrap(),
+            "n9"
+        );
+    }
+}

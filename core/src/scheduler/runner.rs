@@ -1,0 +1,97 @@
+use crate::sync::thread::{self, JoinHandle};
+use crate::time::Clock;
+use crate::TimerDriver;
+
+use super::scheduler::Job;
+use super::timers::Timers;
+use super::Scheduler;
+
+/// A [`Scheduler`] running on its own threads: one scheduling loop, the configured number of
+/// binding workers fed by a channel (no thread per waiting pod), and one timer thread for
+/// permit deadlines and the queue's flushes. [`shutdown`](Self::shutdown) (or drop) stops and
+/// joins them all.
+#[must_use = "the scheduler's threads stop when this is dropped"]
+pub struct RunningScheduler {
+    scheduler: Scheduler,
+    scheduling: Option<JoinHandle<()>>,
+    workers: Vec<JoinHandle<()>>,
+    timer: Option<TimerDriver>,
+}
+
+impl Scheduler {
+    /// Starts the scheduling loop, `config.workers` binding workers and a timer thread, all
+    /// reading time from `clock`. Events keep coming in through this `Scheduler` (or a clone).
+    pub fn start<C>(&self, clock: C) -> RunningScheduler
+    where
+        C: Clock + Clone + 'static,
+    {
+        let scheduling = thread::spawn("gangway-scheduling", {
+            let scheduler = self.clone();
+            let clock = clock.clone();
+            move || {
+                while let Some(popped) = scheduler.inner.queue.pop() {
+                    scheduler.schedule(popped, clock.now());
+                }
+            }
+        });
+        let workers = (0..self.inner.config.workers.max(1))
+            .map(|_| {
+                let scheduler = self.clone();
+                let clock = clock.clone();
+                thread::spawn("gangway-binding", move || {
+                    while let Ok(Job::Decided(decision)) = scheduler.inner.job_queue.recv() {
+                        scheduler.binding_cycle(decision, clock.now());
+                    }
+                })
+            })
+            .collect();
+        let timers = Timers::new(self.clone(), clock.now());
+        let timer = TimerDriver::spawn(timers, clock);
+        RunningScheduler {
+            scheduler: self.clone(),
+            scheduling: Some(scheduling),
+            workers,
+            timer: Some(timer),
+        }
+    }
+}
+
+impl RunningScheduler {
+    /// The scheduler, to send it events.
+    pub fn scheduler(&self) -> &Scheduler {
+        &self.scheduler
+    }
+
+    /// Stops everything and waits for it: the queue closes (the scheduling loop ends after its
+    /// current cycle), pods still waiting at Permit are rejected and their binding cycles
+    /// release them, then the workers and the timer stop. Every thread it started has
+    /// returned when this does; events sent afterwards are refused.
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        let Some(scheduling) = self.scheduling.take() else {
+            return;
+        };
+        self.scheduler.close();
+        let _ = scheduling.join();
+        // A cycle that was running when the queue closed may have registered a waiter.
+        self.scheduler.close();
+        if let Some(timer) = self.timer.take() {
+            timer.shutdown();
+        }
+        for _ in &self.workers {
+            let _ = self.scheduler.inner.jobs.send(Job::Stop);
+        }
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+    }
+}
+
+impl Drop for RunningScheduler {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

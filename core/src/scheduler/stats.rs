@@ -1,0 +1,22 @@
+/// What a [`Scheduler`](super::Scheduler) has done so far: counters for a summary or a
+/// metrics exporter, and the permit waits for percentiles.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchedulerStats {
+    /// Scheduling cycles run (pods popped).
+    pub cycles: u64,
+    /// Cycles in which no node fit the pod.
+    pub unschedulable: u64,
+    /// Pods bound.
+    pub bound: u64,
+    /// Binder calls that failed.
+    pub bind_failures: u64,
+    /// Pods rejected at or while waiting at Permit (timeouts included).
+    pub permit_rejections: u64,
+    /// Of those, rejected because a permit deadline passed.
+    pub permit_timeouts: u64,
+    /// Pods deleted between their scheduling cycle and the end of their binding cycle.
+    pub deleted_in_flight: u64,
+    /// For each pod that reached its binding cycle, how long it waited at Permit, in
+    /// nanoseconds (zero when it was allowed at once), in the order the decisions came.
+    pub permit_waits: Vec<u64>,
+}
