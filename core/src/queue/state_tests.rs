@@ -387,6 +387,7 @@ fn next_backoff_expiry_and_leftover_flush_say_when_the_flushes_have_work() {
         (q.next_backoff_expiry(), q.next_leftover_flush()),
         (None, None)
     );
+    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
     fail_unschedulable(&mut q, "a", Time::ZERO, &p);
     let five_min = Time::ZERO + Duration::from_secs(300);
     assert_eq!(
