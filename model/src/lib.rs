@@ -4,4 +4,5 @@
 
 pub mod gang;
 pub mod queue;
+pub mod simulate;
 pub mod waiting;

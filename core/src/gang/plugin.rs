@@ -246,14 +246,18 @@ impl GangScheduling {
     /// sibling was added, when its PodGroup appeared, or when its gang's min count was lowered;
     /// `QueueSkip` otherwise.
     pub fn queueing_hint(&self, pod: &Pod, event: GangEvent<'_>) -> QueueingHint {
-        let Some(key) = GroupKey::of(pod) else {
+        // Compared in place: this runs for every gated pod on every pod add.
+        let Some(group) = pod.group() else {
             return QueueingHint::QueueSkip;
         };
+        let names_it = |key: &GroupKey| key.namespace() == pod.namespace() && key.name() == group;
         let queue = match event {
-            GangEvent::PodAdded(other) => GroupKey::of(other).as_ref() == Some(&key),
-            GangEvent::GroupAdded(group) => group.key() == &key,
+            GangEvent::PodAdded(other) => {
+                other.group() == Some(group) && other.namespace() == pod.namespace()
+            }
+            GangEvent::GroupAdded(g) => names_it(g.key()),
             GangEvent::GroupUpdated { old, new } => {
-                new.key() == &key
+                names_it(new.key())
                     && matches!((old.min_count(), new.min_count()), (Some(o), Some(n)) if n < o)
             }
         };

@@ -25,16 +25,16 @@ mod stats;
 mod timers;
 
 pub use binder::{BindError, Binder, InMemoryBinder};
-pub use config::SchedulerConfig;
-pub use cycle::CycleOutcome;
-pub use error::{GroupEventError, NodeEventError, PodEventError};
-pub use runner::RunningScheduler;
-pub use scheduler::Scheduler;
-pub use stats::SchedulerStats;
 pub use cache::{
     AddBoundError, AddNodeError, AssumeError, Cache, CacheState, FinishBindingError, NodeView,
     PodPhase, RemoveNodeError, RemovedPod,
 };
+pub use config::SchedulerConfig;
+pub use cycle::CycleOutcome;
+pub use error::{GroupEventError, NodeEventError, PodEventError};
 pub use node::Node;
 pub use placement::{Placement, ResourceFit};
 pub use resources::Resources;
+pub use runner::RunningScheduler;
+pub use scheduler::Scheduler;
+pub use stats::SchedulerStats;

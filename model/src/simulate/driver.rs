@@ -1,0 +1,366 @@
+//! Runs a [`Workload`] through the real [`Scheduler`] and measures the outcome.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use gangway::scheduler::{InMemoryBinder, Node, ResourceFit, Scheduler, SchedulerConfig};
+use gangway::sync::{Arc, Mutex};
+use gangway::{Clock, Pod, PodGroup, PodId, Resources, SystemClock, Time};
+
+use super::workload::SplitMix64;
+use super::{percentile, Options, Progress, Report, Workload, WorkloadError};
+
+/// Why a simulation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SimulateError {
+    /// The workload file is wrong.
+    #[error("{0}")]
+    Workload(#[from] WorkloadError),
+    /// A flag is wrong.
+    #[error("invalid option: {0}")]
+    Options(String),
+    /// The scheduler refused part of the workload.
+    #[error("workload refused: {0}")]
+    Refused(String),
+}
+
+/// After the last arrival, how long virtual time may run on (retries, timeouts) before the
+/// run ends with whatever did not bind.
+const HORIZON: Duration = Duration::from_secs(30 * 60);
+
+/// Loads the workload `options` name, or generates the default one.
+pub fn load(options: &Options) -> Result<Workload, SimulateError> {
+    match &options.workload {
+        Some(path) => Ok(Workload::from_path(path)?),
+        None => {
+            let spec = options.generate_spec().map_err(SimulateError::Options)?;
+            Ok(Workload::generate(&spec))
+        }
+    }
+}
+
+/// One timed event of the workload.
+enum Event {
+    Arrive(Pod),
+    Delete(Pod),
+}
+
+/// Runs `workload` as `options` say: in deterministic virtual time (the default: the same
+/// seed gives the same run) or, with `--real-time`, on the scheduler's own threads and the
+/// system clock. Checks I3, I4 and I6 at the end.
+pub fn run(options: &Options, workload: &Workload) -> Result<Report, SimulateError> {
+    for (flag, rate) in [
+        ("--bind-failure-rate", options.bind_failure_rate),
+        ("--delete-rate", options.delete_rate),
+    ] {
+        if !(0.0..=1.0).contains(&rate) {
+            return Err(SimulateError::Options(format!(
+                "{flag} {rate} is not a probability"
+            )));
+        }
+    }
+    let config = SchedulerConfig {
+        mode: options.mode.into(),
+        ..SchedulerConfig::default()
+    };
+    let rng = Arc::new(Mutex::new(SplitMix64(options.seed)));
+    let failure_rate = options.bind_failure_rate;
+    let failed = Arc::new(Mutex::new(BTreeSet::new()));
+    let binder = InMemoryBinder::default().with_failures({
+        let (rng, failed) = (rng.clone(), failed.clone());
+        move |pod, _| {
+            let fail = failure_rate > 0.0 && rng.lock().chance(failure_rate);
+            if fail {
+                failed.lock().insert(pod.id().clone());
+            }
+            fail
+        }
+    });
+    let scheduler = Scheduler::with(config, ResourceFit, binder.clone());
+    let pods = pods_of(workload);
+    let events = timeline(&pods, workload, options.delete_rate, &mut rng.lock());
+    let started = Instant::now();
+    let mut progress = Progress::new(pods.len() as u64, !options.json);
+    let end = if options.real_time {
+        run_real_time(&scheduler, workload, &events, &mut progress)?
+    } else {
+        let mut rng = rng.lock().clone();
+        run_virtual(&scheduler, workload, &events, &mut progress, &mut rng)?
+    };
+    progress.finish();
+    let failed = failed.lock().clone();
+    let mut report = summarise(
+        &scheduler, &binder, &failed, workload, &pods, &events, options,
+    );
+    report.virtual_seconds = end.as_nanos() as f64 / 1e9;
+    report.wall_seconds = started.elapsed().as_secs_f64();
+    report.compute_rates();
+    Ok(report)
+}
+
+/// The workload's pods as gangway pods, by name.
+fn pods_of(workload: &Workload) -> BTreeMap<String, (Pod, Time)> {
+    workload
+        .pods
+        .iter()
+        .map(|p| {
+            let mut pod = Pod::new(format!("{}/{}", p.namespace, p.name), &p.namespace, &p.name)
+                .with_priority(p.priority)
+                .with_requests(Resources::new(p.cpu_millis, p.memory_bytes))
+                .with_creation_time(Time::from_millis(p.arrival_ms));
+            if let Some(group) = &p.group {
+                pod = pod.with_group(group);
+            }
+            (p.name.clone(), (pod, Time::from_millis(p.arrival_ms)))
+        })
+        .collect()
+}
+
+/// Arrivals; deletes the workload names, and deletes of a `delete_rate` share of the other
+/// pods 1–120 s after they arrive; in time order (ties: arrival before delete, then workload
+/// order).
+fn timeline(
+    pods: &BTreeMap<String, (Pod, Time)>,
+    workload: &Workload,
+    delete_rate: f64,
+    rng: &mut SplitMix64,
+) -> Vec<(Time, Event)> {
+    let mut events = Vec::new();
+    for spec in &workload.pods {
+        let (pod, at) = &pods[&spec.name];
+        events.push((*at, Event::Arrive(pod.clone())));
+        if let Some(ms) = spec.delete_ms {
+            events.push((Time::from_millis(ms), Event::Delete(pod.clone())));
+        } else if delete_rate > 0.0 && rng.chance(delete_rate) {
+            let later = *at + Duration::from_millis(rng.range(1_000, 120_000));
+            events.push((later, Event::Delete(pod.clone())));
+        }
+    }
+    events.sort_by_key(|(at, e)| (*at, matches!(e, Event::Delete(_))));
+    events
+}
+
+fn setup(scheduler: &Scheduler, workload: &Workload, now: Time) -> Result<(), SimulateError> {
+    let refused = |e: &dyn std::fmt::Display| SimulateError::Refused(e.to_string());
+    for n in &workload.nodes {
+        let node = Node::new(&n.name, Resources::new(n.cpu_millis, n.memory_bytes));
+        scheduler.add_node(node, now).map_err(|e| refused(&e))?;
+    }
+    for g in &workload.groups {
+        let group = match g.min_count {
+            Some(min) => PodGroup::gang(&g.namespace, &g.name, min),
+            None => PodGroup::new(&g.namespace, &g.name, gangway::Policy::Basic),
+        }
+        .map_err(|e| refused(&e))?;
+        scheduler.add_group(group, now).map_err(|e| refused(&e))?;
+    }
+    Ok(())
+}
+
+fn apply(scheduler: &Scheduler, event: &Event, now: Time) -> Result<(), SimulateError> {
+    match event {
+        Event::Arrive(pod) => scheduler
+            .add_pod(pod.clone(), now)
+            .map_err(|e| SimulateError::Refused(e.to_string())),
+        Event::Delete(pod) => scheduler
+            .delete_pod(pod, now)
+            .map(drop)
+            .map_err(|e| SimulateError::Refused(e.to_string())),
+    }
+}
+
+/// Virtual time: one thread; at each instant apply the due events and timers, run scheduling
+/// cycles and binding cycles until nothing moves, then jump to the next instant anything is
+/// due. Returns the time it stopped at.
+///
+/// In the real scheduler, scheduling cycles and binding cycles run on different threads, so
+/// a decision may wait in the workers' queue while the next pod is scheduled. Here the seed
+/// decides, before each scheduling cycle, whether the pending binding cycles run first — the
+/// same seed, the same interleaving.
+fn run_virtual(
+    scheduler: &Scheduler,
+    workload: &Workload,
+    events: &[(Time, Event)],
+    progress: &mut Progress,
+    rng: &mut SplitMix64,
+) -> Result<Time, SimulateError> {
+    let mut now = Time::ZERO;
+    setup(scheduler, workload, now)?;
+    let last = events.last().map_or(Time::ZERO, |(at, _)| *at);
+    let horizon = last + HORIZON;
+    let total = events
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::Arrive(_)))
+        .count() as u64;
+    let mut next = 0;
+    loop {
+        while let Some((at, event)) = events.get(next).filter(|(at, _)| *at <= now) {
+            debug_assert!(*at <= now);
+            apply(scheduler, event, now)?;
+            next += 1;
+        }
+        scheduler.tick(now);
+        loop {
+            let mut moved = rng.chance(0.5) && scheduler.run_binding_cycles(now) > 0;
+            if scheduler.schedule_one(now).is_some() {
+                moved = true;
+            } else {
+                moved |= scheduler.run_binding_cycles(now) > 0;
+            }
+            if !moved {
+                break;
+            }
+        }
+        let stats = scheduler.stats();
+        progress.set(stats.bound.min(total));
+        let upcoming = [
+            events.get(next).map(|(at, _)| *at),
+            scheduler.next_deadline(),
+        ];
+        let Some(then) = upcoming.into_iter().flatten().min() else {
+            return Ok(now);
+        };
+        if then > horizon || (next == events.len() && stats.bound >= total) {
+            return Ok(now);
+        }
+        // A deadline at `now` was applied by `tick`; never stand still.
+        now = then.max(now + Duration::from_nanos(1));
+    }
+}
+
+/// Real time: the scheduler's own threads; events are fed at their arrival times (measured
+/// from the start); the run ends when the scheduler is quiet or the horizon passes.
+fn run_real_time(
+    scheduler: &Scheduler,
+    workload: &Workload,
+    events: &[(Time, Event)],
+    progress: &mut Progress,
+) -> Result<Time, SimulateError> {
+    let clock = SystemClock::new();
+    setup(scheduler, workload, clock.now())?;
+    let running = scheduler.start(clock);
+    for (at, event) in events {
+        let wait = at.saturating_duration_since(clock.now());
+        std::thread::sleep(wait);
+        apply(scheduler, event, clock.now())?;
+        progress.set(scheduler.stats().bound);
+    }
+    let last = events.last().map_or(Time::ZERO, |(at, _)| *at);
+    let horizon = last + scheduler.config().permit_timeout + Duration::from_secs(5);
+    let total = events
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::Arrive(_)))
+        .count() as u64;
+    let mut quiet_since = Instant::now();
+    let mut last_bound = u64::MAX;
+    while clock.now() < horizon {
+        let bound = scheduler.stats().bound;
+        progress.set(bound);
+        if bound >= total {
+            break;
+        }
+        if bound != last_bound || !scheduler.in_binding().is_empty() {
+            last_bound = bound;
+            quiet_since = Instant::now();
+        } else if quiet_since.elapsed() > Duration::from_secs(2) && scheduler.waiting().is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let end = clock.now();
+    running.shutdown();
+    Ok(end)
+}
+
+/// The report: what bound, what did not and why, and the invariants at the end.
+fn summarise(
+    scheduler: &Scheduler,
+    binder: &InMemoryBinder,
+    failed: &BTreeSet<PodId>,
+    workload: &Workload,
+    pods: &BTreeMap<String, (Pod, Time)>,
+    events: &[(Time, Event)],
+    options: &Options,
+) -> Report {
+    let stats = scheduler.stats();
+    let bindings = binder.bindings();
+    let deleted: Vec<&Pod> = events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::Delete(p) => Some(p),
+            Event::Arrive(_) => None,
+        })
+        .collect();
+    let is_deleted = |id: &PodId| deleted.iter().any(|p| p.id() == id);
+    let in_binding = scheduler.in_binding();
+    // Per group: members bound at the end, and whether a member was deleted or failed to
+    // bind (then an incomplete gang is the workload's doing, not an I3 violation).
+    let mut members: BTreeMap<(&str, &str), (u64, bool)> = BTreeMap::new();
+    let mut basic_bound = 0;
+    let mut pods_bound = 0;
+    let mut lost = 0;
+    for spec in &workload.pods {
+        let pod = &pods[&spec.name].0;
+        let bound = bindings.contains_key(pod.id()) && scheduler.is_bound(pod.id());
+        pods_bound += u64::from(bound);
+        match &spec.group {
+            Some(group) => {
+                let entry = members.entry((&spec.namespace, group)).or_default();
+                entry.0 += u64::from(bound);
+                entry.1 |= is_deleted(pod.id()) || failed.contains(pod.id());
+            }
+            None => basic_bound += u64::from(bound),
+        }
+        let somewhere = bound
+            || scheduler.queue().place(pod.id()).is_some()
+            || in_binding.contains(pod.id())
+            || scheduler.waiting().get(pod.id()).is_some();
+        if !somewhere && !is_deleted(pod.id()) {
+            lost += 1;
+        }
+    }
+    let mut gangs_bound = 0;
+    let mut partial = 0;
+    for g in &workload.groups {
+        let (bound, disturbed) = members
+            .get(&(g.namespace.as_str(), g.name.as_str()))
+            .copied()
+            .unwrap_or_default();
+        match g.min_count {
+            Some(min) if bound >= u64::from(min) => gangs_bound += 1,
+            Some(_) if bound > 0 && !disturbed => partial += 1,
+            Some(_) => {}
+            None => basic_bound += bound,
+        }
+    }
+    let leaked = scheduler
+        .cache()
+        .with(|c| c.assumed().filter(|id| !in_binding.contains(id)).count())
+        as u64;
+    let mut violations = Vec::new();
+    if let Err(e) = scheduler.check() {
+        violations.push(e);
+    }
+    let mut waits = stats.permit_waits.clone();
+    let ms = |ns: Option<u64>| ns.map_or(0.0, |ns| ns as f64 / 1e6);
+    Report {
+        mode: format!("{:?}", gangway::Mode::from(options.mode)).to_lowercase(),
+        seed: options.seed,
+        pods_total: workload.pod_count() as u64,
+        pods_bound,
+        gangs_total: workload.gang_count() as u64,
+        gangs_bound,
+        basic_pods_bound: basic_bound,
+        timeouts: stats.permit_timeouts,
+        gang_rejections: stats.permit_rejections,
+        partial_gangs: partial,
+        lost_pods: lost,
+        leaked_reservations: leaked,
+        bind_failures: stats.bind_failures,
+        deletes: deleted.len() as u64,
+        permit_wait_p50_ms: ms(percentile(&mut waits, 50.0)),
+        permit_wait_p99_ms: ms(percentile(&mut waits, 99.0)),
+        violations,
+        ..Report::default()
+    }
+}

@@ -1,0 +1,25 @@
+//! `gangway simulate`: run the real scheduler core on a workload (an embedded default or a
+//! TOML/JSON file) and summarise what happened — bindings, timeouts, partial gangs, lost pods,
+//! leaked reservations and permit-wait latency.
+//!
+//! [`Options`] are the command-line flags, [`Workload`] the input, [`run`] the driver (virtual
+//! time by default), [`Report`] the output and [`Progress`] the stderr progress bar.
+
+mod driver;
+mod locate;
+mod options;
+mod progress;
+mod report;
+mod workload;
+
+#[cfg(test)]
+mod report_tests;
+#[cfg(test)]
+mod workload_tests;
+
+pub use options::{ModeArg, Options};
+pub use progress::Progress;
+pub use report::{percentile, Report};
+pub use workload::{GenerateSpec, GroupSpec, NodeSpec, PodSpec, Workload, WorkloadError};
+
+pub use driver::{load, run, SimulateError};

@@ -1,0 +1,191 @@
+//! Command-line options of `gangway simulate`.
+
+use std::path::PathBuf;
+
+use super::workload::GenerateSpec;
+
+/// Options of `gangway simulate [WORKLOAD]`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Options {
+    /// Workload file (.toml or .json: nodes, groups, pods with arrival times). Without it, a
+    /// generated workload sized by --nodes, --gangs, --min-gang, --max-gang and --basic-pods.
+    #[arg(value_name = "WORKLOAD")]
+    pub workload: Option<PathBuf>,
+
+    /// Scheduler behaviour: `upstream` (kube-scheduler, races included) or `hardened` (H1–H5).
+    #[arg(long, value_enum, default_value = "hardened")]
+    pub mode: ModeArg,
+
+    /// Seed for the generated workload and for injected bind failures and deletes; the same
+    /// seed gives the same run in virtual time.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Probability (0 to 1) that a bind fails, exercising unreserve and requeue.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_rate, value_name = "RATE")]
+    pub bind_failure_rate: f64,
+
+    /// Probability (0 to 1) that a pod is deleted while pending or waiting at permit.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_rate, value_name = "RATE")]
+    pub delete_rate: f64,
+
+    /// Print the summary as JSON on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Run on the wall clock (permit timeouts and arrivals take real time) instead of the
+    /// default deterministic virtual time.
+    #[arg(long)]
+    pub real_time: bool,
+
+    /// Nodes in the generated workload (64 CPU, 256 GiB each).
+    #[arg(long, default_value_t = 500, value_name = "N")]
+    pub nodes: usize,
+
+    /// Gangs in the generated workload.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub gangs: usize,
+
+    /// Smallest gang size in the generated workload.
+    #[arg(long, default_value_t = 2, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_gang: u32,
+
+    /// Largest gang size in the generated workload (at least --min-gang).
+    #[arg(long, default_value_t = 64, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_gang: u32,
+
+    /// Pods outside any gang in the generated workload (a quarter of them in Basic groups).
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    pub basic_pods: usize,
+}
+
+impl Options {
+    /// The spec for [`Workload::generate`](super::Workload::generate) from the sizing flags and
+    /// `--seed`. Errors if `--max-gang` is below `--min-gang`.
+    pub fn generate_spec(&self) -> Result<GenerateSpec, String> {
+        if self.max_gang < self.min_gang {
+            return Err(format!(
+                "--max-gang ({}) is below --min-gang ({})",
+                self.max_gang, self.min_gang
+            ));
+        }
+        Ok(GenerateSpec {
+            nodes: self.nodes,
+            gangs: self.gangs,
+            min_gang: self.min_gang,
+            max_gang: self.max_gang,
+            basic_pods: self.basic_pods,
+            seed: self.seed,
+        })
+    }
+}
+
+/// `--mode` values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ModeArg {
+    /// kube-scheduler 1.36 step for step, including its races.
+    Upstream,
+    /// gangway's guarantees H1–H5 on top of upstream (the default).
+    #[default]
+    Hardened,
+}
+
+impl From<ModeArg> for gangway::Mode {
+    fn from(mode: ModeArg) -> Self {
+        match mode {
+            ModeArg::Upstream => gangway::Mode::Upstream,
+            ModeArg::Hardened => gangway::Mode::Hardened,
+        }
+    }
+}
+
+/// Parses a probability: a finite number from 0 to 1.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let rate: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number"))?;
+    if (0.0..=1.0).contains(&rate) {
+        Ok(rate)
+    } else {
+        Err(format!(
+            "{s} is not a probability (expected a number from 0 to 1)"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        options: Options,
+    }
+
+    fn parse(args: &[&str]) -> Result<Options, clap::Error> {
+        let argv = std::iter::once("simulate").chain(args.iter().copied());
+        Cli::try_parse_from(argv).map(|c| c.options)
+    }
+
+    #[test]
+    fn defaults_match_the_issue() {
+        let o = parse(&[]).unwrap();
+        assert_eq!(o.workload, None);
+        assert_eq!(o.mode, ModeArg::Hardened);
+        assert_eq!((o.seed, o.bind_failure_rate, o.delete_rate), (1, 0.0, 0.0));
+        assert!(!o.json && !o.real_time);
+        assert_eq!(o.generate_spec().unwrap(), GenerateSpec::default());
+        assert_eq!(gangway::Mode::from(o.mode), gangway::Mode::Hardened);
+    }
+
+    #[test]
+    fn flags_parse() {
+        let o = parse(&[
+            "w.toml",
+            "--mode",
+            "upstream",
+            "--seed",
+            "7",
+            "--bind-failure-rate",
+            "0.25",
+            "--delete-rate",
+            "1",
+            "--json",
+            "--real-time",
+            "--max-gang",
+            "8",
+        ])
+        .unwrap();
+        assert_eq!(o.workload.as_deref(), Some(std::path::Path::new("w.toml")));
+        assert_eq!(gangway::Mode::from(o.mode), gangway::Mode::Upstream);
+        assert_eq!((o.seed, o.bind_failure_rate, o.delete_rate), (7, 0.25, 1.0));
+        assert!(o.json && o.real_time);
+        assert_eq!(o.generate_spec().unwrap().max_gang, 8);
+    }
+
+    #[test]
+    fn bad_rates_and_sizes_are_rejected_with_a_reason() {
+        let err = parse(&["--bind-failure-rate", "1.5"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--bind-failure-rate") && err.contains("from 0 to 1"),
+            "{err}"
+        );
+        let err = parse(&["--delete-rate", "NaN"]).unwrap_err().to_string();
+        assert!(err.contains("not a probability"), "{err}");
+        let err = parse(&["--delete-rate", "x"]).unwrap_err().to_string();
+        assert!(err.contains("not a number"), "{err}");
+        assert!(parse(&["--min-gang", "0"]).is_err());
+        let err = parse(&["--min-gang", "9", "--max-gang", "8"])
+            .unwrap()
+            .generate_spec();
+        assert!(err.unwrap_err().contains("--max-gang"));
+    }
+}
