@@ -8,8 +8,8 @@ use crate::{GangScheduling, GroupKey, Pod, PodGroup, PodId, QueueingHint, Schedu
 use crate::{Time, WaitingPods};
 
 use super::{
-    Binder, Cache, GroupEventError, InMemoryBinder, Node, NodeEventError, Placement, PodEventError,
-    PodPhase, ResourceFit, SchedulerConfig, SchedulerStats,
+    AddBoundError, Binder, Cache, GroupEventError, InMemoryBinder, Node, NodeEventError, Placement,
+    PodEventError, PodPhase, ResourceFit, SchedulerConfig, SchedulerStats,
 };
 
 /// The plugin that rejects a pod no node has room for (its hints requeue it when resources are
@@ -175,9 +175,14 @@ impl Scheduler {
         {
             return Err(PodEventError::AlreadyKnown(pod));
         }
-        if pod.node().is_some() {
-            self.inner.cache.add_bound(&pod)?;
+        if let Some(node) = pod.node() {
+            // Refused before anything changes; then registry, cache, queue (upstream's order).
+            if self.inner.cache.with(|c| c.node(node).is_none()) {
+                let (pod, node) = (pod.id().clone(), node.to_owned());
+                return Err(AddBoundError::UnknownNode { pod, node }.into());
+            }
             self.inner.gang.on_pod_added(pod.clone(), true)?;
+            self.inner.cache.add_bound(&pod)?;
             self.moved(ClusterEvent::AssignedPodAdd(pod), now);
             return Ok(());
         }
