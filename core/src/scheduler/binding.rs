@@ -1,6 +1,6 @@
 use crate::gang::GANG_SCHEDULING;
 use crate::queue::{ClusterEvent, QueuedPodInfo};
-use crate::{Decision, Pod, PodId, Status, Time};
+use crate::{Decision, Mode, PluginName, Pod, PodId, Status, Time};
 
 use super::scheduler::Job;
 use super::Scheduler;
@@ -85,6 +85,51 @@ impl Scheduler {
         }
     }
 
+    /// H2: a member of a failed Hardened gang attempt comes back with every sibling whose
+    /// rejection is already marked, in one `add_gang_unschedulable` (one backoff for the
+    /// gang); their own binding cycles then find nothing to do. Their reservations are
+    /// released here, and the freed resources announced once, excluding the gang.
+    fn hand_back_gang(&self, first: QueuedPodInfo, status: &Status, plugin: PluginName, now: Time) {
+        let pod = first.pod().clone();
+        let siblings: Vec<(QueuedPodInfo, Time)> = {
+            let mut assigned = self.inner.assigned.lock();
+            let ids: Vec<PodId> = assigned
+                .iter()
+                .filter(|(_, a)| a.rejected && !a.deleted && same_group(a.info.pod(), &pod))
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter()
+                .filter_map(|id| assigned.remove(id))
+                .map(|a| (a.info, a.since))
+                .collect()
+        };
+        {
+            let mut stats = self.inner.stats.lock();
+            let timeout = status.message().contains("timeout");
+            for (_, since) in &siblings {
+                stats.permit_rejections += 1;
+                stats.permit_timeouts += u64::from(timeout);
+                let waited = now.saturating_duration_since(*since).as_nanos() as u64;
+                stats.permit_waits.push(waited);
+            }
+        }
+        let mut members = vec![first];
+        for (info, _) in siblings {
+            self.inner.gang.unreserve(info.pod());
+            self.inner.cache.forget(info.id());
+            members.push(info.rejected_by(plugin.clone()));
+        }
+        let ids: Vec<PodId> = members.iter().map(|m| m.id().clone()).collect();
+        // Already queued cannot happen: every member is in flight until handed back.
+        let _ = self.inner.queue.add_gang_unschedulable(members, now);
+        let not_the_gang = |other: &QueuedPodInfo| !ids.contains(other.id());
+        self.inner.queue.move_all_to_active_or_backoff(
+            ClusterEvent::AssignedPodDelete(pod),
+            Some(&not_the_gang),
+            now,
+        );
+    }
+
     fn bound(&self, pod: &Pod, id: &PodId) {
         // The cache entry can only be missing if the node was removed meanwhile.
         let _ = self.inner.cache.finish_binding(id);
@@ -111,6 +156,10 @@ impl Scheduler {
                     stats.permit_timeouts += u64::from(status.message().contains("timeout"));
                 }
                 let plugin = status.plugin().cloned().unwrap_or(GANG_SCHEDULING);
+                if self.inner.config.mode == Mode::Hardened && pod.group().is_some() {
+                    let first = info.rejected_by(plugin.clone());
+                    return self.hand_back_gang(first, &status, plugin, now);
+                }
                 // Already queued cannot happen: the pod is in flight until handed back.
                 let _ = self
                     .inner
@@ -129,4 +178,9 @@ impl Scheduler {
             }
         }
     }
+}
+
+/// Whether `a` and `b` name the same pod group.
+fn same_group(a: &Pod, b: &Pod) -> bool {
+    a.group().is_some() && a.group() == b.group() && a.namespace() == b.namespace()
 }

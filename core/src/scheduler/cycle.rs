@@ -95,6 +95,7 @@ impl Scheduler {
                 node: node.clone(),
                 since: now,
                 deleted: false,
+                rejected: false,
             },
         );
         match self.inner.gang.permit(&pod, now) {

@@ -21,6 +21,8 @@ mod resources;
 mod runner;
 #[allow(clippy::module_inception)]
 mod scheduler;
+#[cfg(test)]
+mod scheduler_tests;
 mod stats;
 mod timers;
 

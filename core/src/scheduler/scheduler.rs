@@ -43,8 +43,9 @@ pub(super) struct Inner {
     pub(super) cache: Cache,
     pub(super) placement: Arc<dyn Placement>,
     pub(super) binder: Arc<dyn Binder>,
-    /// Pods between their scheduling cycle and the end of their binding cycle.
-    pub(super) assigned: Mutex<BTreeMap<PodId, Assignment>>,
+    /// Pods between their scheduling cycle and the end of their binding cycle (shared with
+    /// the waiting map's decision sink, which marks rejections as they are made).
+    pub(super) assigned: Arc<Mutex<BTreeMap<PodId, Assignment>>>,
     pub(super) jobs: Sender<Job>,
     pub(super) job_queue: Receiver<Job>,
     pub(super) stats: Mutex<SchedulerStats>,
@@ -58,6 +59,10 @@ pub(super) struct Assignment {
     pub(super) since: Time,
     /// The pod was deleted before its binding cycle ended: it must not come back.
     pub(super) deleted: bool,
+    /// Its Permit rejection, marked when the decision is made (before its binding cycle
+    /// runs), so the first binding cycle of a failed gang attempt can hand back every
+    /// rejected member together (H2).
+    pub(super) rejected: bool,
 }
 
 /// Work for a binding worker.
@@ -81,8 +86,15 @@ impl Scheduler {
         binder: impl Binder + 'static,
     ) -> Scheduler {
         let (jobs, job_queue) = channel::unbounded();
+        let assigned = Arc::new(Mutex::new(BTreeMap::<PodId, Assignment>::new()));
         let sink = jobs.clone();
-        let waiting = WaitingPods::with_sink(move |d| {
+        let marks = assigned.clone();
+        let waiting = WaitingPods::with_sink(move |d: crate::Decision| {
+            if !d.status.is_success() {
+                if let Some(a) = marks.lock().get_mut(d.pod.id()) {
+                    a.rejected = true;
+                }
+            }
             let _ = sink.send(Job::Decided(d));
         });
         let gang =
@@ -102,7 +114,7 @@ impl Scheduler {
                 cache: Cache::default(),
                 placement: Arc::new(placement),
                 binder: Arc::new(binder),
-                assigned: Mutex::new(BTreeMap::new()),
+                assigned,
                 jobs,
                 job_queue,
                 stats: Mutex::new(SchedulerStats::default()),

@@ -1,0 +1,87 @@
+use std::time::Duration;
+
+use super::scheduler::Job;
+use super::{Node, Scheduler, SchedulerConfig};
+use crate::queue::QueuePlace;
+use crate::{Mode, Pod, PodGroup, PodId, Resources, Time};
+
+const CPU: u64 = 1_000;
+
+fn member(i: usize) -> Pod {
+    Pod::new(format!("m{i}"), "ml", &format!("m{i}"))
+        .with_group("g")
+        .with_requests(Resources::new(CPU, 1 << 30))
+}
+
+/// A gang of four on a node with room for three: three members wait at Permit.
+fn three_waiting(mode: Mode) -> Scheduler {
+    let config = SchedulerConfig {
+        mode,
+        permit_timeout: Duration::from_secs(10),
+        ..SchedulerConfig::default()
+    };
+    let s = Scheduler::new(config);
+    let now = Time::ZERO;
+    s.add_node(Node::new("n", Resources::new(3 * CPU, 8 << 30)), now)
+        .unwrap();
+    s.add_group(PodGroup::gang("ml", "g", 4).unwrap(), now)
+        .unwrap();
+    for i in 0..4 {
+        s.add_pod(member(i), now).unwrap();
+    }
+    while s.schedule_one(now).is_some() {}
+    assert_eq!(
+        s.waiting().len(),
+        3,
+        "three members wait, the fourth found no room"
+    );
+    s
+}
+
+fn queued(s: &Scheduler, id: &PodId) -> bool {
+    s.queue()
+        .place(id)
+        .is_some_and(|p| p != QueuePlace::InFlight)
+}
+
+/// H2: the first binding cycle of a failed Hardened attempt hands every rejected member back
+/// together (one `add_gang_unschedulable`, one backoff); the siblings' own cycles find nothing.
+#[test]
+fn a_timed_out_hardened_gang_comes_back_together_in_one_binding_cycle() {
+    let s = three_waiting(Mode::Hardened);
+    s.tick(Time::from_secs(10));
+    let Some(Job::Decided(first)) = s.inner.job_queue.try_recv() else {
+        panic!("a rejection is queued");
+    };
+    s.binding_cycle(first, Time::from_secs(10));
+    let waited: Vec<PodId> = (0..3).map(|i| member(i).id().clone()).collect();
+    assert!(waited.iter().all(|id| queued(&s, id)), "all three are back");
+    assert!(s.in_binding().is_empty());
+    let places: Vec<_> = waited.iter().map(|id| s.queue().place(id)).collect();
+    assert!(
+        places.windows(2).all(|w| w[0] == w[1]),
+        "one backoff: {places:?}"
+    );
+    assert_eq!(
+        s.run_binding_cycles(Time::from_secs(10)),
+        2,
+        "the siblings' jobs"
+    );
+    assert_eq!(s.stats().permit_timeouts, 3);
+    s.check().unwrap();
+}
+
+/// Upstream has no gang attempt: each member times out and comes back on its own.
+#[test]
+fn upstream_members_come_back_one_binding_cycle_at_a_time() {
+    let s = three_waiting(Mode::Upstream);
+    s.tick(Time::from_secs(10));
+    let Some(Job::Decided(first)) = s.inner.job_queue.try_recv() else {
+        panic!("a rejection is queued");
+    };
+    s.binding_cycle(first, Time::from_secs(10));
+    let back = (0..3).filter(|&i| queued(&s, member(i).id())).count();
+    assert_eq!(back, 1);
+    assert_eq!(s.run_binding_cycles(Time::from_secs(10)), 2);
+    s.check().unwrap();
+}
