@@ -107,6 +107,23 @@ pub struct PodSpec {
     pub delete_ms: Option<u64>,
 }
 
+/// A parse error at `line`/`column`, naming the field at `path` (or the one the message names).
+fn parse_error(
+    line: Option<usize>,
+    column: Option<usize>,
+    path: String,
+    message: String,
+) -> WorkloadError {
+    let field = field_path(path, &message);
+    WorkloadError::Parse {
+        file: None,
+        line,
+        column,
+        field,
+        message,
+    }
+}
+
 fn default_namespace() -> String {
     "default".to_owned()
 }
@@ -313,14 +330,7 @@ impl Workload {
                 }
                 None => (None, None, String::new()),
             };
-            let field = field_path(path, &message);
-            WorkloadError::Parse {
-                file: None,
-                line,
-                column,
-                field,
-                message,
-            }
+            parse_error(line, column, path, message)
         })?;
         workload.validate_located(src, Format::Toml)?;
         Ok(workload)
@@ -342,14 +352,7 @@ impl Workload {
                     json_path_at(src, end),
                 )
             };
-            let field = field_path(path, &message);
-            WorkloadError::Parse {
-                file: None,
-                line,
-                column,
-                field,
-                message,
-            }
+            parse_error(line, column, path, message)
         })?;
         workload.validate_located(src, Format::Json)?;
         Ok(workload)
