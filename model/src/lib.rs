@@ -2,6 +2,7 @@
 
 #![deny(missing_docs)]
 
+pub mod check;
 pub mod gang;
 pub mod queue;
 pub mod simulate;

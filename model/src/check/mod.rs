@@ -1,0 +1,13 @@
+//! Presenting model-checker counterexamples (issue #6 builds the checker on top).
+//!
+//! A counterexample is a [`Timeline`] of [`Step`]s — one per action, naming the actor, the pod
+//! and gang it touched and what changed — printed as a numbered text timeline
+//! ([`Timeline::write_text`]), drawn as an SVG sequence diagram ([`Timeline::to_svg`]) or
+//! serialised as JSON ([`Timeline::to_json`]).
+
+mod timeline;
+
+#[cfg(test)]
+mod timeline_tests;
+
+pub use timeline::{Step, Timeline};
