@@ -1,9 +1,11 @@
-//! The `gangway` command: `gangway simulate` runs the real scheduler core on a workload.
+//! The `gangway` command: `gangway check` model-checks the gang protocol over the real state
+//! machine; `gangway simulate` runs the real scheduler core on a workload.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use gangway_model::check;
 use gangway_model::simulate::{self, Options};
 
 /// gangway: the concurrency core of Kubernetes gang scheduling, checked race-free.
@@ -16,17 +18,119 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Model-check the gang protocol over the real state machine: every ordering of the
+    /// scheduler's, the timer's, the binders' and the cluster's critical sections on a small
+    /// cluster. Prints states explored, states/s and each property's verdict, with a numbered
+    /// timeline for every counterexample. Exits 1 if a Hardened check finds one.
+    Check(CheckArgs),
     /// Run the real scheduler core on a workload (an embedded default, or a TOML/JSON file)
     /// and print what bound, what timed out, partial gangs, lost pods and leaked reservations.
     /// Exits 1 if a Hardened run breaks I3, I4 or I6 (an Upstream run reports its hazards).
     Simulate(Options),
 }
 
+/// `gangway check`'s flags.
+#[derive(clap::Args, Debug)]
+struct CheckArgs {
+    /// The cluster size.
+    #[arg(long, value_enum, default_value = "medium")]
+    preset: check::Preset,
+    /// Upstream (its races included: expect counterexamples) or Hardened.
+    #[arg(long, value_enum, default_value = "hardened")]
+    mode: simulate::ModeArg,
+    /// Checker threads.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Write the first counterexample as an SVG sequence diagram to this file.
+    #[arg(long, value_name = "FILE")]
+    trace_svg: Option<std::path::PathBuf>,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Check(args) => check_command(&args),
         Command::Simulate(options) => simulate_command(&options),
     }
+}
+
+fn check_command(args: &CheckArgs) -> ExitCode {
+    let mode = gangway::Mode::from(args.mode);
+    eprintln!("checking preset {:?} in {mode:?} mode…", args.preset);
+    let report = check::check(args.preset, mode, args.threads);
+    let mut out = std::io::stdout().lock();
+    let written = if args.json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        )
+    } else {
+        write_check(&mut out, &report)
+    };
+    if let Err(e) = written {
+        eprintln!("gangway check: cannot write the report: {e}");
+        return ExitCode::from(2);
+    }
+    if let Some(path) = &args.trace_svg {
+        let counterexample = report
+            .properties
+            .iter()
+            .find(|p| p.kind == "always" && !p.holds)
+            .and_then(|p| p.trace.as_ref());
+        match counterexample {
+            Some(trace) => {
+                if let Err(e) = std::fs::write(path, trace.to_svg()) {
+                    eprintln!("gangway check: cannot write {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            }
+            None => eprintln!("gangway check: no counterexample, no {}", path.display()),
+        }
+    }
+    if mode == gangway::Mode::Hardened && !report.all_hold() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn write_check(out: &mut impl Write, report: &check::CheckReport) -> std::io::Result<()> {
+    writeln!(out, "preset        {:?}", report.preset)?;
+    writeln!(out, "mode          {}", report.mode)?;
+    writeln!(
+        out,
+        "states        {} generated, {} distinct, depth {}",
+        report.states, report.unique_states, report.max_depth
+    )?;
+    writeln!(
+        out,
+        "time          {:.2} s ({:.0} states/s)",
+        report.seconds, report.states_per_sec
+    )?;
+    for p in &report.properties {
+        let verdict = match (p.kind, p.holds) {
+            ("sometimes", true) => "example found",
+            ("sometimes", false) => "NO EXAMPLE (the model may be vacuous)",
+            (_, true) => "holds",
+            (_, false) => "COUNTEREXAMPLE",
+        };
+        writeln!(out, "{:<9} {:<42} {verdict}", p.kind, p.name)?;
+    }
+    for p in report
+        .properties
+        .iter()
+        .filter(|p| p.kind != "sometimes" && !p.holds)
+    {
+        if let Some(trace) = &p.trace {
+            writeln!(out)?;
+            trace.write_text(out)?;
+        }
+    }
+    Ok(())
 }
 
 fn simulate_command(options: &Options) -> ExitCode {

@@ -1,0 +1,157 @@
+//! The model's state: the real pure states of the core, plus where each pod is in the
+//! scheduler's pipeline.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use gangway::gang::{GroupKey, Groups, PodGroup};
+use gangway::scheduler::{CacheState, Node};
+use gangway::{Mode, Pod, PodId, Resources, Time, WaitingState};
+
+/// One pod's resources: every pod asks for one "slot" of a node.
+pub(super) const SLOT: Resources = Resources::new(1_000, 1 << 30);
+
+/// The permit timeout of the model (any value: time only moves at deadlines).
+pub(super) const TIMEOUT: Duration = Duration::from_secs(300);
+
+/// What a checked cluster looks like: gangs, nodes, and which faults may happen.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClusterConfig {
+    /// The gang behaviour under check.
+    pub mode: Mode,
+    /// Gangs as (members, min count).
+    pub gangs: Vec<(u32, u32)>,
+    /// Nodes, each with room for this many pods.
+    pub nodes: Vec<u32>,
+    /// How many permit deadlines may pass (0: none).
+    pub timeouts: u8,
+    /// How many pods may be deleted.
+    pub deletes: u8,
+    /// How many binds may fail.
+    pub bind_failures: u8,
+}
+
+/// Where a pod is in the scheduler's pipeline (the queue abstracted to "pending").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// In the scheduling queue.
+    Pending,
+    /// Placed, assumed on a node and reserved in its group; Permit not run yet.
+    Reserved,
+    /// Waiting at Permit.
+    Waiting,
+    /// Permit decided; its binding cycle has not run yet.
+    Decided {
+        /// Allowed (bind next) or rejected (release next).
+        allowed: bool,
+    },
+    /// Bound.
+    Bound,
+    /// Deleted by the cluster.
+    Deleted,
+}
+
+/// The model's state: the real `Groups`, `WaitingState` and `CacheState`, each pod's stage,
+/// the abstract clock, the fault budgets left, and what the last step broke or showed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Cluster {
+    /// The group registry's pure state.
+    pub groups: Groups,
+    /// The waiting map's pure state.
+    pub waiting: WaitingState<()>,
+    /// Node reservations.
+    pub cache: CacheState,
+    /// Each pod's stage.
+    pub stages: BTreeMap<PodId, Stage>,
+    /// The pods.
+    pub pods: BTreeMap<PodId, Pod>,
+    /// Abstract time: moves only when a deadline passes.
+    pub now: Time,
+    /// Deadlines that may still pass, deletes and bind failures that may still happen.
+    pub budget: (u8, u8, u8),
+    /// Set by the step that broke gang atomicity (I3): what passed Permit alone.
+    pub partial: Option<String>,
+    /// Some permit deadline passed and rejected a pod.
+    pub timed_out: bool,
+    /// Members still waiting (holding their reservations) that were waiting when a waiting
+    /// sibling was deleted: the upstream "resources held while waiting" hazard (I6).
+    pub held: std::collections::BTreeSet<PodId>,
+}
+
+impl Cluster {
+    /// Every gang with all its members pending, every node empty.
+    pub fn initial(config: &ClusterConfig) -> Cluster {
+        let mut groups = Groups::new();
+        let mut pods = BTreeMap::new();
+        for (g, &(members, min)) in config.gangs.iter().enumerate() {
+            let name = gang_name(g);
+            let group = PodGroup::gang("ns", &name, min).expect("min count ≥ 1");
+            groups.add_group(group).expect("new group");
+            for m in 0..members {
+                let pod = Pod::new(format!("{name}-{m}"), "ns", &format!("{name}-{m}"))
+                    .with_group(&name)
+                    .with_requests(SLOT);
+                groups.add_pod(pod.clone(), false).expect("new pod");
+                pods.insert(pod.id().clone(), pod);
+            }
+        }
+        let mut cache = CacheState::new();
+        for (n, &slots) in config.nodes.iter().enumerate() {
+            let capacity = Resources::new(
+                SLOT.cpu_millis * u64::from(slots),
+                SLOT.memory_bytes * u64::from(slots),
+            );
+            cache
+                .add_node(Node::new(&format!("node-{n}"), capacity))
+                .expect("new node");
+        }
+        Cluster {
+            groups,
+            waiting: WaitingState::new(),
+            cache,
+            stages: pods.keys().map(|id| (id.clone(), Stage::Pending)).collect(),
+            pods,
+            now: Time::ZERO,
+            budget: (config.timeouts, config.deletes, config.bind_failures),
+            partial: None,
+            timed_out: false,
+            held: std::collections::BTreeSet::new(),
+        }
+    }
+
+    /// The stage of `id`.
+    pub fn stage(&self, id: &PodId) -> Stage {
+        self.stages.get(id).copied().unwrap_or(Stage::Deleted)
+    }
+
+    /// The pod `id`.
+    pub fn pod(&self, id: &PodId) -> &Pod {
+        &self.pods[id]
+    }
+
+    /// Members of `pod`'s gang.
+    pub fn siblings<'a>(&'a self, pod: &'a Pod) -> impl Iterator<Item = &'a PodId> + 'a {
+        self.pods
+            .values()
+            .filter(move |p| p.group() == pod.group())
+            .map(Pod::id)
+    }
+
+    /// Members of the group admitted before a step: assigned, or allowed and still binding.
+    pub fn admitted(&self, key: &GroupKey) -> usize {
+        let Some(state) = self.groups.get(key) else {
+            return 0;
+        };
+        let binding = state
+            .assumed()
+            .iter()
+            .filter(|id| self.stage(id) == Stage::Decided { allowed: true })
+            .count();
+        state.assigned().len() + binding
+    }
+}
+
+/// The name of gang `g`: `a`, `b`, …
+pub(super) fn gang_name(g: usize) -> String {
+    char::from(b'a' + (g % 26) as u8).to_string()
+}

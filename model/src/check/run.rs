@@ -1,0 +1,222 @@
+//! Running the checker on a preset and reporting verdicts, with counterexamples as timelines.
+
+use std::time::Instant;
+
+use gangway::gang::GroupKey;
+use gangway::Mode;
+use serde::Serialize;
+use stateright::{Checker, Expectation, Model};
+
+use super::cluster::{Cluster, ClusterConfig, Stage};
+use super::protocol::{Action, GangProtocol};
+use super::timeline::{Step, Timeline};
+
+/// Named cluster sizes, from tiny to large.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// 1 gang × 2 pods, one node with room for both, one permit deadline.
+    Tiny,
+    /// 1 gang × 3 pods, one node with room for all; one deadline, one delete, one bind failure.
+    Small,
+    /// 2 gangs × 2 pods on one node with room for 3: gangs compete; two deadlines, one delete,
+    /// one bind failure.
+    Medium,
+    /// 2 gangs × 3 pods on 2 nodes with room for 3 each; two deadlines, one delete, one bind
+    /// failure (DESIGN.md §5's size).
+    Large,
+}
+
+impl Preset {
+    /// The cluster this preset checks in `mode`.
+    pub fn config(self, mode: Mode) -> ClusterConfig {
+        let (gangs, nodes, timeouts, deletes, bind_failures) = match self {
+            Preset::Tiny => (vec![(2, 2)], vec![2], 1, 0, 0),
+            Preset::Small => (vec![(3, 3)], vec![3], 1, 1, 1),
+            Preset::Medium => (vec![(2, 2), (2, 2)], vec![3], 2, 1, 1),
+            Preset::Large => (vec![(3, 3), (3, 3)], vec![3, 3], 2, 1, 1),
+        };
+        ClusterConfig {
+            mode,
+            gangs,
+            nodes,
+            timeouts,
+            deletes,
+            bind_failures,
+        }
+    }
+}
+
+/// One property's verdict.
+#[derive(Clone, Debug, Serialize)]
+pub struct Verdict {
+    /// The property.
+    pub name: &'static str,
+    /// `always` or `sometimes`.
+    pub kind: &'static str,
+    /// Whether it is as it should be: an `always` with no counterexample, a `sometimes` with
+    /// an example.
+    pub holds: bool,
+    /// The counterexample (always) or the example (sometimes), as a timeline.
+    pub trace: Option<Timeline>,
+}
+
+/// What a check found.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    /// The preset.
+    pub preset: Preset,
+    /// `upstream` or `hardened`.
+    pub mode: String,
+    /// States generated.
+    pub states: usize,
+    /// Distinct states.
+    pub unique_states: usize,
+    /// Longest path explored.
+    pub max_depth: usize,
+    /// Wall time.
+    pub seconds: f64,
+    /// Generated states per second.
+    pub states_per_sec: f64,
+    /// Each property's verdict.
+    pub properties: Vec<Verdict>,
+}
+
+impl CheckReport {
+    /// Every property is as it should be.
+    pub fn all_hold(&self) -> bool {
+        self.properties.iter().all(|p| p.holds)
+    }
+
+    /// The verdict on property `name`.
+    pub fn verdict(&self, name: &str) -> Option<&Verdict> {
+        self.properties.iter().find(|p| p.name == name)
+    }
+}
+
+/// Explores every reachable state of `preset` in `mode` (breadth first, `threads` threads) and
+/// checks every property.
+pub fn check(preset: Preset, mode: Mode, threads: usize) -> CheckReport {
+    check_model(
+        GangProtocol {
+            config: preset.config(mode),
+            flaw: None,
+        },
+        preset,
+        threads,
+    )
+}
+
+/// [`check`] for a given model (witness tests plant a [`Flaw`](super::Flaw) in it).
+pub fn check_model(model: GangProtocol, preset: Preset, threads: usize) -> CheckReport {
+    let mode = model.config.mode;
+    let properties = model.properties();
+    let started = Instant::now();
+    let checker = model
+        .clone()
+        .checker()
+        .threads(threads.max(1))
+        .spawn_bfs()
+        .join();
+    let seconds = started.elapsed().as_secs_f64();
+    let verdicts = properties
+        .iter()
+        .map(|p| {
+            let found = checker.discovery(p.name);
+            let kind = match p.expectation {
+                Expectation::Always => "always",
+                Expectation::Eventually => "eventually",
+                Expectation::Sometimes => "sometimes",
+            };
+            let holds = match p.expectation {
+                Expectation::Sometimes => found.is_some(),
+                _ => found.is_none(),
+            };
+            let trace = found.map(|path| timeline(p.name, path.into_vec()));
+            Verdict {
+                name: p.name,
+                kind,
+                holds,
+                trace,
+            }
+        })
+        .collect();
+    CheckReport {
+        preset,
+        mode: format!("{mode:?}").to_lowercase(),
+        states: checker.state_count(),
+        unique_states: checker.unique_state_count(),
+        max_depth: checker.max_depth(),
+        seconds,
+        states_per_sec: checker.state_count() as f64 / seconds.max(1e-9),
+        properties: verdicts,
+    }
+}
+
+/// A path as a numbered timeline: who acted, on which pod and gang, and what changed.
+pub fn timeline(title: &str, path: Vec<(Cluster, Option<Action>)>) -> Timeline {
+    let mut timeline = Timeline::new(title);
+    for window in path.windows(2) {
+        let (before, Some(action)) = (&window[0].0, &window[0].1) else {
+            continue;
+        };
+        let after = &window[1].0;
+        timeline.push(step(before, action, after));
+    }
+    timeline
+}
+
+fn step(before: &Cluster, action: &Action, after: &Cluster) -> Step {
+    let (actor, verb, pod) = match action {
+        Action::Schedule(id) => ("scheduler", "schedule: place, assume, reserve", Some(id)),
+        Action::Permit(id) => ("scheduler", "permit", Some(id)),
+        Action::Deadline => ("timer", "permit deadline passes", None),
+        Action::Bind(id) => ("binder", "bind", Some(id)),
+        Action::BindFails(id) => ("binder", "bind fails: unreserve, forget, requeue", Some(id)),
+        Action::Release(id) => ("binder", "rejected: unreserve, forget, requeue", Some(id)),
+        Action::Delete(id) => ("cluster", "pod deleted", Some(id)),
+    };
+    let mut step = Step::new(actor, verb);
+    if let Some(id) = pod {
+        step = step.with_pod(id.as_str());
+        if let Some(key) = GroupKey::of(before.pod(id)) {
+            step = step.with_gang(key.to_string());
+        }
+    }
+    for (id, stage) in &after.stages {
+        let old = before.stage(id);
+        if old != *stage {
+            let node = after
+                .cache
+                .pod_node(id)
+                .map(|n| format!(" on {n}"))
+                .unwrap_or_default();
+            step = step.with_change(format!("{id}: {} → {}{node}", name(old), name(*stage)));
+        }
+    }
+    if after.now != before.now {
+        step = step.with_change(format!("time {} s", after.now.as_nanos() / 1_000_000_000));
+    }
+    if let Some(partial) = &after.partial {
+        step = step.with_violation(format!("I3: {partial}"));
+    }
+    if let Some(held) = super::protocol::held_for_lost_member(after) {
+        step = step.with_violation(format!("I6: {held}"));
+    }
+    if let Err(e) = super::protocol::accounting(after) {
+        step = step.with_violation(format!("I5: {e}"));
+    }
+    step
+}
+
+fn name(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Pending => "pending",
+        Stage::Reserved => "reserved",
+        Stage::Waiting => "waiting",
+        Stage::Decided { allowed: true } => "allowed",
+        Stage::Decided { allowed: false } => "rejected",
+        Stage::Bound => "bound",
+        Stage::Deleted => "deleted",
+    }
+}
