@@ -2,8 +2,10 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "tools")]
 pub mod check;
 pub mod gang;
 pub mod queue;
+#[cfg(feature = "tools")]
 pub mod simulate;
 pub mod waiting;
