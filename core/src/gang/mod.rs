@@ -8,6 +8,7 @@
 //!    in [`Mode::Upstream`](crate::Mode) or [`Mode::Hardened`](crate::Mode).
 //! 5. Errors, one per operation.
 
+mod decide;
 mod error;
 mod group_state;
 #[cfg(test)]
@@ -20,6 +21,9 @@ mod plugin_tests;
 mod pod_group;
 mod registry;
 
+pub use decide::{
+    fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, UpstreamVerdict,
+};
 pub use error::{AddPodError, GroupUpdateError, PodGroupError, ReserveError};
 pub use group_state::{GangAttempt, GroupState, Placement};
 pub use groups::Groups;

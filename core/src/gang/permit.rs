@@ -1,9 +1,11 @@
 use std::fmt;
 
-use super::{GangScheduling, GroupKey, GroupState, Groups, GANG_SCHEDULING};
+use super::decide::UpstreamVerdict;
+use super::decide::{error, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting};
+use super::{GangScheduling, GroupKey, GroupState, GANG_SCHEDULING};
 use crate::time::{Alarm, Deadlines};
 use crate::waiting::{timeout_message, Deliveries};
-use crate::{Code, Mode, Pod, PodId, Status, Time, WaitingPod};
+use crate::{Mode, Pod, PodId, Status, Time, WaitingPod};
 
 /// The outcome of [`GangScheduling::permit`].
 pub enum Permit {
@@ -39,13 +41,6 @@ impl fmt::Debug for Permit {
     }
 }
 
-/// What Permit decided under the group lock, to be carried out after it is released.
-enum Verdict {
-    Allow(Vec<PodId>),
-    Wait(Vec<Pod>),
-    Reject(Status),
-}
-
 impl GangScheduling {
     /// Permit, at the end of the pod's scheduling cycle, after [`reserve`](Self::reserve).
     ///
@@ -69,26 +64,16 @@ impl GangScheduling {
     }
 
     fn permit_upstream(&self, pod: &Pod, now: Time) -> Permit {
-        let verdict = {
-            let groups = self.inner.registry.lock();
-            match quorum(groups.state_of(pod), pod) {
-                Err(verdict) => verdict,
-                Ok((state, false)) => Verdict::Wait(state.unscheduled_pods()),
-                Ok((state, true)) => {
-                    let siblings = state.assumed().iter().filter(|id| *id != pod.id());
-                    Verdict::Allow(siblings.cloned().collect())
-                }
-            }
-        };
+        let verdict = upstream_permit(&self.inner.registry.lock(), pod);
         match verdict {
-            Verdict::Reject(status) => Permit::Reject(status),
-            Verdict::Allow(siblings) => {
+            UpstreamVerdict::Reject(status) => Permit::Reject(status),
+            UpstreamVerdict::Allow(siblings) => {
                 for id in &siblings {
                     self.inner.waiting.allow(id, GANG_SCHEDULING.as_str());
                 }
                 Permit::Allow
             }
-            Verdict::Wait(activate) => {
+            UpstreamVerdict::Wait(activate) => {
                 let waits = [(GANG_SCHEDULING, self.inner.timeout)];
                 match self.inner.waiting.add(pod.clone(), waits, now) {
                     Ok(waiting) => Permit::Wait { waiting, activate },
@@ -100,81 +85,31 @@ impl GangScheduling {
 
     fn permit_hardened(&self, pod: &Pod, now: Time) -> Permit {
         let mut groups = self.inner.registry.lock();
-        let (permit, deliveries) = self.permit_hardened_locked(&mut groups, pod, now);
-        if matches!(permit, Permit::Reject(_)) {
-            // A pod rejected at Permit stops counting towards quorum at once, whenever its
-            // caller gets round to unreserving it (which is then a no-op for the group).
-            if let Some(state) = groups.state_of_mut(pod) {
-                state.forget(pod.id());
+        let mut waiting = Deferred {
+            map: &self.inner.waiting,
+            deliveries: Vec::new(),
+        };
+        let verdict = hardened_permit(&mut groups, &mut waiting, pod, now, self.inner.timeout);
+        let permit = match verdict {
+            AttemptVerdict::Allow(_) => Permit::Allow,
+            AttemptVerdict::Reject(status) => Permit::Reject(status),
+            AttemptVerdict::Wait {
+                registration,
+                activate,
+                opened,
+            } => {
+                if let (Some(deadline), Some(key)) = (opened, GroupKey::of(pod)) {
+                    self.index_attempt(deadline, key);
+                }
+                Permit::Wait {
+                    waiting: registration,
+                    activate,
+                }
             }
-        }
+        };
         drop(groups);
-        if let Some(deliveries) = deliveries {
-            deliveries.deliver();
-        }
+        drop(waiting); // delivers, now that the group lock is released (H5)
         permit
-    }
-
-    /// Hardened Permit under the group lock; decisions are handed back for delivery after it.
-    fn permit_hardened_locked(
-        &self,
-        groups: &mut Groups,
-        pod: &Pod,
-        now: Time,
-    ) -> (Permit, Option<Deliveries>) {
-        let at_quorum = match quorum(groups.state_of(pod), pod) {
-            Err(Verdict::Reject(status)) => return (Permit::Reject(status), None),
-            Err(_) => return (Permit::Allow, None),
-            Ok((state, at_quorum)) => {
-                if let Some(reason) = state.attempt().and_then(|a| a.failure()) {
-                    return (Permit::Reject(gang_rejection(reason)), None);
-                }
-                at_quorum
-            }
-        };
-        let state = groups.state_of_mut(pod).expect("looked up above");
-        if at_quorum {
-            let members: Vec<PodId> = state
-                .attempt()
-                .map_or_else(Vec::new, |a| a.waiting().iter().cloned().collect());
-            return match self
-                .inner
-                .waiting
-                .allow_all_deferred(&members, GANG_SCHEDULING.as_str())
-            {
-                Ok(deliveries) => {
-                    state.close_attempt();
-                    (Permit::Allow, Some(deliveries))
-                }
-                Err(gone) => {
-                    let reason = format!("gang member {gone} stopped waiting before quorum");
-                    let deliveries = self.fail_and_reject(state, &reason);
-                    (Permit::Reject(gang_rejection(&reason)), Some(deliveries))
-                }
-            };
-        }
-        let opens = state.attempt().is_none();
-        let Some(deadline) = state.wait_in_attempt(pod.id(), now, self.inner.timeout) else {
-            return (
-                Permit::Reject(error(format!("pod {} is not reserved", pod.id()))),
-                None,
-            );
-        };
-        // Registered under the group lock: a rejection of the attempt either comes before (and
-        // this permit saw the failure above) or after, and then finds this pod waiting (H1).
-        let waiting = match self.inner.waiting.add_untimed(pod.clone(), GANG_SCHEDULING) {
-            Ok(waiting) => waiting,
-            Err(e) => {
-                let reason = e.to_string();
-                let deliveries = self.fail_and_reject(state, &reason);
-                return (Permit::Reject(error(reason)), Some(deliveries));
-            }
-        };
-        let activate = state.unscheduled_pods();
-        if opens {
-            self.index_attempt(deadline, state.key().clone());
-        }
-        (Permit::Wait { waiting, activate }, None)
     }
 
     /// Hardened: rejects every gang attempt whose deadline is at or before `now`, each as a
@@ -260,32 +195,30 @@ impl Deadlines for GangScheduling {
     }
 }
 
-/// Looks up the pod's group for Permit: `Err` with the verdict when there is nothing to count
-/// (no state or object: an error, as upstream; Basic: allow), else the state and whether
-/// assumed + assigned has reached `min_count`.
-fn quorum<'a>(state: Option<&'a GroupState>, pod: &Pod) -> Result<(&'a GroupState, bool), Verdict> {
-    let Some(state) = state else {
-        return Err(Verdict::Reject(error(format!(
-            "pod {} has no pod group state",
-            pod.id()
-        ))));
-    };
-    let Some(group) = state.group() else {
-        return Err(Verdict::Reject(error(format!(
-            "pod group {} does not exist",
-            state.key()
-        ))));
-    };
-    match group.min_count() {
-        None => Err(Verdict::Allow(Vec::new())),
-        Some(min) => Ok((state, state.scheduled_pods_count() >= min as usize)),
+/// The waiting map for Hardened Permit under the group lock: decisions are collected and
+/// delivered when this is dropped, after the lock (H5).
+struct Deferred<'a> {
+    map: &'a crate::WaitingPods,
+    deliveries: Vec<Deliveries>,
+}
+
+impl AttemptWaiting for Deferred<'_> {
+    type Registration = WaitingPod;
+
+    fn allow_all(&mut self, ids: &[PodId]) -> Result<(), PodId> {
+        let deliveries = self.map.allow_all_deferred(ids, GANG_SCHEDULING.as_str())?;
+        self.deliveries.push(deliveries);
+        Ok(())
     }
-}
 
-fn error(message: String) -> Status {
-    Status::with_reason(Code::Error, message).with_plugin(GANG_SCHEDULING)
-}
+    fn reject_all(&mut self, ids: &[PodId], reason: &str) {
+        let deliveries = self.map.reject_all_deferred(ids, GANG_SCHEDULING, reason);
+        self.deliveries.push(deliveries);
+    }
 
-fn gang_rejection(reason: &str) -> Status {
-    Status::unschedulable(format!("gang attempt failed: {reason}")).with_plugin(GANG_SCHEDULING)
+    fn add_untimed(&mut self, pod: &Pod) -> Result<WaitingPod, String> {
+        self.map
+            .add_untimed(pod.clone(), GANG_SCHEDULING)
+            .map_err(|e| e.to_string())
+    }
 }

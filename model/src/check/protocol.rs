@@ -1,12 +1,15 @@
 //! The gang protocol as a stateright model: each action is one critical section the concurrent
 //! core runs, applied to the real pure states (`Groups`, `WaitingState`, `CacheState`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use gangway::gang::{GroupKey, GANG_SCHEDULING};
+use gangway::gang::{
+    fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, GroupKey,
+    UpstreamVerdict, GANG_SCHEDULING,
+};
 use gangway::scheduler::{Placement, ResourceFit};
 use gangway::waiting::AllowOutcome;
-use gangway::{Code, Mode, PodId, Status};
+use gangway::{Code, Mode, Pod, PodId, Status, WaitingState};
 use stateright::{Model, Property};
 
 use super::cluster::{Cluster, ClusterConfig, Stage, TIMEOUT};
@@ -168,24 +171,15 @@ impl GangProtocol {
         }
     }
 
-    /// Permit, as `GangScheduling::permit` runs it; returns the pods that passed in it.
+    /// Permit, through the core's own decision functions (`gang::upstream_permit`,
+    /// `gang::hardened_permit`); returns the pods that passed in it.
     fn permit(&self, s: &mut Cluster, id: &PodId) -> BTreeSet<PodId> {
         let pod = s.pod(id).clone();
         let mut passed = BTreeSet::new();
-        let Some(state) = s.groups.state_of_mut(&pod) else {
-            return passed;
-        };
-        let min = state.min_count().unwrap_or(0) as usize;
-        let at_quorum = state.scheduled_pods_count() >= min;
         match self.config.mode {
-            Mode::Upstream => {
-                if at_quorum {
-                    let siblings: Vec<PodId> = state
-                        .assumed()
-                        .iter()
-                        .filter(|o| *o != id)
-                        .cloned()
-                        .collect();
+            Mode::Upstream => match upstream_permit(&s.groups, &pod) {
+                UpstreamVerdict::Allow(siblings) => {
+                    // Carried out after the group lock, one sibling at a time, as upstream.
                     for sibling in siblings {
                         let outcome = s.waiting.allow(&sibling, None, GANG_SCHEDULING.as_str());
                         if matches!(outcome, AllowOutcome::Allowed(_)) {
@@ -197,56 +191,36 @@ impl GangProtocol {
                     s.stages
                         .insert(id.clone(), Stage::Decided { allowed: true });
                     passed.insert(id.clone());
-                } else {
+                }
+                UpstreamVerdict::Wait(_) => {
                     let waits = [(GANG_SCHEDULING, TIMEOUT)];
-                    let added = s.waiting.add(pod, waits, s.now, ());
-                    let stage = match added {
+                    let stage = match s.waiting.add(pod, waits, s.now, ()) {
                         Ok(_) => Stage::Waiting,
                         Err(_) => Stage::Decided { allowed: false },
                     };
                     s.stages.insert(id.clone(), stage);
                 }
-            }
-            Mode::Hardened => {
-                let failed = state.attempt().is_some_and(|a| a.failure().is_some());
-                let verdict = if failed {
-                    false
-                } else if at_quorum {
-                    let members: Vec<PodId> = state
-                        .attempt()
-                        .map_or_else(Vec::new, |a| a.waiting().iter().cloned().collect());
-                    match s.waiting.allow_all(&members, GANG_SCHEDULING.as_str()) {
-                        Ok(decided) => {
-                            state.close_attempt();
-                            for d in decided {
-                                s.stages
-                                    .insert(d.pod.id().clone(), Stage::Decided { allowed: true });
-                                passed.insert(d.pod.id().clone());
-                            }
-                            passed.insert(id.clone());
-                            true
-                        }
-                        Err(_) => {
-                            let members = state.fail_attempt("a member stopped waiting");
-                            reject_all(s, &members);
-                            false
-                        }
-                    }
-                } else if state.wait_in_attempt(id, s.now, TIMEOUT).is_some() {
-                    s.waiting.add_untimed(pod.clone(), GANG_SCHEDULING, ()).ok();
-                    s.stages.insert(id.clone(), Stage::Waiting);
-                    return passed;
-                } else {
-                    false
-                };
-                s.stages
-                    .insert(id.clone(), Stage::Decided { allowed: verdict });
-                if !verdict {
-                    // A pod Hardened Permit rejects stops counting towards quorum at once.
-                    if let Some(state) = s.groups.state_of_mut(&pod) {
-                        state.forget(id);
-                    }
+                UpstreamVerdict::Reject(_) => {
+                    s.stages
+                        .insert(id.clone(), Stage::Decided { allowed: false });
                 }
+            },
+            Mode::Hardened => {
+                let mut waiting = ModelWaiting {
+                    waiting: &mut s.waiting,
+                    stages: &mut s.stages,
+                    passed: &mut passed,
+                };
+                let verdict = hardened_permit(&mut s.groups, &mut waiting, &pod, s.now, TIMEOUT);
+                let stage = match verdict {
+                    AttemptVerdict::Allow(_) => {
+                        passed.insert(id.clone());
+                        Stage::Decided { allowed: true }
+                    }
+                    AttemptVerdict::Wait { .. } => Stage::Waiting,
+                    AttemptVerdict::Reject(_) => Stage::Decided { allowed: false },
+                };
+                s.stages.insert(id.clone(), stage);
             }
         }
         passed
@@ -293,13 +267,16 @@ impl GangProtocol {
                     .map(|g| g.key().clone())
                     .collect();
                 for key in due {
-                    let members = s
-                        .groups
-                        .get_mut(&key)
-                        .map(|g| g.fail_attempt("timeout"))
-                        .unwrap_or_default();
-                    s.timed_out |= !members.is_empty();
-                    reject_all(s, &members);
+                    let mut passed = BTreeSet::new();
+                    let mut waiting = ModelWaiting {
+                        waiting: &mut s.waiting,
+                        stages: &mut s.stages,
+                        passed: &mut passed,
+                    };
+                    if let Some(state) = s.groups.get_mut(&key) {
+                        let members = fail_attempt(state, &mut waiting, "timeout");
+                        s.timed_out |= !members.is_empty();
+                    }
                 }
             }
         }
@@ -325,12 +302,15 @@ impl GangProtocol {
         let pod = s.pod(id).clone();
         let was_waiting = s.stage(id) == Stage::Waiting;
         if self.config.mode == Mode::Hardened && was_waiting {
-            let members = s
-                .groups
-                .state_of_mut(&pod)
-                .map(|g| g.fail_attempt("a member was deleted"))
-                .unwrap_or_default();
-            reject_all(s, &members);
+            let mut passed = BTreeSet::new();
+            let mut waiting = ModelWaiting {
+                waiting: &mut s.waiting,
+                stages: &mut s.stages,
+                passed: &mut passed,
+            };
+            if let Some(state) = s.groups.state_of_mut(&pod) {
+                fail_attempt(state, &mut waiting, "a member was deleted");
+            }
         }
         s.waiting.reject(id, None, rejection("deleted"));
         s.groups.delete_pod(&pod);
@@ -347,14 +327,38 @@ impl GangProtocol {
     }
 }
 
-/// Rejects the waiting `members` together (their binding cycles will release them).
-fn reject_all(s: &mut Cluster, members: &[PodId]) {
-    for d in s
-        .waiting
-        .reject_all(members, &rejection("gang attempt failed"))
-    {
-        s.stages
-            .insert(d.pod.id().clone(), Stage::Decided { allowed: false });
+/// The model's waiting map for the core's Hardened decisions: the real `WaitingState`, with
+/// each decision recorded as the pod's stage.
+struct ModelWaiting<'a> {
+    waiting: &'a mut WaitingState<()>,
+    stages: &'a mut BTreeMap<PodId, Stage>,
+    passed: &'a mut BTreeSet<PodId>,
+}
+
+impl AttemptWaiting for ModelWaiting<'_> {
+    type Registration = ();
+
+    fn allow_all(&mut self, ids: &[PodId]) -> Result<(), PodId> {
+        for d in self.waiting.allow_all(ids, GANG_SCHEDULING.as_str())? {
+            self.stages
+                .insert(d.pod.id().clone(), Stage::Decided { allowed: true });
+            self.passed.insert(d.pod.id().clone());
+        }
+        Ok(())
+    }
+
+    fn reject_all(&mut self, ids: &[PodId], reason: &str) {
+        for d in self.waiting.reject_all(ids, &rejection(reason)) {
+            self.stages
+                .insert(d.pod.id().clone(), Stage::Decided { allowed: false });
+        }
+    }
+
+    fn add_untimed(&mut self, pod: &Pod) -> Result<(), String> {
+        self.waiting
+            .add_untimed(pod.clone(), GANG_SCHEDULING, ())
+            .map(drop)
+            .map_err(|e| e.to_string())
     }
 }
 
