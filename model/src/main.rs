@@ -33,7 +33,7 @@ enum Command {
 #[derive(clap::Args, Debug)]
 struct CheckArgs {
     /// The cluster size.
-    #[arg(long, value_enum, default_value = "medium")]
+    #[arg(long, value_enum, default_value = "standard")]
     preset: check::Preset,
     /// Upstream (its races included: expect counterexamples) or Hardened.
     #[arg(long, value_enum, default_value = "hardened")]
