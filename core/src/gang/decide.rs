@@ -77,7 +77,55 @@ pub fn hardened_permit<W: AttemptWaiting>(
     now: Time,
     timeout: Duration,
 ) -> AttemptVerdict<W::Registration> {
-    let verdict = decide_hardened(groups, waiting, pod, now, timeout);
+    let verdict = 'decide: {
+        let at_quorum = match quorum(groups.state_of(pod), pod) {
+            Err(UpstreamVerdict::Reject(status)) => break 'decide AttemptVerdict::Reject(status),
+            Err(_) => break 'decide AttemptVerdict::Allow(Vec::new()),
+            Ok((state, at_quorum)) => {
+                if let Some(reason) = state.attempt().and_then(|a| a.failure()) {
+                    break 'decide AttemptVerdict::Reject(gang_rejection(reason));
+                }
+                at_quorum
+            }
+        };
+        let state = groups.state_of_mut(pod).expect("looked up above");
+        if at_quorum {
+            let members: Vec<PodId> = state
+                .attempt()
+                .map_or_else(Vec::new, |a| a.waiting().iter().cloned().collect());
+            break 'decide match waiting.allow_all(&members) {
+                Ok(()) => {
+                    state.close_attempt();
+                    AttemptVerdict::Allow(members)
+                }
+                Err(gone) => {
+                    let reason = format!("gang member {gone} stopped waiting before quorum");
+                    fail_attempt(state, waiting, &reason);
+                    AttemptVerdict::Reject(gang_rejection(&reason))
+                }
+            };
+        }
+        let opens = state.attempt().is_none();
+        let Some(deadline) = state.wait_in_attempt(pod.id(), now, timeout) else {
+            break 'decide AttemptVerdict::Reject(error(format!(
+                "pod {} is not reserved",
+                pod.id()
+            )));
+        };
+        // Registered under the group lock: a rejection of the attempt either comes before (and
+        // this permit saw the failure above) or after, and then finds this pod waiting (H1).
+        match waiting.add_untimed(pod) {
+            Ok(registration) => AttemptVerdict::Wait {
+                registration,
+                activate: state.unscheduled_pods(),
+                opened: opens.then_some(deadline),
+            },
+            Err(reason) => {
+                fail_attempt(state, waiting, &reason);
+                AttemptVerdict::Reject(error(reason))
+            }
+        }
+    };
     if matches!(verdict, AttemptVerdict::Reject(_)) {
         // A pod rejected at Permit stops counting towards quorum at once, whenever its
         // caller gets round to unreserving it (which is then a no-op for the group).
@@ -86,59 +134,6 @@ pub fn hardened_permit<W: AttemptWaiting>(
         }
     }
     verdict
-}
-
-fn decide_hardened<W: AttemptWaiting>(
-    groups: &mut Groups,
-    waiting: &mut W,
-    pod: &Pod,
-    now: Time,
-    timeout: Duration,
-) -> AttemptVerdict<W::Registration> {
-    let at_quorum = match quorum(groups.state_of(pod), pod) {
-        Err(UpstreamVerdict::Reject(status)) => return AttemptVerdict::Reject(status),
-        Err(_) => return AttemptVerdict::Allow(Vec::new()),
-        Ok((state, at_quorum)) => {
-            if let Some(reason) = state.attempt().and_then(|a| a.failure()) {
-                return AttemptVerdict::Reject(gang_rejection(reason));
-            }
-            at_quorum
-        }
-    };
-    let state = groups.state_of_mut(pod).expect("looked up above");
-    if at_quorum {
-        let members: Vec<PodId> = state
-            .attempt()
-            .map_or_else(Vec::new, |a| a.waiting().iter().cloned().collect());
-        return match waiting.allow_all(&members) {
-            Ok(()) => {
-                state.close_attempt();
-                AttemptVerdict::Allow(members)
-            }
-            Err(gone) => {
-                let reason = format!("gang member {gone} stopped waiting before quorum");
-                fail_attempt(state, waiting, &reason);
-                AttemptVerdict::Reject(gang_rejection(&reason))
-            }
-        };
-    }
-    let opens = state.attempt().is_none();
-    let Some(deadline) = state.wait_in_attempt(pod.id(), now, timeout) else {
-        return AttemptVerdict::Reject(error(format!("pod {} is not reserved", pod.id())));
-    };
-    // Registered under the group lock: a rejection of the attempt either comes before (and
-    // this permit saw the failure above) or after, and then finds this pod waiting (H1).
-    match waiting.add_untimed(pod) {
-        Ok(registration) => AttemptVerdict::Wait {
-            registration,
-            activate: state.unscheduled_pods(),
-            opened: opens.then_some(deadline),
-        },
-        Err(reason) => {
-            fail_attempt(state, waiting, &reason);
-            AttemptVerdict::Reject(error(reason))
-        }
-    }
 }
 
 /// Fails `state`'s open attempt for `reason` and rejects its waiting members together (H1).
