@@ -51,9 +51,8 @@ impl Scheduler {
             return;
         };
         self.inner
-            .stats
-            .lock()
             .permit_waits
+            .lock()
             .push((now.saturating_duration_since(since)).as_nanos() as u64);
         let outcome = if deleted {
             Err(Failure::Deleted)
@@ -106,11 +105,11 @@ impl Scheduler {
         {
             let mut stats = self.inner.stats.lock();
             let timeout = status.message().contains("timeout");
+            let mut waits = self.inner.permit_waits.lock();
             for (_, since) in &siblings {
                 stats.permit_rejections += 1;
                 stats.permit_timeouts += u64::from(timeout);
-                let waited = now.saturating_duration_since(*since).as_nanos() as u64;
-                stats.permit_waits.push(waited);
+                waits.push(now.saturating_duration_since(*since).as_nanos() as u64);
             }
         }
         let mut members = vec![first];

@@ -64,7 +64,7 @@ impl Scheduler {
                 let plugin = status
                     .plugin()
                     .cloned()
-                    .unwrap_or(super::scheduler::NODE_RESOURCES_FIT.into());
+                    .unwrap_or(super::ResourceFit::PLUGIN.into());
                 let _ = self
                     .inner
                     .queue

@@ -12,10 +12,6 @@ use super::{
     PodEventError, PodPhase, ResourceFit, SchedulerConfig, SchedulerStats,
 };
 
-/// The plugin that rejects a pod no node has room for (its hints requeue it when resources are
-/// freed or a node is added).
-pub(super) const NODE_RESOURCES_FIT: &str = "NodeResourcesFit";
-
 /// A gang-scheduling core an embedder drives: the scheduling queue with the gang plugin's
 /// PreEnqueue and hints, the group registry, the waiting-pod map, a cache of node reservations,
 /// a [`Placement`] that picks nodes and a [`Binder`] that binds.
@@ -49,6 +45,8 @@ pub(super) struct Inner {
     pub(super) jobs: Sender<Job>,
     pub(super) job_queue: Receiver<Job>,
     pub(super) stats: Mutex<SchedulerStats>,
+    /// Permit waits, apart from the counters so that reading those stays cheap.
+    pub(super) permit_waits: Mutex<Vec<u64>>,
     pub(super) shut_down: Mutex<bool>,
 }
 
@@ -102,8 +100,9 @@ impl Scheduler {
         let fit_hint = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::Queue);
         let plugins = PluginSet::new()
             .with_gang(gang.clone())
-            .with_hint(NODE_RESOURCES_FIT, EventKind::AssignedPodDelete, fit_hint)
-            .with_hint(NODE_RESOURCES_FIT, EventKind::NodeAdd, fit_hint);
+            // The rejector of a pod no node has room for: freed resources or a new node may help.
+            .with_hint(ResourceFit::PLUGIN, EventKind::AssignedPodDelete, fit_hint)
+            .with_hint(ResourceFit::PLUGIN, EventKind::NodeAdd, fit_hint);
         let queue = SchedulingQueue::new(config.queue, Arc::new(plugins));
         Scheduler {
             inner: Arc::new(Inner {
@@ -118,6 +117,7 @@ impl Scheduler {
                 jobs,
                 job_queue,
                 stats: Mutex::new(SchedulerStats::default()),
+                permit_waits: Mutex::new(Vec::new()),
                 shut_down: Mutex::new(false),
             }),
         }
@@ -148,9 +148,15 @@ impl Scheduler {
         &self.inner.cache
     }
 
-    /// Counters so far.
+    /// Counters so far (a copy of a few integers: cheap to poll).
     pub fn stats(&self) -> SchedulerStats {
-        self.inner.stats.lock().clone()
+        *self.inner.stats.lock()
+    }
+
+    /// For each pod that reached its binding cycle, how long it waited at Permit, in
+    /// nanoseconds (zero when it was allowed at once), in the order the decisions came.
+    pub fn permit_waits(&self) -> Vec<u64> {
+        self.inner.permit_waits.lock().clone()
     }
 
     /// Pods between their scheduling cycle and the end of their binding cycle.

@@ -1,6 +1,7 @@
 /// What a [`Scheduler`](super::Scheduler) has done so far: counters for a summary or a
-/// metrics exporter, and the permit waits for percentiles.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// metrics exporter (the permit waits, for percentiles, are
+/// [`Scheduler::permit_waits`](super::Scheduler::permit_waits)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SchedulerStats {
     /// Scheduling cycles run (pods popped).
     pub cycles: u64,
@@ -16,7 +17,4 @@ pub struct SchedulerStats {
     pub permit_timeouts: u64,
     /// Pods deleted between their scheduling cycle and the end of their binding cycle.
     pub deleted_in_flight: u64,
-    /// For each pod that reached its binding cycle, how long it waited at Permit, in
-    /// nanoseconds (zero when it was allowed at once), in the order the decisions came.
-    pub permit_waits: Vec<u64>,
 }

@@ -341,7 +341,7 @@ fn summarise(
     if let Err(e) = scheduler.check() {
         violations.push(e);
     }
-    let mut waits = stats.permit_waits.clone();
+    let mut waits = scheduler.permit_waits();
     let ms = |ns: Option<u64>| ns.map_or(0.0, |ns| ns as f64 / 1e6);
     Report {
         mode: format!("{:?}", gangway::Mode::from(options.mode)).to_lowercase(),
