@@ -317,17 +317,22 @@ impl Scheduler {
     pub fn check(&self) -> Result<(), String> {
         self.inner.cache.with(|c| c.check())?;
         self.inner.queue.snapshot().check()?;
-        let assigned = self.inner.assigned.lock();
-        let leaked: Vec<PodId> = self.inner.cache.with(|c| {
-            c.assumed()
-                .filter(|id| !assigned.contains_key(*id))
-                .cloned()
-                .collect()
-        });
+        let leaked = self.leaked_reservations();
         if !leaked.is_empty() {
             return Err(format!("assumed without a binding cycle (I6): {leaked:?}"));
         }
         Ok(())
+    }
+
+    /// Pods assumed on a node with no binding cycle to end their reservation (I6: empty).
+    pub fn leaked_reservations(&self) -> Vec<PodId> {
+        let assigned = self.inner.assigned.lock();
+        self.inner.cache.with(|c| {
+            c.assumed()
+                .filter(|id| !assigned.contains_key(*id))
+                .cloned()
+                .collect()
+        })
     }
 
     /// Whether pod `id` is bound in the cache.

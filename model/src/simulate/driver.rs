@@ -333,10 +333,7 @@ fn summarise(
             None => basic_bound += bound,
         }
     }
-    let leaked = scheduler
-        .cache()
-        .with(|c| c.assumed().filter(|id| !in_binding.contains(id)).count())
-        as u64;
+    let leaked = scheduler.leaked_reservations().len() as u64;
     let mut violations = Vec::new();
     if let Err(e) = scheduler.check() {
         violations.push(e);
