@@ -10,6 +10,7 @@
 
 mod decide;
 mod error;
+mod gate;
 mod group_state;
 #[cfg(test)]
 mod group_state_tests;
@@ -25,6 +26,7 @@ pub use decide::{
     fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, UpstreamVerdict,
 };
 pub use error::{AddPodError, GroupUpdateError, PodGroupError, ReserveError};
+pub use gate::{gang_event, gang_pre_enqueue, gang_queueing_hint, GANG_HINT_EVENTS};
 pub use group_state::{GangAttempt, GroupState, Placement};
 pub use groups::Groups;
 pub use permit::Permit;

@@ -3,11 +3,11 @@ use std::fmt;
 use std::time::Duration;
 
 use super::{
-    AddPodError, GroupKey, GroupRegistry, GroupUpdateError, Groups, PodGroup, Policy, ReserveError,
+    AddPodError, GroupKey, GroupRegistry, GroupUpdateError, Groups, PodGroup, ReserveError,
 };
 use crate::sync::{Arc, Mutex};
 use crate::time::Alarm;
-use crate::{Code, Mode, PluginName, Pod, QueueingHint, Status, Time, WaitingPods};
+use crate::{Mode, PluginName, Pod, QueueingHint, Status, Time, WaitingPods};
 
 /// The plugin's name, as kube-scheduler spells it.
 pub const GANG_SCHEDULING: PluginName = PluginName::new_static("GangScheduling");
@@ -176,36 +176,10 @@ impl GangScheduling {
 
     /// PreEnqueue: may `pod` enter the active queue? Success for pods without a group and for
     /// Basic groups; `UnschedulableAndUnresolvable` while the PodGroup object is missing or a
-    /// gang has fewer than `min_count` members (upstream's messages, word for word).
+    /// gang has fewer than `min_count` members ([`gang_pre_enqueue`](super::gang_pre_enqueue)
+    /// under the registry's lock).
     pub fn pre_enqueue(&self, pod: &Pod) -> Status {
-        let Some(key) = GroupKey::of(pod) else {
-            return Status::success();
-        };
-        let groups = self.inner.registry.lock();
-        let state = groups.get(&key);
-        let Some(group) = state.and_then(|s| s.group()) else {
-            return Status::with_reason(
-                Code::UnschedulableAndUnresolvable,
-                format!(
-                    "waiting for pods's pod group {:?} to appear in scheduling queue",
-                    key.name()
-                ),
-            );
-        };
-        match group.policy() {
-            Policy::Basic => Status::success(),
-            Policy::Gang { min_count } => {
-                let members = state.map_or(0, |s| s.all_pods_count());
-                if members < min_count as usize {
-                    Status::with_reason(
-                        Code::UnschedulableAndUnresolvable,
-                        "waiting for minCount pods from a gang to appear in scheduling queue",
-                    )
-                } else {
-                    Status::success()
-                }
-            }
-        }
+        super::gang_pre_enqueue(&self.inner.registry.lock(), pod)
     }
 
     /// Reserve: the pod is assumed in its group. Pods without a group: `Ok` (nothing to do).
@@ -244,28 +218,9 @@ impl GangScheduling {
 
     /// The queueing hint for `pod`, rejected by this plugin, after `event`: `Queue` when a
     /// sibling was added, when its PodGroup appeared, or when its gang's min count was lowered;
-    /// `QueueSkip` otherwise.
+    /// `QueueSkip` otherwise ([`gang_queueing_hint`](super::gang_queueing_hint)).
     pub fn queueing_hint(&self, pod: &Pod, event: GangEvent<'_>) -> QueueingHint {
-        // Compared in place: this runs for every gated pod on every pod add.
-        let Some(group) = pod.group() else {
-            return QueueingHint::QueueSkip;
-        };
-        let names_it = |key: &GroupKey| key.namespace() == pod.namespace() && key.name() == group;
-        let queue = match event {
-            GangEvent::PodAdded(other) => {
-                other.group() == Some(group) && other.namespace() == pod.namespace()
-            }
-            GangEvent::GroupAdded(g) => names_it(g.key()),
-            GangEvent::GroupUpdated { old, new } => {
-                names_it(new.key())
-                    && matches!((old.min_count(), new.min_count()), (Some(o), Some(n)) if n < o)
-            }
-        };
-        if queue {
-            QueueingHint::Queue
-        } else {
-            QueueingHint::QueueSkip
-        }
+        super::gang_queueing_hint(pod, event)
     }
 }
 

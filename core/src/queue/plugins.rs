@@ -1,7 +1,9 @@
 use std::fmt;
 
 use super::{ClusterEvent, EventKind, QueuedPodInfo};
-use crate::gang::{GangEvent, GangScheduling, GANG_SCHEDULING};
+use crate::gang::{
+    gang_event, gang_queueing_hint, GangScheduling, GANG_HINT_EVENTS, GANG_SCHEDULING,
+};
 use crate::sync::Arc;
 use crate::{PluginName, Pod, QueueingHint, Status, Time};
 
@@ -132,25 +134,10 @@ impl PluginSet {
     pub fn with_gang(self, gang: GangScheduling) -> PluginSet {
         let gate = gang.clone();
         let mut set = self.with_pre_enqueue(GANG_SCHEDULING, move |pod| gate.pre_enqueue(pod));
-        for kind in [
-            EventKind::UnscheduledPodAdd,
-            EventKind::AssignedPodAdd,
-            EventKind::PodGroupAdd,
-            EventKind::PodGroupUpdate,
-        ] {
-            let gang = gang.clone();
-            set = set.with_hint(GANG_SCHEDULING, kind, move |pod, event| {
-                let gang_event = match event {
-                    ClusterEvent::UnscheduledPodAdd(p) | ClusterEvent::AssignedPodAdd(p) => {
-                        GangEvent::PodAdded(p)
-                    }
-                    ClusterEvent::PodGroupAdd(g) => GangEvent::GroupAdded(g),
-                    ClusterEvent::PodGroupUpdate { old, new } => {
-                        GangEvent::GroupUpdated { old, new }
-                    }
-                    _ => return Ok(QueueingHint::QueueSkip),
-                };
-                Ok(gang.queueing_hint(pod, gang_event))
+        for kind in GANG_HINT_EVENTS {
+            set = set.with_hint(GANG_SCHEDULING, kind, |pod, event| {
+                Ok(gang_event(event)
+                    .map_or(QueueingHint::QueueSkip, |e| gang_queueing_hint(pod, e)))
             });
         }
         set

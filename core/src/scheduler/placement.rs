@@ -1,4 +1,5 @@
 use super::{CacheState, NodeView, Resources};
+use crate::queue::EventKind;
 use crate::{Code, Pod, Status};
 
 /// Chooses the node a pod is assumed on: kube-scheduler's Filter and Score steps, folded into
@@ -48,6 +49,10 @@ pub struct ResourceFit;
 impl ResourceFit {
     /// The plugin named in the status of a pod that fits nowhere.
     pub const PLUGIN: &'static str = "NodeResourcesFit";
+
+    /// The events its queueing hint answers `Queue` to: freed resources (a bound pod deleted,
+    /// a reservation released) or a new node may give a pod that fit nowhere its room (I7).
+    pub const HINT_EVENTS: [EventKind; 2] = [EventKind::AssignedPodDelete, EventKind::NodeAdd];
 }
 
 /// Fixed-point scale of the free fractions: the score is exact integer arithmetic.

@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 
 use crate::gang::GANG_SCHEDULING;
-use crate::queue::{ClusterEvent, EventKind, PluginSet, QueuedPodInfo};
+use crate::queue::{ClusterEvent, PluginSet, QueuedPodInfo};
 use crate::sync::channel::{self, Receiver, Sender};
 use crate::sync::{Arc, Mutex};
 use crate::{GangScheduling, GroupKey, Pod, PodGroup, PodId, QueueingHint, SchedulingQueue};
@@ -98,11 +98,10 @@ impl Scheduler {
         let gang =
             GangScheduling::with_timeout(config.mode, waiting.clone(), config.permit_timeout);
         let fit_hint = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::Queue);
-        let plugins = PluginSet::new()
-            .with_gang(gang.clone())
-            // The rejector of a pod no node has room for: freed resources or a new node may help.
-            .with_hint(ResourceFit::PLUGIN, EventKind::AssignedPodDelete, fit_hint)
-            .with_hint(ResourceFit::PLUGIN, EventKind::NodeAdd, fit_hint);
+        let mut plugins = PluginSet::new().with_gang(gang.clone());
+        for kind in ResourceFit::HINT_EVENTS {
+            plugins = plugins.with_hint(ResourceFit::PLUGIN, kind, fit_hint);
+        }
         let queue = SchedulingQueue::new(config.queue, Arc::new(plugins));
         Scheduler {
             inner: Arc::new(Inner {

@@ -1,0 +1,88 @@
+//! The gang plugin's queue side — PreEnqueue and the queueing hints — as pure functions over
+//! [`Groups`], so the plugin (under its registry lock) and the model checker (on its own
+//! states) run the same code.
+
+use super::{GangEvent, GroupKey, Groups, Policy};
+use crate::queue::{ClusterEvent, EventKind};
+use crate::{Code, Pod, QueueingHint, Status};
+
+/// The cluster events the gang plugin registers queueing hints for: a pod added (unscheduled
+/// or assigned), a PodGroup added or updated.
+pub const GANG_HINT_EVENTS: [EventKind; 4] = [
+    EventKind::UnscheduledPodAdd,
+    EventKind::AssignedPodAdd,
+    EventKind::PodGroupAdd,
+    EventKind::PodGroupUpdate,
+];
+
+/// PreEnqueue over `groups`: success for pods without a group and for Basic groups;
+/// `UnschedulableAndUnresolvable` while the PodGroup object is missing or a gang has fewer than
+/// `min_count` members (upstream's messages, word for word). Keeps I8's gate honest: a gang is
+/// held back only while it cannot be complete.
+pub fn gang_pre_enqueue(groups: &Groups, pod: &Pod) -> Status {
+    let Some(key) = GroupKey::of(pod) else {
+        return Status::success();
+    };
+    let state = groups.get(&key);
+    let Some(group) = state.and_then(|s| s.group()) else {
+        return Status::with_reason(
+            Code::UnschedulableAndUnresolvable,
+            format!(
+                "waiting for pods's pod group {:?} to appear in scheduling queue",
+                key.name()
+            ),
+        );
+    };
+    match group.policy() {
+        Policy::Basic => Status::success(),
+        Policy::Gang { min_count } => {
+            let members = state.map_or(0, |s| s.all_pods_count());
+            if members < min_count as usize {
+                Status::with_reason(
+                    Code::UnschedulableAndUnresolvable,
+                    "waiting for minCount pods from a gang to appear in scheduling queue",
+                )
+            } else {
+                Status::success()
+            }
+        }
+    }
+}
+
+/// The gang plugin's queueing hint for `pod`, rejected or gated by it, after `event`: `Queue`
+/// when a sibling was added, when its PodGroup appeared, or when its gang's min count was
+/// lowered; `QueueSkip` otherwise (I7: the events that can help a gang are never skipped).
+pub fn gang_queueing_hint(pod: &Pod, event: GangEvent<'_>) -> QueueingHint {
+    // Compared in place: this runs for every gated pod on every pod add.
+    let Some(group) = pod.group() else {
+        return QueueingHint::QueueSkip;
+    };
+    let names_it = |key: &GroupKey| key.namespace() == pod.namespace() && key.name() == group;
+    let queue = match event {
+        GangEvent::PodAdded(other) => {
+            other.group() == Some(group) && other.namespace() == pod.namespace()
+        }
+        GangEvent::GroupAdded(g) => names_it(g.key()),
+        GangEvent::GroupUpdated { old, new } => {
+            names_it(new.key())
+                && matches!((old.min_count(), new.min_count()), (Some(o), Some(n)) if n < o)
+        }
+    };
+    if queue {
+        QueueingHint::Queue
+    } else {
+        QueueingHint::QueueSkip
+    }
+}
+
+/// The gang plugin's view of a queue event: `None` for events it has no hint for.
+pub fn gang_event(event: &ClusterEvent) -> Option<GangEvent<'_>> {
+    match event {
+        ClusterEvent::UnscheduledPodAdd(p) | ClusterEvent::AssignedPodAdd(p) => {
+            Some(GangEvent::PodAdded(p))
+        }
+        ClusterEvent::PodGroupAdd(g) => Some(GangEvent::GroupAdded(g)),
+        ClusterEvent::PodGroupUpdate { old, new } => Some(GangEvent::GroupUpdated { old, new }),
+        _ => None,
+    }
+}
