@@ -47,6 +47,13 @@ struct CheckArgs {
     /// Write the first counterexample as an SVG sequence diagram to this file.
     #[arg(long, value_name = "FILE")]
     trace_svg: Option<std::path::PathBuf>,
+    /// Open stateright's explorer on ADDR (e.g. localhost:3000) instead of checking: step
+    /// through the preset's states in a browser (blocks; Ctrl-C to stop).
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["json", "trace_svg"])]
+    serve: Option<String>,
+    /// Change any dimension of the preset's cluster.
+    #[command(flatten)]
+    dimensions: check::Dimensions,
 }
 
 fn main() -> ExitCode {
@@ -59,8 +66,25 @@ fn main() -> ExitCode {
 
 fn check_command(args: &CheckArgs) -> ExitCode {
     let mode = gangway::Mode::from(args.mode);
-    eprintln!("checking preset {:?} in {mode:?} mode…", args.preset);
-    let report = check::check(args.preset, mode, args.threads);
+    let config = match args.dimensions.apply(args.preset.config(mode)) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("gangway check: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(addr) = &args.serve {
+        return match check::serve_config(config, args.threads, addr) {
+            Ok(never) => match never {},
+            Err(e) => {
+                eprintln!("gangway check: cannot serve the explorer on {addr}: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    eprintln!("checking {config} in {mode:?} mode…");
+    let model = check::GangProtocol { config, flaw: None };
+    let report = check::check_model(model, args.preset, args.threads);
     let mut out = std::io::stdout().lock();
     let written = if args.json {
         writeln!(
@@ -100,6 +124,7 @@ fn check_command(args: &CheckArgs) -> ExitCode {
 
 fn write_check(out: &mut impl Write, report: &check::CheckReport) -> std::io::Result<()> {
     writeln!(out, "preset        {:?}", report.preset)?;
+    writeln!(out, "cluster       {}", report.cluster)?;
     writeln!(out, "mode          {}", report.mode)?;
     writeln!(
         out,

@@ -1,30 +1,41 @@
 //! The model checker on the small presets, as CI runs it: Hardened verifies every property;
-//! Upstream and a deliberately broken model must yield counterexamples (the witnesses).
+//! Upstream and deliberately broken models must yield counterexamples (the witnesses).
 
 use gangway::Mode;
 
-use super::{check, check_model, CheckReport, Flaw, GangProtocol, Preset};
+use super::{check, discover, timeline, ClusterConfig, Flaw, GangProtocol, Preset};
 
 const I3: &str = "I3 gang atomicity";
+const I4: &str = "I4 conservation";
 const I5: &str = "I5 accounting";
 const I6: &str = "I6 no reservation held for a lost gang";
+const I7: &str = "I7 no lost event";
+const I8: &str = "I8 no stuck gang";
 
-fn counterexample(report: &CheckReport, property: &str) -> String {
-    let verdict = report.verdict(property).expect("a property of the model");
-    assert!(
-        !verdict.holds,
-        "{property} should have a counterexample: {report:#?}"
-    );
-    let trace = verdict.trace.as_ref().expect("a counterexample path");
+/// The checker's counterexample to `property` in `model`, as the printed timeline; its last
+/// step must be marked with the broken invariant.
+fn counterexample(model: &GangProtocol, property: &'static str) -> String {
+    let path = discover(model, property, 2)
+        .unwrap_or_else(|| panic!("{property} should have a counterexample in {model:?}"));
+    let trace = timeline(model, property, path);
     let last = trace.steps.last().expect("at least one step");
-    assert!(last.violation.is_some(), "the last step is marked: {trace}");
+    let marked = last.violation.as_deref().unwrap_or_default();
+    let id = property.split(' ').next().unwrap_or_default();
+    assert!(
+        marked.contains(&format!("{id}:")),
+        "the last step is marked with {id}: {trace}"
+    );
     trace.to_string()
+}
+
+fn model(config: ClusterConfig, flaw: Option<Flaw>) -> GangProtocol {
+    GangProtocol { config, flaw }
 }
 
 #[test]
 fn hardened_verifies_every_property_on_the_ci_presets() {
     for preset in [Preset::Tiny, Preset::Small, Preset::Medium] {
-        let report = check(preset, Mode::Hardened, 1);
+        let report = check(preset, Mode::Hardened, 2);
         assert!(report.all_hold(), "{preset:?}: {report:#?}");
         assert!(
             report.unique_states > 10,
@@ -35,35 +46,78 @@ fn hardened_verifies_every_property_on_the_ci_presets() {
 
 #[test]
 fn upstream_binds_a_partial_gang_when_a_deadline_races_the_last_permit() {
-    let report = check(Preset::Tiny, Mode::Upstream, 1);
-    let trace = counterexample(&report, I3);
+    let upstream = model(Preset::Tiny.config(Mode::Upstream), None);
+    let trace = counterexample(&upstream, I3);
     assert!(trace.contains("permit deadline passes"), "{trace}");
     assert!(trace.contains("passed Permit alone"), "{trace}");
-    assert!(report.verdict(I5).unwrap().holds);
+    let report = check(Preset::Tiny, Mode::Upstream, 2);
+    assert!(report.verdict(I5).unwrap().holds && !report.verdict(I3).unwrap().holds);
 }
 
 #[test]
 fn upstream_keeps_a_sibling_waiting_after_a_waiting_member_is_deleted() {
-    let report = check(Preset::Small, Mode::Upstream, 1);
-    let trace = counterexample(&report, I6);
+    let upstream = model(Preset::Small.config(Mode::Upstream), None);
+    let trace = counterexample(&upstream, I6);
     assert!(trace.contains("pod deleted"), "{trace}");
-    counterexample(&report, I3);
 }
 
 #[test]
 fn a_release_that_keeps_the_node_reservation_breaks_accounting() {
-    let model = GangProtocol {
-        config: Preset::Small.config(Mode::Hardened),
-        flaw: Some(Flaw::ReleaseKeepsNodeReservation),
-    };
-    let report = check_model(model, Preset::Small, 1);
-    let trace = counterexample(&report, I5);
+    let broken = model(
+        Preset::Small.config(Mode::Hardened),
+        Some(Flaw::ReleaseKeepsNodeReservation),
+    );
+    let trace = counterexample(&broken, I5);
     assert!(trace.contains("unreserve, forget, requeue"), "{trace}");
 }
 
 #[test]
+fn a_bind_failure_that_does_not_requeue_loses_the_pod() {
+    let broken = model(
+        Preset::Small.config(Mode::Hardened),
+        Some(Flaw::BindFailureLosesPod),
+    );
+    let trace = counterexample(&broken, I4);
+    assert!(trace.contains("bind fails"), "{trace}");
+    assert!(trace.contains("the queue has it nowhere"), "{trace}");
+}
+
+#[test]
+fn a_release_that_announces_nothing_parks_a_pod_that_fits() {
+    let broken = model(
+        Preset::Medium.config(Mode::Hardened),
+        Some(Flaw::ReleaseAnnouncesNothing),
+    );
+    let trace = counterexample(&broken, I7);
+    assert!(trace.contains("no room: back to the queue"), "{trace}");
+    assert!(
+        trace.contains("rejected: unreserve, forget, requeue"),
+        "{trace}"
+    );
+    assert!(trace.contains("a node has room for it"), "{trace}");
+}
+
+#[test]
+fn an_arrival_that_skips_the_pod_add_event_leaves_a_complete_gang_gated() {
+    // Two gangs, room for one; pods arrive one by one. (A gang whose active member reaches
+    // Permit is rescued by Permit's sibling activation; the second gang's never does.)
+    let config = ClusterConfig {
+        gangs: vec![(2, 2), (2, 2)],
+        nodes: vec![2],
+        arrivals: true,
+        ..Preset::Tiny.config(Mode::Hardened)
+    };
+    let broken = model(config.clone(), Some(Flaw::ArrivalSkipsMoveEvent));
+    let trace = counterexample(&broken, I8);
+    assert!(trace.contains("pod created, queued"), "{trace}");
+    assert!(trace.contains("still gated"), "{trace}");
+    // Without the planted bug the same cluster has no stuck gang.
+    assert!(discover(&model(config, None), I8, 2).is_none());
+}
+
+#[test]
 fn the_vacuity_guards_are_reached() {
-    let report = check(Preset::Tiny, Mode::Hardened, 1);
+    let report = check(Preset::Tiny, Mode::Hardened, 2);
     for p in report.properties.iter().filter(|p| p.kind == "sometimes") {
         assert!(p.holds && p.trace.is_some(), "{}: {report:#?}", p.name);
     }

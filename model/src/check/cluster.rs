@@ -1,17 +1,18 @@
-//! The model's state: the real pure states of the core, plus where each pod is in the
-//! scheduler's pipeline.
+//! The model's state: the real pure states of the core — groups, waiting map, node
+//! reservations and the scheduling queue — plus where each pod is in the scheduler's pipeline.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use gangway::gang::{GroupKey, Groups, PodGroup};
+use gangway::queue::{QueueConfig, QueueState};
 use gangway::scheduler::{CacheState, Node};
 use gangway::{Mode, Pod, PodId, Resources, Time, WaitingState};
 
 /// One pod's resources: every pod asks for one "slot" of a node.
 pub(super) const SLOT: Resources = Resources::new(1_000, 1 << 30);
 
-/// The permit timeout of the model (any value: time only moves at deadlines).
+/// The permit timeout of the model (upstream's 5 minutes).
 pub(super) const TIMEOUT: Duration = Duration::from_secs(300);
 
 /// What a checked cluster looks like: gangs, nodes, and which faults may happen.
@@ -23,19 +24,43 @@ pub struct ClusterConfig {
     pub gangs: Vec<(u32, u32)>,
     /// Nodes, each with room for this many pods.
     pub nodes: Vec<u32>,
-    /// How many permit deadlines may pass (0: none).
+    /// Pods arrive one by one (gang by gang), interleaved with everything else; otherwise
+    /// every pod is there from the start.
+    pub arrivals: bool,
+    /// How many permit deadlines may pass (a gang that can never fit retries forever, one
+    /// deadline per attempt: the budget keeps the state space finite).
     pub timeouts: u8,
     /// How many pods may be deleted.
     pub deletes: u8,
     /// How many binds may fail.
     pub bind_failures: u8,
+    /// How many times the unschedulable pool's leftover flush may run.
+    pub flushes: u8,
 }
 
-/// Where a pod is in the scheduler's pipeline (the queue abstracted to "pending").
+/// Faults and timers the model may still use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Budget {
+    /// Permit deadlines.
+    pub timeouts: u8,
+    /// Pod deletes.
+    pub deletes: u8,
+    /// Bind failures.
+    pub bind_failures: u8,
+    /// Leftover flushes of the unschedulable pool.
+    pub flushes: u8,
+}
+
+/// Where a pod is in the scheduler's pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Stage {
-    /// In the scheduling queue.
+    /// Not created yet.
+    Absent,
+    /// In the scheduling queue: active, backing off, or in the unschedulable pool (gated
+    /// included).
     Pending,
+    /// Popped; no node had room; not handed back to the queue yet.
+    Unfit,
     /// Placed, assumed on a node and reserved in its group; Permit not run yet.
     Reserved,
     /// Waiting at Permit.
@@ -51,8 +76,8 @@ pub enum Stage {
     Deleted,
 }
 
-/// The model's state: the real `Groups`, `WaitingState` and `CacheState`, each pod's stage,
-/// the abstract clock, the fault budgets left, and what the last step broke or showed.
+/// The model's state: the real `Groups`, `WaitingState`, `CacheState` and `QueueState`, each
+/// pod's stage, the abstract clock, the budgets left, and what the last step broke or showed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Cluster {
     /// The group registry's pure state.
@@ -61,25 +86,28 @@ pub struct Cluster {
     pub waiting: WaitingState<()>,
     /// Node reservations.
     pub cache: CacheState,
+    /// The scheduling queue.
+    pub queue: QueueState,
     /// Each pod's stage.
     pub stages: BTreeMap<PodId, Stage>,
-    /// The pods.
+    /// The pods, in arrival order of their names.
     pub pods: BTreeMap<PodId, Pod>,
-    /// Abstract time: moves only when a deadline passes.
+    /// Abstract time: moves only when a timer (deadline, backoff, flush) fires.
     pub now: Time,
-    /// Deadlines that may still pass, deletes and bind failures that may still happen.
-    pub budget: (u8, u8, u8),
+    /// Faults and timers left.
+    pub budget: Budget,
     /// Set by the step that broke gang atomicity (I3): what passed Permit alone.
     pub partial: Option<String>,
     /// Some permit deadline passed and rejected a pod.
     pub timed_out: bool,
     /// Members still waiting (holding their reservations) that were waiting when a waiting
     /// sibling was deleted: the upstream "resources held while waiting" hazard (I6).
-    pub held: std::collections::BTreeSet<PodId>,
+    pub held: BTreeSet<PodId>,
 }
 
 impl Cluster {
-    /// Every gang with all its members pending, every node empty.
+    /// Every gang's PodGroup created, every node empty; the pods there already unless they
+    /// arrive one by one.
     pub fn initial(config: &ClusterConfig) -> Cluster {
         let mut groups = Groups::new();
         let mut pods = BTreeMap::new();
@@ -91,7 +119,6 @@ impl Cluster {
                 let pod = Pod::new(format!("{name}-{m}"), "ns", &format!("{name}-{m}"))
                     .with_group(&name)
                     .with_requests(SLOT);
-                groups.add_pod(pod.clone(), false).expect("new pod");
                 pods.insert(pod.id().clone(), pod);
             }
         }
@@ -105,18 +132,30 @@ impl Cluster {
                 .add_node(Node::new(&format!("node-{n}"), capacity))
                 .expect("new node");
         }
-        Cluster {
+        let mut cluster = Cluster {
             groups,
             waiting: WaitingState::new(),
             cache,
-            stages: pods.keys().map(|id| (id.clone(), Stage::Pending)).collect(),
+            queue: QueueState::new(QueueConfig::default()),
+            stages: pods.keys().map(|id| (id.clone(), Stage::Absent)).collect(),
             pods,
             now: Time::ZERO,
-            budget: (config.timeouts, config.deletes, config.bind_failures),
+            budget: Budget {
+                timeouts: config.timeouts,
+                deletes: config.deletes,
+                bind_failures: config.bind_failures,
+                flushes: config.flushes,
+            },
             partial: None,
             timed_out: false,
-            held: std::collections::BTreeSet::new(),
+            held: BTreeSet::new(),
+        };
+        if !config.arrivals {
+            while let Some(id) = cluster.next_arrival() {
+                cluster.arrive(&id, true);
+            }
         }
+        cluster
     }
 
     /// The stage of `id`.
@@ -129,12 +168,28 @@ impl Cluster {
         &self.pods[id]
     }
 
+    /// The next pod to arrive, if any: pods arrive in name order.
+    pub fn next_arrival(&self) -> Option<PodId> {
+        self.stages
+            .iter()
+            .find(|(_, stage)| **stage == Stage::Absent)
+            .map(|(id, _)| id.clone())
+    }
+
     /// Members of `pod`'s gang.
     pub fn siblings<'a>(&'a self, pod: &'a Pod) -> impl Iterator<Item = &'a PodId> + 'a {
         self.pods
             .values()
             .filter(move |p| p.group() == pod.group())
             .map(Pod::id)
+    }
+
+    /// Whether a pod is in the scheduling cycle (popped, not yet through Permit): the cycle is
+    /// serial.
+    pub fn cycle_busy(&self) -> bool {
+        self.stages
+            .values()
+            .any(|st| matches!(st, Stage::Reserved | Stage::Unfit))
     }
 
     /// Members of the group admitted before a step: assigned, or allowed and still binding.

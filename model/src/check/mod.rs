@@ -1,13 +1,26 @@
-//! Presenting model-checker counterexamples (issue #6 builds the checker on top).
+//! `gangway check`: the gang and queue protocol model-checked over the core's real pure
+//! states (stateright).
 //!
-//! A counterexample is a [`Timeline`] of [`Step`]s — one per action, naming the actor, the pod
-//! and gang it touched and what changed — printed as a numbered text timeline
-//! ([`Timeline::write_text`]), drawn as an SVG sequence diagram ([`Timeline::to_svg`]) or
-//! serialised as JSON ([`Timeline::to_json`]).
+//! 1. [`Cluster`] — a state: `Groups`, `WaitingState`, `CacheState`, `QueueState` and each
+//!    pod's [`Stage`]; [`ClusterConfig`] and [`Preset`] say what is checked, [`Dimensions`]
+//!    change it.
+//! 2. [`GangProtocol`] — the model: each [`Action`] is one critical section of the concurrent
+//!    core (scheduler, timer, binder, informer), run through the core's own functions; the
+//!    properties are I3–I8 (`always`) and vacuity guards (`sometimes`). [`Flaw`]s are planted
+//!    bugs the checker must find.
+//! 3. [`check`] / [`check_model`] — explore and report ([`CheckReport`]), counterexamples as
+//!    [`Timeline`]s (text, SVG, JSON); [`serve`] — stateright's explorer.
+//! 4. [`discover`], [`random_path`] — paths to replay on the real core (`gangway-tests`).
 
 mod cluster;
+mod dimensions;
+mod paths;
+mod properties;
 mod protocol;
+mod queue_plugins;
 mod run;
+mod serve;
+mod steps;
 mod timeline;
 
 #[cfg(test)]
@@ -15,7 +28,11 @@ mod check_tests;
 #[cfg(test)]
 mod timeline_tests;
 
-pub use cluster::{Cluster, ClusterConfig, Stage};
-pub use protocol::{accounting, held_for_lost_member, Action, Flaw, GangProtocol};
+pub use cluster::{Budget, Cluster, ClusterConfig, Stage};
+pub use dimensions::{Dimensions, GangSpec};
+pub use paths::{discover, random_path, random_path_from, Path};
+pub use properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};
+pub use protocol::{Action, Flaw, GangProtocol};
 pub use run::{check, check_model, timeline, CheckReport, Preset, Verdict};
+pub use serve::{serve, serve_config};
 pub use timeline::{Step, Timeline};

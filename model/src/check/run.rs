@@ -7,7 +7,10 @@ use gangway::Mode;
 use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
 
+use gangway::queue::QueuePlace;
+
 use super::cluster::{Cluster, ClusterConfig, Stage};
+use super::properties::{accounting, conservation, held_for_lost_member, lost_event};
 use super::protocol::{Action, GangProtocol};
 use super::timeline::{Step, Timeline};
 
@@ -15,39 +18,44 @@ use super::timeline::{Step, Timeline};
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
-    /// 1 gang × 2 pods, one node with room for both, one permit deadline.
+    /// 1 gang × 2 pods arriving one by one, one node with room for both; one permit deadline.
     Tiny,
-    /// 1 gang × 3 pods, one node with room for all; one deadline, one delete, one bind failure.
+    /// 1 gang × 3 pods arriving one by one, one node with room for all; one deadline, one
+    /// delete, one bind failure, one leftover flush.
     Small,
-    /// 2 gangs × 2 pods on one node with room for 3: gangs compete; two deadlines, one delete,
+    /// 2 gangs × 2 pods on one node with room for 3: gangs compete; one deadline, one delete,
     /// one bind failure.
     Medium,
-    /// 3 gangs × 2 pods on one node with room for 5: three gangs compete for room; two
-    /// deadlines, one delete, one bind failure (about 4.7 million states: the default, about
-    /// a minute here).
+    /// 2 gangs × 2 pods arriving one by one, on two nodes with room for 2 and 1: gangs compete
+    /// and spread; two deadlines, one delete, one bind failure (about 2 million states: the
+    /// default, under a minute here).
     Standard,
-    /// 2 gangs × 3 pods on 2 nodes with room for 3 each; two deadlines, one delete, one bind
-    /// failure (DESIGN.md §5's size; needs symmetry reduction, not there yet).
+    /// 2 gangs × 3 pods arriving one by one, on 2 nodes with room for 3 each; two deadlines,
+    /// one delete, one bind failure, one leftover flush (DESIGN.md §5's size: overnight, with
+    /// memory to match).
     Large,
 }
 
 impl Preset {
     /// The cluster this preset checks in `mode`.
     pub fn config(self, mode: Mode) -> ClusterConfig {
-        let (gangs, nodes, timeouts, deletes, bind_failures) = match self {
-            Preset::Tiny => (vec![(2, 2)], vec![2], 1, 0, 0),
-            Preset::Small => (vec![(3, 3)], vec![3], 1, 1, 1),
-            Preset::Medium => (vec![(2, 2), (2, 2)], vec![3], 2, 1, 1),
-            Preset::Standard => (vec![(2, 2), (2, 2), (2, 2)], vec![5], 2, 1, 1),
-            Preset::Large => (vec![(3, 3), (3, 3)], vec![3, 3], 2, 1, 1),
+        // (gangs, nodes, arrivals, timeouts, deletes, bind failures, leftover flushes)
+        let (gangs, nodes, arrivals, timeouts, deletes, bind_failures, flushes) = match self {
+            Preset::Tiny => (vec![(2, 2)], vec![2], true, 1, 0, 0, 0),
+            Preset::Small => (vec![(3, 3)], vec![3], true, 1, 1, 1, 1),
+            Preset::Medium => (vec![(2, 2), (2, 2)], vec![3], false, 1, 1, 1, 0),
+            Preset::Standard => (vec![(2, 2), (2, 2)], vec![2, 1], true, 2, 1, 1, 0),
+            Preset::Large => (vec![(3, 3), (3, 3)], vec![3, 3], true, 2, 1, 1, 1),
         };
         ClusterConfig {
             mode,
             gangs,
             nodes,
+            arrivals,
             timeouts,
             deletes,
             bind_failures,
+            flushes,
         }
     }
 }
@@ -71,6 +79,8 @@ pub struct Verdict {
 pub struct CheckReport {
     /// The preset.
     pub preset: Preset,
+    /// The cluster checked (the preset's, with any dimension changed).
+    pub cluster: String,
     /// `upstream` or `hardened`.
     pub mode: String,
     /// States generated.
@@ -137,7 +147,7 @@ pub fn check_model(model: GangProtocol, preset: Preset, threads: usize) -> Check
                 Expectation::Sometimes => found.is_some(),
                 _ => found.is_none(),
             };
-            let trace = found.map(|path| timeline(p.name, path.into_vec()));
+            let trace = found.map(|path| timeline(&model, p.name, path.into_vec()));
             Verdict {
                 name: p.name,
                 kind,
@@ -148,6 +158,7 @@ pub fn check_model(model: GangProtocol, preset: Preset, threads: usize) -> Check
         .collect();
     CheckReport {
         preset,
+        cluster: model.config.to_string(),
         mode: format!("{mode:?}").to_lowercase(),
         states: checker.state_count(),
         unique_states: checker.unique_state_count(),
@@ -158,24 +169,33 @@ pub fn check_model(model: GangProtocol, preset: Preset, threads: usize) -> Check
     }
 }
 
-/// A path as a numbered timeline: who acted, on which pod and gang, and what changed.
-pub fn timeline(title: &str, path: Vec<(Cluster, Option<Action>)>) -> Timeline {
+/// A path as a numbered timeline: who acted, on which pod and gang, and what changed; the step
+/// that breaks an invariant is marked with it.
+pub fn timeline(
+    model: &GangProtocol,
+    title: &str,
+    path: Vec<(Cluster, Option<Action>)>,
+) -> Timeline {
     let mut timeline = Timeline::new(title);
     for window in path.windows(2) {
         let (before, Some(action)) = (&window[0].0, &window[0].1) else {
             continue;
         };
         let after = &window[1].0;
-        timeline.push(step(before, action, after));
+        timeline.push(step(model, before, action, after));
     }
     timeline
 }
 
-fn step(before: &Cluster, action: &Action, after: &Cluster) -> Step {
+fn step(model: &GangProtocol, before: &Cluster, action: &Action, after: &Cluster) -> Step {
     let (actor, verb, pod) = match action {
-        Action::Schedule(id) => ("scheduler", "schedule: place, assume, reserve", Some(id)),
+        Action::Arrive(id) => ("informer", "pod created, queued", Some(id)),
+        Action::Schedule(id) => ("scheduler", "pop, place, assume, reserve", Some(id)),
+        Action::HandBack(id) => ("scheduler", "no room: back to the queue", Some(id)),
         Action::Permit(id) => ("scheduler", "permit", Some(id)),
         Action::Deadline => ("timer", "permit deadline passes", None),
+        Action::FlushBackoff => ("timer", "backoff ends: to the active queue", None),
+        Action::FlushLeftover => ("timer", "unschedulable leftovers retried", None),
         Action::Bind(id) => ("binder", "bind", Some(id)),
         Action::BindFails(id) => ("binder", "bind fails: unreserve, forget, requeue", Some(id)),
         Action::Release(id) => ("binder", "rejected: unreserve, forget, requeue", Some(id)),
@@ -190,13 +210,22 @@ fn step(before: &Cluster, action: &Action, after: &Cluster) -> Step {
     }
     for (id, stage) in &after.stages {
         let old = before.stage(id);
-        if old != *stage {
+        let moved = before.queue.place(id).map(place) != after.queue.place(id).map(place);
+        if old != *stage || (*stage == Stage::Pending && moved) {
             let node = after
                 .cache
                 .pod_node(id)
                 .map(|n| format!(" on {n}"))
                 .unwrap_or_default();
-            step = step.with_change(format!("{id}: {} → {}{node}", name(old), name(*stage)));
+            let queued = match (*stage, after.queue.place(id)) {
+                (Stage::Pending, Some(p)) => format!(" ({})", place(p)),
+                _ => String::new(),
+            };
+            step = step.with_change(format!(
+                "{id}: {} → {}{node}{queued}",
+                name(old),
+                name(*stage)
+            ));
         }
     }
     if after.now != before.now {
@@ -205,18 +234,39 @@ fn step(before: &Cluster, action: &Action, after: &Cluster) -> Step {
     if let Some(partial) = &after.partial {
         step = step.with_violation(format!("I3: {partial}"));
     }
-    if let Some(held) = super::protocol::held_for_lost_member(after) {
+    if let Err(e) = conservation(after) {
+        step = step.with_violation(format!("I4: {e}"));
+    }
+    if let Err(e) = accounting(after) {
+        step = step.with_violation(format!("I5: {e}"));
+    }
+    if let Some(held) = held_for_lost_member(after) {
         step = step.with_violation(format!("I6: {held}"));
     }
-    if let Err(e) = super::protocol::accounting(after) {
-        step = step.with_violation(format!("I5: {e}"));
+    if let Some(lost) = lost_event(after) {
+        step = step.with_violation(format!("I7: {lost}"));
+    }
+    if let Some(stuck) = model.stuck(after) {
+        step = step.with_violation(format!("I8: {stuck}"));
     }
     step
 }
 
+/// Where a pending pod waits in the queue, in words.
+fn place(p: QueuePlace) -> &'static str {
+    match p {
+        QueuePlace::Active(_) => "active",
+        QueuePlace::Backoff(_) | QueuePlace::ErrorBackoff(_) => "backoff",
+        QueuePlace::Unschedulable => "unschedulable",
+        QueuePlace::InFlight => "in flight",
+    }
+}
+
 fn name(stage: Stage) -> &'static str {
     match stage {
-        Stage::Pending => "pending",
+        Stage::Absent => "absent",
+        Stage::Pending => "queued",
+        Stage::Unfit => "no room",
         Stage::Reserved => "reserved",
         Stage::Waiting => "waiting",
         Stage::Decided { allowed: true } => "allowed",

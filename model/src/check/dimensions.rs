@@ -1,0 +1,115 @@
+//! `gangway check`'s per-dimension flags: start from a preset, change any dimension.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::cluster::ClusterConfig;
+
+/// One gang on the command line: `N` (N members, all needed) or `N/MIN`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GangSpec {
+    /// Members.
+    pub members: u32,
+    /// Min count.
+    pub min: u32,
+}
+
+impl FromStr for GangSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<GangSpec, String> {
+        let number = |t: &str| {
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("{t:?} is not a number of pods"))
+        };
+        let (members, min) = match s.split_once('/') {
+            Some((m, min)) => (number(m)?, number(min)?),
+            None => (number(s)?, number(s)?),
+        };
+        if min == 0 || min > members || members > 8 {
+            return Err(format!(
+                "gang {s:?}: need 1 ≤ min count ≤ members ≤ 8 (MEMBERS or MEMBERS/MIN)"
+            ));
+        }
+        Ok(GangSpec { members, min })
+    }
+}
+
+/// Overrides for a preset's cluster, one flag per dimension.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Dimensions {
+    /// Gangs, comma separated: MEMBERS or MEMBERS/MIN each (e.g. `2,3/2`).
+    #[arg(long, value_delimiter = ',', value_name = "GANGS")]
+    pub gangs: Option<Vec<GangSpec>>,
+    /// Nodes, comma separated: how many pods each has room for (e.g. `2,1`).
+    #[arg(long, value_delimiter = ',', value_name = "ROOM")]
+    pub nodes: Option<Vec<u32>>,
+    /// Whether pods arrive one by one, interleaved with everything else.
+    #[arg(long, value_name = "BOOL")]
+    pub arrivals: Option<bool>,
+    /// How many permit deadlines may pass.
+    #[arg(long, value_name = "N")]
+    pub timeouts: Option<u8>,
+    /// How many pods may be deleted.
+    #[arg(long, value_name = "N")]
+    pub deletes: Option<u8>,
+    /// How many binds may fail.
+    #[arg(long, value_name = "N")]
+    pub bind_failures: Option<u8>,
+    /// How many leftover flushes of the unschedulable pool may run.
+    #[arg(long, value_name = "N")]
+    pub flushes: Option<u8>,
+}
+
+impl Dimensions {
+    /// `config` with every given dimension changed. Fails on a cluster with no gang or no
+    /// node, or a node with no room.
+    pub fn apply(&self, mut config: ClusterConfig) -> Result<ClusterConfig, String> {
+        if let Some(gangs) = &self.gangs {
+            config.gangs = gangs.iter().map(|g| (g.members, g.min)).collect();
+        }
+        if let Some(nodes) = &self.nodes {
+            config.nodes = nodes.clone();
+        }
+        if config.gangs.is_empty() || config.gangs.len() > 26 {
+            return Err("a cluster needs 1 to 26 gangs".to_owned());
+        }
+        if config.nodes.is_empty() || config.nodes.contains(&0) {
+            return Err("a cluster needs at least one node, each with room for a pod".to_owned());
+        }
+        config.arrivals = self.arrivals.unwrap_or(config.arrivals);
+        config.timeouts = self.timeouts.unwrap_or(config.timeouts);
+        config.deletes = self.deletes.unwrap_or(config.deletes);
+        config.bind_failures = self.bind_failures.unwrap_or(config.bind_failures);
+        config.flushes = self.flushes.unwrap_or(config.flushes);
+        Ok(config)
+    }
+}
+
+impl fmt::Display for ClusterConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let gangs: Vec<String> = self
+            .gangs
+            .iter()
+            .map(|(members, min)| format!("{members}/{min}"))
+            .collect();
+        let nodes: Vec<String> = self.nodes.iter().map(u32::to_string).collect();
+        write!(
+            f,
+            "gangs (members/min) {}; nodes (room) {}; {}; up to {} deadlines, {} deletes, {} \
+             bind failures, {} leftover flushes",
+            gangs.join(", "),
+            nodes.join(", "),
+            if self.arrivals {
+                "pods arrive one by one"
+            } else {
+                "pods there from the start"
+            },
+            self.timeouts,
+            self.deletes,
+            self.bind_failures,
+            self.flushes
+        )
+    }
+}

@@ -1,0 +1,117 @@
+//! The invariants the checker asserts on every state (DESIGN.md §3), each as a function that
+//! explains a violation: the same text marks the failing step of a counterexample.
+
+use gangway::queue::QueuePlace;
+use gangway::scheduler::{Placement, PodPhase, ResourceFit};
+use gangway::PodId;
+
+use super::cluster::{Cluster, Stage};
+
+/// I4 conservation: each pod is in exactly one place, and the queue agrees with its stage —
+/// queued (active, backoff, unschedulable, gated) exactly while pending, in flight exactly
+/// while the scheduler or a binder has it, unknown before it arrives and after it is bound
+/// or deleted.
+pub fn conservation(s: &Cluster) -> Result<(), String> {
+    s.queue.check()?;
+    for (id, stage) in &s.stages {
+        let place = s.queue.place(id);
+        let agrees = match stage {
+            Stage::Absent | Stage::Bound | Stage::Deleted => place.is_none(),
+            Stage::Pending => place.is_some_and(|p| p != QueuePlace::InFlight),
+            Stage::Unfit | Stage::Reserved | Stage::Waiting | Stage::Decided { .. } => {
+                place == Some(QueuePlace::InFlight)
+            }
+        };
+        if !agrees {
+            let place = place.map_or("nowhere".to_owned(), |p| format!("{p:?}"));
+            return Err(format!("{id} is {stage:?} but the queue has it {place}"));
+        }
+        if *stage == Stage::Absent && s.groups.is_member(id) {
+            return Err(format!("{id} has not arrived but its group counts it"));
+        }
+    }
+    Ok(())
+}
+
+/// I5 accounting: the group partition, the cache's node accounting, and the cache agreeing
+/// with the stages (assumed exactly while reserved, waiting or decided; bound exactly when
+/// bound).
+pub fn accounting(s: &Cluster) -> Result<(), String> {
+    for g in s.groups.iter() {
+        g.check()?;
+    }
+    s.cache.check()?;
+    s.waiting.check()?;
+    for (id, stage) in &s.stages {
+        let phase = s.cache.phase(id);
+        let expected = match stage {
+            Stage::Reserved | Stage::Waiting | Stage::Decided { .. } => Some(PodPhase::Assumed),
+            Stage::Bound => Some(PodPhase::Bound),
+            Stage::Absent | Stage::Pending | Stage::Unfit | Stage::Deleted => None,
+        };
+        if phase != expected {
+            return Err(format!("{id} is {stage:?} but the cache has it {phase:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// I6 as a safety property: once a waiting member is deleted its gang attempt is lost, so no
+/// sibling that was waiting with it may go on waiting and holding its reservation (Hardened
+/// rejects them at once; Upstream lets each wait for its own timer).
+pub fn held_for_lost_member(s: &Cluster) -> Option<String> {
+    s.held.iter().next().map(|held| {
+        format!("{held} still holds its reservation though a waiting sibling was deleted")
+    })
+}
+
+/// I7 no lost event: no pod sits in the unschedulable pool for want of room that a node has.
+/// Every release of room is announced, and room released while the pod was in flight is
+/// replayed when it comes back, so a pod NodeResourcesFit rejected never parks while it fits.
+pub fn lost_event(s: &Cluster) -> Option<String> {
+    s.queue.pods().find_map(|(id, place, info)| {
+        let parked = place == QueuePlace::Unschedulable && info.gated_by().is_none();
+        let for_room = info.unschedulable_plugins().contains(ResourceFit::PLUGIN);
+        (parked && for_room && ResourceFit.place(info.pod(), &s.cache).is_ok())
+            .then(|| format!("{id} is parked as unschedulable though a node has room for it"))
+    })
+}
+
+/// I8 no stuck gang, for a state where nothing can happen any more (no action enabled, no
+/// timer left): every gang is bound, or lost a member, or has every member bound or back in
+/// the queue — and none of its members is gated while the gang is complete.
+pub fn stuck_gang(s: &Cluster) -> Option<String> {
+    s.groups.iter().find_map(|g| {
+        let min = g.min_count()? as usize;
+        if g.assigned().len() >= min {
+            return None;
+        }
+        let members: Vec<&PodId> = s
+            .pods
+            .values()
+            .filter(|p| p.group() == Some(g.key().name()))
+            .map(|p| p.id())
+            .collect();
+        if members.iter().any(|id| s.stage(id) == Stage::Deleted) {
+            return None;
+        }
+        let key = g.key();
+        let settled = |id: &&PodId| matches!(s.stage(id), Stage::Pending | Stage::Bound);
+        if let Some(id) = members.iter().find(|id| !settled(id)) {
+            let stage = s.stage(id);
+            return Some(format!(
+                "gang {key} is stuck: {id} stays {stage:?} with nothing left to move it"
+            ));
+        }
+        let complete = g.all_pods_count() >= min;
+        let gated = members
+            .iter()
+            .find(|id| s.queue.info(id).is_some_and(|i| i.gated_by().is_some()));
+        match gated {
+            Some(id) if complete => Some(format!(
+                "gang {key} is stuck: all its members are there but {id} is still gated"
+            )),
+            _ => None,
+        }
+    })
+}
