@@ -8,6 +8,7 @@
 //!    gang property tests.
 //! 5. [`queue_conformance`] — upstream's scheduling-queue test scenarios as data, and their
 //!    driver.
+//! 6. [`replay`] — a model-checker path replayed against the real concurrent core.
 
 #![deny(missing_docs)]
 
@@ -17,5 +18,7 @@ mod decision_point;
 pub mod gang_lockstep;
 #[cfg(not(loom))]
 pub mod queue_conformance;
+#[cfg(not(loom))]
+pub mod replay;
 
 pub use decision_point::{DecisionPoint, RealPod, GANG, OTHER};
