@@ -8,6 +8,7 @@ use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
 
 use gangway::queue::QueuePlace;
+use gangway::PodId;
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
 use super::properties::{accounting, conservation, held_for_lost_member, lost_event};
@@ -210,15 +211,15 @@ fn step(model: &GangProtocol, before: &Cluster, action: &Action, after: &Cluster
     }
     for (id, stage) in &after.stages {
         let old = before.stage(id);
-        let moved = before.queue.place(id).map(place) != after.queue.place(id).map(place);
+        let moved = queued_as(before, id) != queued_as(after, id);
         if old != *stage || (*stage == Stage::Pending && moved) {
             let node = after
                 .cache
                 .pod_node(id)
                 .map(|n| format!(" on {n}"))
                 .unwrap_or_default();
-            let queued = match (*stage, after.queue.place(id)) {
-                (Stage::Pending, Some(p)) => format!(" ({})", place(p)),
+            let queued = match (*stage, queued_as(after, id)) {
+                (Stage::Pending, Some(p)) => format!(" ({p})"),
                 _ => String::new(),
             };
             step = step.with_change(format!(
@@ -252,14 +253,16 @@ fn step(model: &GangProtocol, before: &Cluster, action: &Action, after: &Cluster
     step
 }
 
-/// Where a pending pod waits in the queue, in words.
-fn place(p: QueuePlace) -> &'static str {
-    match p {
+/// Where a pod waits in the queue, in words (`None`: the queue does not know it).
+fn queued_as(s: &Cluster, id: &PodId) -> Option<&'static str> {
+    let gated = s.queue.info(id).is_some_and(|i| i.gated_by().is_some());
+    s.queue.place(id).map(|p| match p {
         QueuePlace::Active(_) => "active",
         QueuePlace::Backoff(_) | QueuePlace::ErrorBackoff(_) => "backoff",
+        QueuePlace::Unschedulable if gated => "gated",
         QueuePlace::Unschedulable => "unschedulable",
         QueuePlace::InFlight => "in flight",
-    }
+    })
 }
 
 fn name(stage: Stage) -> &'static str {
