@@ -113,3 +113,49 @@ impl fmt::Display for ClusterConfig {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use gangway::Mode;
+
+    use super::{Dimensions, GangSpec};
+    use crate::check::Preset;
+
+    #[test]
+    fn gangs_parse_as_members_or_members_and_min() {
+        let spec = |s: &str| s.parse::<GangSpec>();
+        assert_eq!(spec("3"), Ok(GangSpec { members: 3, min: 3 }));
+        assert_eq!(spec("3/2"), Ok(GangSpec { members: 3, min: 2 }));
+        for bad in ["0", "2/3", "3/0", "9", "x", "2/", ""] {
+            assert!(spec(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+
+    #[test]
+    fn given_dimensions_change_the_preset_and_the_rest_stays() {
+        let dims = Dimensions {
+            gangs: Some(vec![GangSpec { members: 3, min: 2 }]),
+            timeouts: Some(0),
+            ..Dimensions::default()
+        };
+        let base = Preset::Medium.config(Mode::Upstream);
+        let config = dims.apply(base.clone()).expect("valid");
+        assert_eq!(config.gangs, vec![(3, 2)]);
+        assert_eq!(config.timeouts, 0);
+        assert_eq!((config.nodes, config.deletes), (base.nodes, base.deletes));
+        assert_eq!(config.mode, Mode::Upstream);
+    }
+
+    #[test]
+    fn a_cluster_without_room_is_refused() {
+        let base = Preset::Tiny.config(Mode::Hardened);
+        for nodes in [vec![], vec![2, 0]] {
+            let dims = Dimensions {
+                nodes: Some(nodes.clone()),
+                ..Dimensions::default()
+            };
+            let e = dims.apply(base.clone()).expect_err("no room");
+            assert!(e.contains("at least one node"), "{nodes:?}: {e}");
+        }
+    }
+}

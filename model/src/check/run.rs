@@ -1,14 +1,12 @@
 //! Running the checker on a preset and reporting verdicts, with counterexamples as timelines.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use gangway::gang::GroupKey;
-use gangway::Mode;
+use gangway::queue::QueuePlace;
+use gangway::{Mode, PodId};
 use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
-
-use gangway::queue::QueuePlace;
-use gangway::PodId;
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
 use super::properties::{accounting, conservation, held_for_lost_member, lost_event};
@@ -128,12 +126,8 @@ pub fn check_model(model: GangProtocol, preset: Preset, threads: usize) -> Check
     let mode = model.config.mode;
     let properties = model.properties();
     let started = Instant::now();
-    let checker = model
-        .clone()
-        .checker()
-        .threads(threads.max(1))
-        .spawn_bfs()
-        .join();
+    let checker = model.clone().checker().threads(threads.max(1)).spawn_bfs();
+    let checker = join_with_progress(checker, started);
     let seconds = started.elapsed().as_secs_f64();
     let verdicts = properties
         .iter()
@@ -168,6 +162,28 @@ pub fn check_model(model: GangProtocol, preset: Preset, threads: usize) -> Check
         states_per_sec: checker.state_count() as f64 / seconds.max(1e-9),
         properties: verdicts,
     }
+}
+
+/// Waits for the checker, printing its progress on stderr every 5 seconds once a run has
+/// taken that long (short runs, like the tests', print nothing).
+fn join_with_progress<C: Checker<GangProtocol>>(checker: C, started: Instant) -> C {
+    let mut last = started;
+    while !checker.is_done() {
+        std::thread::sleep(Duration::from_millis(100));
+        if last.elapsed() >= Duration::from_secs(5) {
+            last = Instant::now();
+            let seconds = started.elapsed().as_secs_f64();
+            eprintln!(
+                "  {:>6.0} s: {} states, {} distinct, depth {} ({:.0} states/s)",
+                seconds,
+                checker.state_count(),
+                checker.unique_state_count(),
+                checker.max_depth(),
+                checker.state_count() as f64 / seconds
+            );
+        }
+    }
+    checker.join()
 }
 
 /// A path as a numbered timeline: who acted, on which pod and gang, and what changed; the step

@@ -62,14 +62,7 @@ impl Cluster {
     /// NodeResourcesFit; events recorded while it was in flight are replayed (I7).
     pub(super) fn hand_back(&mut self, id: &PodId) -> Option<()> {
         let info = self.in_flight(id)?.rejected_by(ResourceFit::PLUGIN);
-        let plugins = ClusterPlugins {
-            groups: &self.groups,
-        };
-        self.queue
-            .add_unschedulable_if_not_present(info, self.now, &plugins)
-            .ok()?;
-        self.stages.insert(id.clone(), Stage::Pending);
-        Some(())
+        self.requeue(info)
     }
 
     /// Scheduler: Permit for the pod it just reserved, through the core's own decision
@@ -190,16 +183,10 @@ impl Cluster {
         self.announce(ClusterEvent::AssignedPodDelete(pod), &[]);
         if flaw == Some(Flaw::BindFailureLosesPod) {
             self.queue.done(id);
-        } else {
-            let plugins = ClusterPlugins {
-                groups: &self.groups,
-            };
-            self.queue
-                .add_unschedulable_if_not_present(info, self.now, &plugins)
-                .ok()?;
+            self.stages.insert(id.clone(), Stage::Pending);
+            return Some(());
         }
-        self.stages.insert(id.clone(), Stage::Pending);
-        Some(())
+        self.requeue(info)
     }
 
     /// Binder: a pod rejected at Permit is released and requeued, rejected by the gang plugin.
@@ -296,6 +283,20 @@ impl Cluster {
             groups: &self.groups,
         };
         self.queue.flush_unschedulable_leftover(self.now, &plugins);
+        Some(())
+    }
+
+    /// A pod's attempt ends and it goes back to the queue (`add_unschedulable_if_not_present`:
+    /// events recorded during the attempt are replayed, I7); its stage is pending again.
+    fn requeue(&mut self, info: QueuedPodInfo) -> Option<()> {
+        let id = info.id().clone();
+        let plugins = ClusterPlugins {
+            groups: &self.groups,
+        };
+        self.queue
+            .add_unschedulable_if_not_present(info, self.now, &plugins)
+            .ok()?;
+        self.stages.insert(id, Stage::Pending);
         Some(())
     }
 
