@@ -41,6 +41,9 @@ struct CheckArgs {
     /// Checker threads.
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// Breadth first (shortest counterexamples) or depth first (far less memory).
+    #[arg(long, value_enum, default_value = "bfs")]
+    search: check::Search,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -84,7 +87,7 @@ fn check_command(args: &CheckArgs) -> ExitCode {
     }
     eprintln!("checking {config} in {mode:?} mode…");
     let model = check::GangProtocol { config, flaw: None };
-    let report = check::check_model(model, args.preset, args.threads);
+    let report = check::check_with(model, args.preset, args.threads, args.search);
     let mut out = std::io::stdout().lock();
     let written = if args.json {
         writeln!(

@@ -122,3 +122,21 @@ fn the_vacuity_guards_are_reached() {
         assert!(p.holds && p.trace.is_some(), "{}: {report:#?}", p.name);
     }
 }
+
+#[test]
+fn depth_first_finds_the_same_states_and_verdicts() {
+    for mode in [Mode::Hardened, Mode::Upstream] {
+        let bfs = check(Preset::Small, mode, 2);
+        let dfs = super::check_with(
+            model(Preset::Small.config(mode), None),
+            Preset::Small,
+            2,
+            super::Search::Dfs,
+        );
+        assert_eq!(bfs.unique_states, dfs.unique_states, "{mode:?}");
+        let verdicts = |r: &super::CheckReport| -> Vec<(&str, bool)> {
+            r.properties.iter().map(|p| (p.name, p.holds)).collect()
+        };
+        assert_eq!(verdicts(&bfs), verdicts(&dfs), "{mode:?}");
+    }
+}

@@ -121,13 +121,55 @@ pub fn check(preset: Preset, mode: Mode, threads: usize) -> CheckReport {
     )
 }
 
-/// [`check`] for a given model (witness tests plant a [`Flaw`](super::Flaw) in it).
+/// How the checker walks the state space.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Search {
+    /// Breadth first: counterexamples are shortest; the frontier of whole states is kept in
+    /// memory.
+    #[default]
+    Bfs,
+    /// Depth first: only the current path's states are kept (fingerprints of the others), so
+    /// big presets fit in far less memory; counterexamples may be longer.
+    Dfs,
+}
+
+/// [`check`] for a given model (witness tests plant a [`Flaw`](super::Flaw) in it), breadth
+/// first.
 pub fn check_model(model: GangProtocol, preset: Preset, threads: usize) -> CheckReport {
+    check_with(model, preset, threads, Search::Bfs)
+}
+
+/// [`check_model`] with the search strategy chosen.
+pub fn check_with(
+    model: GangProtocol,
+    preset: Preset,
+    threads: usize,
+    search: Search,
+) -> CheckReport {
+    let started = Instant::now();
+    let builder = model.clone().checker().threads(threads.max(1));
+    match search {
+        Search::Bfs => report(
+            model,
+            preset,
+            join_with_progress(builder.spawn_bfs(), started),
+        ),
+        Search::Dfs => report(
+            model,
+            preset,
+            join_with_progress(builder.spawn_dfs(), started),
+        ),
+    }
+}
+
+fn report<C: Checker<GangProtocol>>(
+    model: GangProtocol,
+    preset: Preset,
+    (checker, started): (C, Instant),
+) -> CheckReport {
     let mode = model.config.mode;
     let properties = model.properties();
-    let started = Instant::now();
-    let checker = model.clone().checker().threads(threads.max(1)).spawn_bfs();
-    let checker = join_with_progress(checker, started);
     let seconds = started.elapsed().as_secs_f64();
     let verdicts = properties
         .iter()
@@ -166,7 +208,7 @@ pub fn check_model(model: GangProtocol, preset: Preset, threads: usize) -> Check
 
 /// Waits for the checker, printing its progress on stderr every 5 seconds once a run has
 /// taken that long (short runs, like the tests', print nothing).
-fn join_with_progress<C: Checker<GangProtocol>>(checker: C, started: Instant) -> C {
+fn join_with_progress<C: Checker<GangProtocol>>(checker: C, started: Instant) -> (C, Instant) {
     let mut last = started;
     while !checker.is_done() {
         std::thread::sleep(Duration::from_millis(100));
@@ -183,7 +225,7 @@ fn join_with_progress<C: Checker<GangProtocol>>(checker: C, started: Instant) ->
             );
         }
     }
-    checker.join()
+    (checker.join(), started)
 }
 
 /// A path as a numbered timeline: who acted, on which pod and gang, and what changed; the step
