@@ -77,7 +77,7 @@ fn check_command(args: &CheckArgs) -> ExitCode {
         }
     };
     if let Some(addr) = &args.serve {
-        return match check::serve_config(config, args.threads, addr) {
+        return match check::serve(config, args.threads, addr) {
             Ok(never) => match never {},
             Err(e) => {
                 eprintln!("gangway check: cannot serve the explorer on {addr}: {e}");

@@ -8,17 +8,17 @@
 //! The glue between components follows `gangway::scheduler` (its cycle, binding cycle and
 //! event handlers), split at the same points as the model's actions.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use gangway::gang::GANG_SCHEDULING;
-use gangway::queue::{ClusterEvent, PluginSet, QueuedPodInfo, SchedulingQueue};
-use gangway::scheduler::{Cache, Placement, ResourceFit};
+use gangway::queue::{ClusterEvent, QueuedPodInfo, SchedulingQueue};
+use gangway::scheduler::{Cache, Placement, ResourceFit, Scheduler};
 use gangway::sync::channel::{self, Receiver, Sender};
 use gangway::sync::thread::{self, JoinHandle};
 use gangway::sync::{Arc, Mutex};
 use gangway::time::{Clock, ManualClock};
-use gangway::{GangScheduling, Mode, Permit, Pod, PodId, QueueingHint, Time, WaitingPods};
+use gangway::{GangScheduling, Mode, Permit, Pod, PodId, Time, WaitingPods};
 use gangway_model::check::{Action, Cluster, Stage};
 
 /// The real components, shared by the actor threads.
@@ -36,7 +36,7 @@ struct Core {
     /// What the scheduling cycle popped, for the binding cycle or the hand-back.
     popped: Mutex<BTreeMap<PodId, QueuedPodInfo>>,
     /// Popped pods no node had room for.
-    unfit: Mutex<BTreeMap<PodId, ()>>,
+    unfit: Mutex<BTreeSet<PodId>>,
 }
 
 type Job = Box<dyn FnOnce(&Core) -> Result<(), String> + Send>;
@@ -67,11 +67,7 @@ impl Replay {
         });
         let timeout = Duration::from_secs(300);
         let gang = GangScheduling::with_timeout(mode, waiting.clone(), timeout);
-        let fit = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::Queue);
-        let mut plugins = PluginSet::new().with_gang(gang.clone());
-        for kind in ResourceFit::HINT_EVENTS {
-            plugins = plugins.with_hint(ResourceFit::PLUGIN, kind, fit);
-        }
+        let plugins = Scheduler::queue_plugins(gang.clone());
         let queue = SchedulingQueue::new(*init.queue.config(), Arc::new(plugins));
         let cache = Cache::new();
         for node in init.cache.nodes() {
@@ -90,7 +86,7 @@ impl Replay {
             clock: ManualClock::new(init.now),
             decided,
             popped: Mutex::new(BTreeMap::new()),
-            unfit: Mutex::new(BTreeMap::new()),
+            unfit: Mutex::new(BTreeSet::new()),
         });
         let mut actors = BTreeMap::new();
         for name in ["informer", "scheduler", "timer", "binder"] {
@@ -157,34 +153,10 @@ impl Replay {
     /// The core's states against the model's.
     fn compare(&self, model: &Cluster) -> Result<(), String> {
         let c = &self.core;
-        let queue = c.queue.snapshot();
-        if queue != model.queue {
-            return Err(format!(
-                "queues differ:\ncore  {queue:?}\nmodel {:?}",
-                model.queue
-            ));
-        }
-        let cache = c.cache.snapshot();
-        if cache != model.cache {
-            return Err(format!(
-                "caches differ:\ncore  {cache:?}\nmodel {:?}",
-                model.cache
-            ));
-        }
-        let groups = c.gang.registry().snapshot();
-        if groups != model.groups {
-            return Err(format!(
-                "groups differ:\ncore  {groups:?}\nmodel {:?}",
-                model.groups
-            ));
-        }
-        let waiting = c.waiting.state();
-        if waiting != model.waiting {
-            return Err(format!(
-                "waiting maps differ:\ncore  {waiting:?}\nmodel {:?}",
-                model.waiting
-            ));
-        }
+        same("queues", &c.queue.snapshot(), &model.queue)?;
+        same("caches", &c.cache.snapshot(), &model.cache)?;
+        same("groups", &c.gang.registry().snapshot(), &model.groups)?;
+        same("waiting maps", &c.waiting.state(), &model.waiting)?;
         let decided = c.decided.lock().clone();
         let expected: BTreeMap<PodId, bool> = model
             .stages
@@ -194,12 +166,16 @@ impl Replay {
                 _ => None,
             })
             .collect();
-        if decided != expected {
-            return Err(format!(
-                "decisions differ: core {decided:?}, model {expected:?}"
-            ));
-        }
+        same("decisions", &decided, &expected)
+    }
+}
+
+/// `Err` naming `what` and showing both sides if the core's and the model's differ.
+fn same<T: PartialEq + std::fmt::Debug>(what: &str, core: &T, model: &T) -> Result<(), String> {
+    if core == model {
         Ok(())
+    } else {
+        Err(format!("{what} differ:\ncore  {core:?}\nmodel {model:?}"))
     }
 }
 
@@ -288,7 +264,7 @@ impl Core {
                 self.gang.reserve(&pod).map_err(|e| e.to_string())
             }
             Err(_) => {
-                self.unfit.lock().insert(id.clone(), ());
+                self.unfit.lock().insert(id.clone());
                 Ok(())
             }
         }
@@ -296,7 +272,9 @@ impl Core {
 
     /// A pod no node had room for goes back, rejected by NodeResourcesFit.
     fn hand_back(&self, id: &PodId) -> Result<(), String> {
-        self.unfit.lock().remove(id).ok_or("not unfit")?;
+        if !self.unfit.lock().remove(id) {
+            return Err("not unfit".to_owned());
+        }
         let info = self.popped.lock().remove(id).ok_or("not popped")?;
         self.queue
             .add_unschedulable_if_not_present(info.rejected_by(ResourceFit::PLUGIN), self.now())

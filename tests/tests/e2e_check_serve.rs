@@ -29,7 +29,7 @@ fn serve_tiny() -> String {
         .to_string();
     let serving = addr.clone();
     thread::spawn("explorer", move || {
-        let result = check::serve(Preset::Tiny, Mode::Upstream, 1, &serving);
+        let result = check::serve(Preset::Tiny.config(Mode::Upstream), 1, &serving);
         panic!("the explorer stopped: {result:?}");
     });
     addr

@@ -75,8 +75,14 @@ pub fn gang_queueing_hint(pod: &Pod, event: GangEvent<'_>) -> QueueingHint {
     }
 }
 
+/// [`gang_queueing_hint`] for a queue event: `QueueSkip` for events the gang plugin has no
+/// hint for.
+pub fn gang_hint(pod: &Pod, event: &ClusterEvent) -> QueueingHint {
+    gang_event(event).map_or(QueueingHint::QueueSkip, |e| gang_queueing_hint(pod, e))
+}
+
 /// The gang plugin's view of a queue event: `None` for events it has no hint for.
-pub fn gang_event(event: &ClusterEvent) -> Option<GangEvent<'_>> {
+fn gang_event(event: &ClusterEvent) -> Option<GangEvent<'_>> {
     match event {
         ClusterEvent::UnscheduledPodAdd(p) | ClusterEvent::AssignedPodAdd(p) => {
             Some(GangEvent::PodAdded(p))

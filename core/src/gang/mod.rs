@@ -26,7 +26,7 @@ pub use decide::{
     fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, UpstreamVerdict,
 };
 pub use error::{AddPodError, GroupUpdateError, PodGroupError, ReserveError};
-pub use gate::{gang_event, gang_pre_enqueue, gang_queueing_hint, GANG_HINT_EVENTS};
+pub use gate::{gang_hint, gang_pre_enqueue, gang_queueing_hint, GANG_HINT_EVENTS};
 pub use group_state::{GangAttempt, GroupState, Placement};
 pub use groups::Groups;
 pub use permit::Permit;

@@ -1,9 +1,7 @@
 use std::fmt;
 
 use super::{ClusterEvent, EventKind, QueuedPodInfo};
-use crate::gang::{
-    gang_event, gang_queueing_hint, GangScheduling, GANG_HINT_EVENTS, GANG_SCHEDULING,
-};
+use crate::gang::{gang_hint, GangScheduling, GANG_HINT_EVENTS, GANG_SCHEDULING};
 use crate::sync::Arc;
 use crate::{PluginName, Pod, QueueingHint, Status, Time};
 
@@ -136,8 +134,7 @@ impl PluginSet {
         let mut set = self.with_pre_enqueue(GANG_SCHEDULING, move |pod| gate.pre_enqueue(pod));
         for kind in GANG_HINT_EVENTS {
             set = set.with_hint(GANG_SCHEDULING, kind, |pod, event| {
-                Ok(gang_event(event)
-                    .map_or(QueueingHint::QueueSkip, |e| gang_queueing_hint(pod, e)))
+                Ok(gang_hint(pod, event))
             });
         }
         set

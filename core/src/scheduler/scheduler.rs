@@ -97,11 +97,7 @@ impl Scheduler {
         });
         let gang =
             GangScheduling::with_timeout(config.mode, waiting.clone(), config.permit_timeout);
-        let fit_hint = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::Queue);
-        let mut plugins = PluginSet::new().with_gang(gang.clone());
-        for kind in ResourceFit::HINT_EVENTS {
-            plugins = plugins.with_hint(ResourceFit::PLUGIN, kind, fit_hint);
-        }
+        let plugins = Scheduler::queue_plugins(gang.clone());
         let queue = SchedulingQueue::new(config.queue, Arc::new(plugins));
         Scheduler {
             inner: Arc::new(Inner {
@@ -120,6 +116,17 @@ impl Scheduler {
                 shut_down: Mutex::new(false),
             }),
         }
+    }
+
+    /// The queue plugins the scheduler runs: `gang`'s PreEnqueue gate and hints, and
+    /// NodeResourcesFit's hint (freed room or a new node may help a pod that fit nowhere, I7).
+    pub fn queue_plugins(gang: GangScheduling) -> PluginSet {
+        let fit_hint = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::Queue);
+        let mut plugins = PluginSet::new().with_gang(gang);
+        for kind in ResourceFit::HINT_EVENTS {
+            plugins = plugins.with_hint(ResourceFit::PLUGIN, kind, fit_hint);
+        }
+        plugins
     }
 
     /// The configuration.

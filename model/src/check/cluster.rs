@@ -2,6 +2,7 @@
 //! reservations and the scheduling queue — plus where each pod is in the scheduler's pipeline.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::time::Duration;
 
 use gangway::gang::{GroupKey, Groups, PodGroup};
@@ -36,6 +37,34 @@ pub struct ClusterConfig {
     pub bind_failures: u8,
     /// How many times the unschedulable pool's leftover flush may run.
     pub flushes: u8,
+}
+
+/// One line: gangs, nodes, arrivals and budgets (what `gangway check` prints).
+impl fmt::Display for ClusterConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let gangs: Vec<String> = self
+            .gangs
+            .iter()
+            .map(|(members, min)| format!("{members}/{min}"))
+            .collect();
+        let nodes: Vec<String> = self.nodes.iter().map(u32::to_string).collect();
+        write!(
+            f,
+            "gangs (members/min) {}; nodes (room) {}; {}; up to {} deadlines, {} deletes, {} \
+             bind failures, {} leftover flushes",
+            gangs.join(", "),
+            nodes.join(", "),
+            if self.arrivals {
+                "pods arrive one by one"
+            } else {
+                "pods there from the start"
+            },
+            self.timeouts,
+            self.deletes,
+            self.bind_failures,
+            self.flushes
+        )
+    }
 }
 
 /// Faults and timers the model may still use.

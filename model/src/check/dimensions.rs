@@ -1,6 +1,5 @@
 //! `gangway check`'s per-dimension flags: start from a preset, change any dimension.
 
-use std::fmt;
 use std::str::FromStr;
 
 use super::cluster::ClusterConfig;
@@ -84,33 +83,6 @@ impl Dimensions {
         config.bind_failures = self.bind_failures.unwrap_or(config.bind_failures);
         config.flushes = self.flushes.unwrap_or(config.flushes);
         Ok(config)
-    }
-}
-
-impl fmt::Display for ClusterConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let gangs: Vec<String> = self
-            .gangs
-            .iter()
-            .map(|(members, min)| format!("{members}/{min}"))
-            .collect();
-        let nodes: Vec<String> = self.nodes.iter().map(u32::to_string).collect();
-        write!(
-            f,
-            "gangs (members/min) {}; nodes (room) {}; {}; up to {} deadlines, {} deletes, {} \
-             bind failures, {} leftover flushes",
-            gangs.join(", "),
-            nodes.join(", "),
-            if self.arrivals {
-                "pods arrive one by one"
-            } else {
-                "pods there from the start"
-            },
-            self.timeouts,
-            self.deletes,
-            self.bind_failures,
-            self.flushes
-        )
     }
 }
 

@@ -34,5 +34,5 @@ pub use paths::{discover, random_path, random_path_from, Path};
 pub use properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};
 pub use protocol::{Action, Flaw, GangProtocol};
 pub use run::{check, check_model, check_with, timeline, CheckReport, Preset, Search, Verdict};
-pub use serve::{serve, serve_config};
+pub use serve::serve;
 pub use timeline::{Step, Timeline};

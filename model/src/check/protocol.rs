@@ -192,9 +192,12 @@ impl GangProtocol {
     /// would pass, budget or not, and release its gang), a gang that is neither bound, nor
     /// lost a member, nor settled back in the queue is stuck.
     pub fn stuck(&self, s: &Cluster) -> Option<String> {
+        if self.next_deadline(s).is_some() {
+            return None;
+        }
         let mut actions = Vec::new();
         self.actions(s, &mut actions);
-        if actions.is_empty() && self.next_deadline(s).is_none() {
+        if actions.is_empty() {
             stuck_gang(s)
         } else {
             None

@@ -1,10 +1,8 @@
 //! The queue plugins of the model: the scheduler's own set (gang PreEnqueue and hints,
 //! NodeResourcesFit's hints) over the model's `Groups` instead of the locked registry, through
-//! the same pure functions (`gang_pre_enqueue`, `gang_queueing_hint`).
+//! the same pure functions (`gang_pre_enqueue`, `gang_hint`).
 
-use gangway::gang::{
-    gang_event, gang_pre_enqueue, gang_queueing_hint, Groups, GANG_HINT_EVENTS, GANG_SCHEDULING,
-};
+use gangway::gang::{gang_hint, gang_pre_enqueue, Groups, GANG_HINT_EVENTS, GANG_SCHEDULING};
 use gangway::queue::{ClusterEvent, EventKind, Gate, QueuePlugins};
 use gangway::scheduler::ResourceFit;
 use gangway::{PluginName, Pod, QueueingHint};
@@ -48,11 +46,10 @@ impl QueuePlugins for ClusterPlugins<'_> {
         if !self.registered(plugin, event.kind()) {
             return Ok(QueueingHint::QueueSkip);
         }
-        if *plugin == GANG_SCHEDULING {
-            return Ok(
-                gang_event(event).map_or(QueueingHint::QueueSkip, |e| gang_queueing_hint(pod, e))
-            );
-        }
-        Ok(QueueingHint::Queue)
+        Ok(if *plugin == GANG_SCHEDULING {
+            gang_hint(pod, event)
+        } else {
+            QueueingHint::Queue
+        })
     }
 }

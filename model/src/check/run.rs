@@ -150,24 +150,19 @@ pub fn check_with(
     let started = Instant::now();
     let builder = model.clone().checker().threads(threads.max(1));
     match search {
-        Search::Bfs => report(
-            model,
-            preset,
-            join_with_progress(builder.spawn_bfs(), started),
-        ),
-        Search::Dfs => report(
-            model,
-            preset,
-            join_with_progress(builder.spawn_dfs(), started),
-        ),
+        Search::Bfs => report(model, preset, builder.spawn_bfs(), started),
+        Search::Dfs => report(model, preset, builder.spawn_dfs(), started),
     }
 }
 
+/// Waits for `checker` (progress on stderr) and reports what it found.
 fn report<C: Checker<GangProtocol>>(
     model: GangProtocol,
     preset: Preset,
-    (checker, started): (C, Instant),
+    checker: C,
+    started: Instant,
 ) -> CheckReport {
+    let checker = join_with_progress(checker, started);
     let mode = model.config.mode;
     let properties = model.properties();
     let seconds = started.elapsed().as_secs_f64();
@@ -208,7 +203,7 @@ fn report<C: Checker<GangProtocol>>(
 
 /// Waits for the checker, printing its progress on stderr every 5 seconds once a run has
 /// taken that long (short runs, like the tests', print nothing).
-fn join_with_progress<C: Checker<GangProtocol>>(checker: C, started: Instant) -> (C, Instant) {
+fn join_with_progress<C: Checker<GangProtocol>>(checker: C, started: Instant) -> C {
     let mut last = started;
     while !checker.is_done() {
         std::thread::sleep(Duration::from_millis(100));
@@ -225,7 +220,7 @@ fn join_with_progress<C: Checker<GangProtocol>>(checker: C, started: Instant) ->
             );
         }
     }
-    (checker.join(), started)
+    checker.join()
 }
 
 /// A path as a numbered timeline: who acted, on which pod and gang, and what changed; the step

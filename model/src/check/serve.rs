@@ -4,16 +4,14 @@
 use std::io;
 use std::net::{SocketAddr, TcpListener};
 
-use gangway::Mode;
 use stateright::Model;
 
 use super::cluster::ClusterConfig;
 use super::protocol::GangProtocol;
-use super::run::Preset;
 
-/// Serves stateright's explorer for `preset` in `mode` on `addr` (`host:port`, e.g.
-/// `localhost:3000`; port 0 picks a free one), with `threads` checker threads behind its "Run
-/// to completion" button.
+/// Serves stateright's explorer for `config` (a preset's cluster, or any other) on `addr`
+/// (`host:port`, e.g. `localhost:3000`; port 0 picks a free one), with `threads` checker
+/// threads behind its "Run to completion" button.
 ///
 /// **Blocks the calling thread for good**: the HTTP server runs on it and never stops (Ctrl-C
 /// the process). Before blocking it prints the URL to open to stderr. The explorer's routes
@@ -26,20 +24,6 @@ use super::run::Preset;
 /// Returns an error, without blocking, if `addr` does not resolve or cannot be bound (say the
 /// port is taken). Never returns `Ok`.
 pub fn serve(
-    preset: Preset,
-    mode: Mode,
-    threads: usize,
-    addr: &str,
-) -> io::Result<std::convert::Infallible> {
-    serve_config(preset.config(mode), threads, addr)
-}
-
-/// [`serve`] for any cluster (a preset with dimensions changed, say).
-///
-/// # Errors
-///
-/// As [`serve`].
-pub fn serve_config(
     config: ClusterConfig,
     threads: usize,
     addr: &str,
