@@ -126,6 +126,7 @@ mod pod;
 pub mod queue;
 pub mod scheduler;
 mod status;
+pub mod symmetry;
 pub mod sync;
 pub mod time;
 pub mod waiting;

@@ -143,6 +143,15 @@ impl Pod {
         self.modify(|f| f.node = Some(node.into()))
     }
 
+    /// This pod under another uid and name, every other field kept (a
+    /// [`PodRenaming`](crate::symmetry::PodRenaming)'s image).
+    pub(crate) fn renamed(self, id: PodId, name: &str) -> Pod {
+        self.modify(|f| {
+            f.id = id;
+            f.name = name.into();
+        })
+    }
+
     fn modify(mut self, change: impl FnOnce(&mut PodFields)) -> Pod {
         change(Arc::make_mut(&mut self.0));
         self

@@ -41,7 +41,8 @@ struct CheckArgs {
     /// Checker threads.
     #[arg(long, default_value_t = 2)]
     threads: usize,
-    /// Breadth first (shortest counterexamples) or depth first (far less memory).
+    /// Breadth first (shortest counterexamples), depth first (far less memory), or symmetric
+    /// (depth first over every tie order, one state per renaming of a gang's members).
     #[arg(long, value_enum, default_value = "bfs")]
     search: check::Search,
     /// Print the report as JSON.
@@ -86,7 +87,7 @@ fn check_command(args: &CheckArgs) -> ExitCode {
         };
     }
     eprintln!("checking {config} in {mode:?} mode…");
-    let model = check::GangProtocol { config, flaw: None };
+    let model = check::GangProtocol::new(config);
     let report = check::check_with(model, args.preset, args.threads, args.search);
     let mut out = std::io::stdout().lock();
     let written = if args.json {

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use gangway::gang::GANG_SCHEDULING;
+use gangway::gang::{GroupKey, PodGroup, GANG_SCHEDULING};
 use gangway::queue::{ClusterEvent, QueuedPodInfo, SchedulingQueue};
 use gangway::scheduler::{Cache, Placement, ResourceFit, Scheduler};
 use gangway::sync::channel::{self, Receiver, Sender};
@@ -138,6 +138,10 @@ impl Replay {
             Action::BindFails(id) => ("binder", Box::new(move |c: &Core| c.bind_fails(&id))),
             Action::Release(id) => ("binder", Box::new(move |c: &Core| c.release(&id))),
             Action::Delete(id) => ("informer", Box::new(move |c: &Core| c.delete(&id))),
+            Action::UpdateGroup { group, min } => (
+                "informer",
+                Box::new(move |c: &Core| c.update_group(&group, min)),
+            ),
         };
         self.run(actor, job)
             .and_then(|()| self.compare(after))
@@ -244,6 +248,17 @@ impl Core {
             .add(pod.clone(), self.now())
             .map_err(|e| e.to_string())?;
         self.moved(ClusterEvent::UnscheduledPodAdd(pod), &[]);
+        Ok(())
+    }
+
+    /// `Scheduler::update_group`: the registry, then the event.
+    fn update_group(&self, key: &GroupKey, min: u32) -> Result<(), String> {
+        let group = PodGroup::gang(key.namespace(), key.name(), min).map_err(|e| e.to_string())?;
+        let old = self
+            .gang
+            .on_group_updated(group.clone())
+            .map_err(|e| e.to_string())?;
+        self.moved(ClusterEvent::PodGroupUpdate { old, new: group }, &[]);
         Ok(())
     }
 
@@ -388,6 +403,10 @@ impl Core {
         self.gang.on_pod_deleted(&pod);
         self.queue.delete(id);
         if !waiting {
+            // A bound pod's room is freed and announced (`Scheduler::delete_pod`).
+            if self.cache.remove_pod(id).is_some() {
+                self.moved(ClusterEvent::AssignedPodDelete(pod), &[]);
+            }
             return Ok(());
         }
         self.waiting

@@ -10,10 +10,7 @@ use gangway_model::check::{discover, random_path, Action, Flaw, GangProtocol, Pa
 use gangway_tests::replay::Replay;
 
 fn model(preset: Preset, mode: Mode) -> GangProtocol {
-    GangProtocol {
-        config: preset.config(mode),
-        flaw: None,
-    }
+    GangProtocol::new(preset.config(mode))
 }
 
 /// Replays `path` on a fresh core; panics with the first difference.
@@ -94,6 +91,7 @@ fn random_walks_keep_the_core_equal_to_the_model() {
         "BindFails",
         "Release",
         "Delete",
+        "UpdateGroup",
     ];
     for k in all {
         assert!(seen.contains(k), "no random walk replayed a {k}: {seen:?}");
@@ -105,8 +103,8 @@ fn random_walks_keep_the_core_equal_to_the_model() {
 #[test]
 fn a_path_of_a_broken_model_departs_from_the_core() {
     let broken = GangProtocol {
-        config: Preset::Small.config(Mode::Hardened),
         flaw: Some(Flaw::ReleaseKeepsNodeReservation),
+        ..GangProtocol::new(Preset::Small.config(Mode::Hardened))
     };
     let path = discover(&broken, "I5 accounting", 2).expect("the broken model breaks I5");
     let mut core = Replay::new(Mode::Hardened, &path[0].0);
@@ -131,5 +129,6 @@ fn kind(action: &Action) -> &'static str {
         Action::BindFails(_) => "BindFails",
         Action::Release(_) => "Release",
         Action::Delete(_) => "Delete",
+        Action::UpdateGroup { .. } => "UpdateGroup",
     }
 }

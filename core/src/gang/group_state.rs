@@ -19,9 +19,9 @@ pub enum Placement {
 /// Permit with `Wait` and are parked in the waiting map, and the attempt's one deadline (H3).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GangAttempt {
-    deadline: Time,
-    waiting: BTreeSet<PodId>,
-    failure: Option<String>,
+    pub(super) deadline: Time,
+    pub(super) waiting: BTreeSet<PodId>,
+    pub(super) failure: Option<String>,
 }
 
 impl GangAttempt {
@@ -49,13 +49,13 @@ impl GangAttempt {
 /// keeps each one behind its own lock.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GroupState {
-    key: GroupKey,
-    group: Option<PodGroup>,
-    pods: BTreeMap<PodId, Pod>,
-    unscheduled: BTreeSet<PodId>,
-    assumed: BTreeSet<PodId>,
-    assigned: BTreeSet<PodId>,
-    attempt: Option<GangAttempt>,
+    pub(super) key: GroupKey,
+    pub(super) group: Option<PodGroup>,
+    pub(super) pods: BTreeMap<PodId, Pod>,
+    pub(super) unscheduled: BTreeSet<PodId>,
+    pub(super) assumed: BTreeSet<PodId>,
+    pub(super) assigned: BTreeSet<PodId>,
+    pub(super) attempt: Option<GangAttempt>,
 }
 
 impl GroupState {

@@ -8,7 +8,7 @@ use crate::{Pod, PodId};
 /// PodGroup object. [`GroupRegistry`](super::GroupRegistry) is this behind one lock.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Groups {
-    states: BTreeMap<GroupKey, GroupState>,
+    pub(super) states: BTreeMap<GroupKey, GroupState>,
 }
 
 impl Groups {

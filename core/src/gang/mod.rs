@@ -21,6 +21,7 @@ mod plugin;
 mod plugin_tests;
 mod pod_group;
 mod registry;
+mod rename;
 
 pub use decide::{
     fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, UpstreamVerdict,

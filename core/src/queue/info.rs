@@ -20,22 +20,22 @@ const PENDING: u8 = 4;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[repr(C, align(64))]
 pub struct QueuedPodInfo {
-    pod: Pod,
-    timestamp: Time,
-    attempts: u32,
+    pub(super) pod: Pod,
+    pub(super) timestamp: Time,
+    pub(super) attempts: u32,
     /// `ACTIVATED`, `FLUSHED`, `PENDING`.
-    marks: u8,
+    pub(super) marks: u8,
     /// `gated_by` is set.
-    gated: bool,
-    unschedulable_plugins: PluginNames,
+    pub(super) gated: bool,
+    pub(super) unschedulable_plugins: PluginNames,
     // The second cache line.
-    pending_plugins: PluginNames,
-    gated_by: Option<PluginName>,
+    pub(super) pending_plugins: PluginNames,
+    pub(super) gated_by: Option<PluginName>,
     /// Meaningful when `ACTIVATED` is set, else zero (two `Option<Time>` would cost 16 bytes
     /// more per queued pod).
-    initial_attempt: Time,
+    pub(super) initial_attempt: Time,
     /// Meaningful when `FLUSHED` is set, else zero.
-    flushed_at: Time,
+    pub(super) flushed_at: Time,
 }
 
 impl QueuedPodInfo {

@@ -203,7 +203,28 @@ impl QueueState {
     /// Takes the first pod of the active queue, if any: it is in flight from now on, its
     /// attempt counted and last attempt's rejectors cleared.
     pub fn pop(&mut self) -> Option<Popped> {
-        let (_, id) = self.active.first()?.clone();
+        let id = self.active.first()?.1.clone();
+        self.pop_tied(&id)
+    }
+
+    /// The active pods tied with the head (the same sort key as the first), in pop order:
+    /// the pods a queue with another tie-break between equal sort keys could pop next. A model
+    /// checker explores every tie order through them (upstream's heap breaks ties arbitrarily).
+    pub fn heads(&self) -> impl Iterator<Item = &PodId> {
+        let head = self.active.first().map(|(key, _)| *key);
+        self.active
+            .iter()
+            .map_while(move |(key, id)| (Some(*key) == head).then_some(id))
+    }
+
+    /// Like [`pop`](Self::pop), but takes `id`, which must be one of [`heads`](Self::heads);
+    /// `None`, changing nothing, otherwise.
+    pub fn pop_tied(&mut self, id: &PodId) -> Option<Popped> {
+        let head = self.active.first()?.0;
+        if self.place(id) != Some(QueuePlace::Active(head)) {
+            return None;
+        }
+        let id = id.clone();
         let mut info = self.remove_entry(&id).expect("active pods are placed");
         info.start_attempt();
         self.cycle += 1;

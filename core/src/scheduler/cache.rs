@@ -109,18 +109,18 @@ pub enum AddBoundError {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct NodeEntry {
-    capacity: Resources,
+pub(super) struct NodeEntry {
+    pub(super) capacity: Resources,
     /// The sum of `pods`' requests, saturating (I5).
-    requested: Resources,
-    pods: BTreeSet<PodId>,
+    pub(super) requested: Resources,
+    pub(super) pods: BTreeSet<PodId>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct PodEntry {
-    node: String,
-    requests: Resources,
-    phase: PodPhase,
+pub(super) struct PodEntry {
+    pub(super) node: String,
+    pub(super) requests: Resources,
+    pub(super) phase: PodPhase,
 }
 
 /// One node as the cache accounts for it, borrowed from a [`CacheState`].
@@ -193,10 +193,10 @@ impl<'a> NodeView<'a> {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CacheState {
-    nodes: BTreeMap<String, NodeEntry>,
-    pods: BTreeMap<PodId, PodEntry>,
+    pub(super) nodes: BTreeMap<String, NodeEntry>,
+    pub(super) pods: BTreeMap<PodId, PodEntry>,
     /// The pods whose phase is `Assumed`: an index.
-    assumed: BTreeSet<PodId>,
+    pub(super) assumed: BTreeSet<PodId>,
 }
 
 impl CacheState {

@@ -10,6 +10,7 @@
 mod binder;
 mod binding;
 mod cache;
+mod cache_rename;
 #[cfg(test)]
 mod cache_tests;
 mod config;

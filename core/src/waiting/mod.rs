@@ -11,6 +11,7 @@ mod error;
 mod handle;
 mod latch;
 mod map;
+mod rename;
 
 mod state;
 #[cfg(test)]

@@ -27,11 +27,11 @@ pub struct PendingPlugin {
 /// A pod waiting at Permit: the plugins it still waits for, each with its deadline.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WaitingEntry<L> {
-    pod: Pod,
-    ticket: Ticket,
+    pub(super) pod: Pod,
+    pub(super) ticket: Ticket,
     /// Never empty: a pod with nothing pending has been allowed and left the state.
-    pending: Vec<PendingPlugin>,
-    latch: L,
+    pub(super) pending: Vec<PendingPlugin>,
+    pub(super) latch: L,
 }
 
 impl<L> WaitingEntry<L> {
@@ -101,9 +101,9 @@ pub enum AllowOutcome<L> {
 /// [`WaitingPods`]: super::WaitingPods
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WaitingState<L = ()> {
-    pods: BTreeMap<PodId, WaitingEntry<L>>,
-    deadlines: BTreeSet<(Time, PodId)>,
-    next_ticket: u64,
+    pub(super) pods: BTreeMap<PodId, WaitingEntry<L>>,
+    pub(super) deadlines: BTreeSet<(Time, PodId)>,
+    pub(super) next_ticket: u64,
 }
 
 impl<L> Default for WaitingState<L> {

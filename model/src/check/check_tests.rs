@@ -29,7 +29,10 @@ fn counterexample(model: &GangProtocol, property: &'static str) -> String {
 }
 
 fn model(config: ClusterConfig, flaw: Option<Flaw>) -> GangProtocol {
-    GangProtocol { config, flaw }
+    GangProtocol {
+        flaw,
+        ..GangProtocol::new(config)
+    }
 }
 
 #[test]

@@ -37,6 +37,8 @@ pub struct ClusterConfig {
     pub bind_failures: u8,
     /// How many times the unschedulable pool's leftover flush may run.
     pub flushes: u8,
+    /// How many times a PodGroup's min count may change (by one, down or up).
+    pub group_updates: u8,
 }
 
 /// One line: gangs, nodes, arrivals and budgets (what `gangway check` prints).
@@ -51,7 +53,7 @@ impl fmt::Display for ClusterConfig {
         write!(
             f,
             "gangs (members/min) {}; nodes (room) {}; {}; up to {} deadlines, {} deletes, {} \
-             bind failures, {} leftover flushes",
+             bind failures, {} leftover flushes, {} group updates",
             gangs.join(", "),
             nodes.join(", "),
             if self.arrivals {
@@ -62,7 +64,8 @@ impl fmt::Display for ClusterConfig {
             self.timeouts,
             self.deletes,
             self.bind_failures,
-            self.flushes
+            self.flushes,
+            self.group_updates
         )
     }
 }
@@ -78,6 +81,8 @@ pub struct Budget {
     pub bind_failures: u8,
     /// Leftover flushes of the unschedulable pool.
     pub flushes: u8,
+    /// PodGroup min-count changes.
+    pub group_updates: u8,
 }
 
 /// Where a pod is in the scheduler's pipeline.
@@ -174,6 +179,7 @@ impl Cluster {
                 deletes: config.deletes,
                 bind_failures: config.bind_failures,
                 flushes: config.flushes,
+                group_updates: config.group_updates,
             },
             partial: None,
             timed_out: false,
@@ -185,6 +191,15 @@ impl Cluster {
             }
         }
         cluster
+    }
+
+    /// Whether a step broke gang atomicity (I3) or left a sibling holding its reservation for
+    /// a deleted member (I6), the two upstream races. Such a state is a counterexample already
+    /// and the model explores nothing past it, as a run ends at its first error: what
+    /// follows a partial gang is not a behaviour to verify, and exploring it multiplies the
+    /// Upstream state space (the other invariants are found on paths that break neither).
+    pub fn broken(&self) -> bool {
+        self.partial.is_some() || !self.held.is_empty()
     }
 
     /// The stage of `id`.

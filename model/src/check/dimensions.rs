@@ -59,6 +59,9 @@ pub struct Dimensions {
     /// How many leftover flushes of the unschedulable pool may run.
     #[arg(long, value_name = "N")]
     pub flushes: Option<u8>,
+    /// How many times a PodGroup's min count may change (by one, down or up).
+    #[arg(long, value_name = "N")]
+    pub group_updates: Option<u8>,
 }
 
 impl Dimensions {
@@ -82,6 +85,7 @@ impl Dimensions {
         config.deletes = self.deletes.unwrap_or(config.deletes);
         config.bind_failures = self.bind_failures.unwrap_or(config.bind_failures);
         config.flushes = self.flushes.unwrap_or(config.flushes);
+        config.group_updates = self.group_updates.unwrap_or(config.group_updates);
         Ok(config)
     }
 }

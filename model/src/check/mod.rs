@@ -21,10 +21,13 @@ mod queue_plugins;
 mod run;
 mod serve;
 mod steps;
+mod symmetry;
 mod timeline;
 
 #[cfg(test)]
 mod check_tests;
+#[cfg(test)]
+mod symmetry_tests;
 #[cfg(test)]
 mod timeline_tests;
 
@@ -35,4 +38,5 @@ pub use properties::{accounting, conservation, held_for_lost_member, lost_event,
 pub use protocol::{Action, Flaw, GangProtocol};
 pub use run::{check, check_model, check_with, timeline, CheckReport, Preset, Search, Verdict};
 pub use serve::serve;
+pub use symmetry::representative;
 pub use timeline::{Step, Timeline};

@@ -38,6 +38,13 @@ pub enum Action {
     Release(PodId),
     /// Cluster: the pod is deleted.
     Delete(PodId),
+    /// Informer: the PodGroup's min count changes to `min`.
+    UpdateGroup {
+        /// The PodGroup.
+        group: GroupKey,
+        /// Its new min count.
+        min: u32,
+    },
 }
 
 /// The model: a cluster configuration; its states are [`Cluster`]s.
@@ -47,6 +54,24 @@ pub struct GangProtocol {
     pub config: ClusterConfig,
     /// A deliberate bug, for witnesses: the checker must find what it breaks.
     pub flaw: Option<Flaw>,
+    /// Explore every order of interchangeable pods: of the pods tied at the head of the queue,
+    /// any member of the first one's gang may pop (the core pops the smallest name, whose
+    /// gang is the first tied gang; upstream's heap breaks ties arbitrarily), and a gang's
+    /// members arrive in any order. The transitions then do not depend on members' names,
+    /// which symmetry reduction needs ([`Search::Symmetric`](super::Search)); every path of the
+    /// exact model is still a path of this one.
+    pub symmetric: bool,
+}
+
+impl GangProtocol {
+    /// The exact model of `config` (the core's own tie order), with no planted bug.
+    pub fn new(config: ClusterConfig) -> GangProtocol {
+        GangProtocol {
+            config,
+            flaw: None,
+            symmetric: false,
+        }
+    }
 }
 
 /// Deliberate bugs that witness tests plant in the model: the checker must find each.
@@ -74,15 +99,35 @@ impl Model for GangProtocol {
     }
 
     fn actions(&self, s: &Cluster, actions: &mut Vec<Action>) {
+        if s.broken() {
+            return;
+        }
         if self.config.arrivals {
             if let Some(id) = s.next_arrival() {
-                actions.push(Action::Arrive(id));
+                if self.symmetric {
+                    let gang = s.pod(&id).group();
+                    let absent = s
+                        .pods
+                        .values()
+                        .filter(|p| p.group() == gang && s.stage(p.id()) == Stage::Absent);
+                    actions.extend(absent.map(|p| Action::Arrive(p.id().clone())));
+                } else {
+                    actions.push(Action::Arrive(id));
+                }
             }
         }
         // The scheduling cycle is serial: one pod from pop to Permit (or hand-back) at a time.
         if !s.cycle_busy() {
-            if let Some(head) = s.queue.active_order().next() {
-                actions.push(Action::Schedule(head.clone()));
+            let mut heads = s.queue.heads();
+            if let Some(first) = heads.next() {
+                actions.push(Action::Schedule(first.clone()));
+                if self.symmetric {
+                    // The core pops the smallest name, and a pod's name starts with its gang's:
+                    // any member of that gang tied with it may pop instead.
+                    let gang = s.pod(first).group();
+                    let tied = heads.filter(|id| s.pod(id).group() == gang);
+                    actions.extend(tied.map(|id| Action::Schedule(id.clone())));
+                }
             }
         }
         for (id, stage) in &s.stages {
@@ -98,7 +143,9 @@ impl Model for GangProtocol {
                 Stage::Decided { allowed: false } => actions.push(Action::Release(id.clone())),
                 _ => {}
             }
-            if s.budget.deletes > 0 && matches!(stage, Stage::Pending | Stage::Waiting) {
+            if s.budget.deletes > 0
+                && matches!(stage, Stage::Pending | Stage::Waiting | Stage::Bound)
+            {
                 actions.push(Action::Delete(id.clone()));
             }
         }
@@ -111,6 +158,18 @@ impl Model for GangProtocol {
         if s.budget.flushes > 0 && s.queue.next_leftover_flush().is_some() {
             actions.push(Action::FlushLeftover);
         }
+        if s.budget.group_updates > 0 {
+            for g in s.groups.iter() {
+                let Some(min) = g.min_count() else { continue };
+                // Down to 1, or up to the members there (the core refuses more).
+                let down = (min > 1).then(|| min - 1);
+                let up = (min < g.all_pods_count() as u32).then_some(min + 1);
+                for min in down.into_iter().chain(up) {
+                    let group = g.key().clone();
+                    actions.push(Action::UpdateGroup { group, min });
+                }
+            }
+        }
     }
 
     fn next_state(&self, s: &Cluster, action: Action) -> Option<Cluster> {
@@ -121,9 +180,7 @@ impl Model for GangProtocol {
             Action::Arrive(id) => {
                 next.arrive(&id, self.flaw != Some(Flaw::ArrivalSkipsMoveEvent));
             }
-            Action::Schedule(id) => {
-                (next.schedule()? == id).then_some(())?;
-            }
+            Action::Schedule(id) => next.schedule(&id)?,
             Action::HandBack(id) => next.hand_back(&id)?,
             Action::Permit(id) => {
                 let passed = next.permit(mode, &id);
@@ -148,6 +205,10 @@ impl Model for GangProtocol {
             Action::Delete(id) => {
                 next.budget.deletes -= 1;
                 next.delete(mode, &id);
+            }
+            Action::UpdateGroup { group, min } => {
+                next.budget.group_updates -= 1;
+                next.update_group(&group, min)?;
             }
         }
         let still_waiting = |id: &PodId| next.stage(id) == Stage::Waiting;
@@ -190,9 +251,10 @@ impl Model for GangProtocol {
 impl GangProtocol {
     /// I8 on `s`: when no action is enabled and no permit deadline is pending (a pending one
     /// would pass, budget or not, and release its gang), a gang that is neither bound, nor
-    /// lost a member, nor settled back in the queue is stuck.
+    /// lost a member, nor settled back in the queue is stuck. A state that already broke I3 or
+    /// I6 ends its path (see [`Cluster::broken`]) and is not also called stuck.
     pub fn stuck(&self, s: &Cluster) -> Option<String> {
-        if self.next_deadline(s).is_some() {
+        if s.broken() || self.next_deadline(s).is_some() {
             return None;
         }
         let mut actions = Vec::new();

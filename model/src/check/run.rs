@@ -11,13 +11,15 @@ use stateright::{Checker, Expectation, Model};
 use super::cluster::{Cluster, ClusterConfig, Stage};
 use super::properties::{accounting, conservation, held_for_lost_member, lost_event};
 use super::protocol::{Action, GangProtocol};
+use super::symmetry::representative;
 use super::timeline::{Step, Timeline};
 
 /// Named cluster sizes, from tiny to large.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
-    /// 1 gang × 2 pods arriving one by one, one node with room for both; one permit deadline.
+    /// 1 gang × 2 pods arriving one by one, one node with room for both; one permit deadline,
+    /// one change of the PodGroup's min count.
     Tiny,
     /// 1 gang × 3 pods arriving one by one, one node with room for all; one deadline, one
     /// delete, one bind failure, one leftover flush.
@@ -25,27 +27,30 @@ pub enum Preset {
     /// 2 gangs × 2 pods on one node with room for 3: gangs compete; one deadline, one delete,
     /// one bind failure.
     Medium,
-    /// 2 gangs × 2 pods arriving one by one, on two nodes with room for 2 and 1: gangs compete
-    /// and spread; two deadlines, one delete, one bind failure (about 2 million states: the
-    /// default, under a minute here).
+    /// A gang of 3 and a gang of 2 on two nodes with room for 3 and 2: gangs compete and
+    /// spread, two members of a gang can wait together (upstream's held-resources race needs
+    /// that); two deadlines, one delete (about 3 million states: the default, about a minute
+    /// here).
     Standard,
     /// 2 gangs × 3 pods arriving one by one, on 2 nodes with room for 3 each; two deadlines,
-    /// one delete, one bind failure, one leftover flush (DESIGN.md §5's size: overnight, with
-    /// memory to match).
+    /// one delete, one bind failure, one leftover flush, one min-count change (DESIGN.md §5's
+    /// size: overnight, depth first, with memory to match).
     Large,
 }
 
 impl Preset {
     /// The cluster this preset checks in `mode`.
     pub fn config(self, mode: Mode) -> ClusterConfig {
-        // (gangs, nodes, arrivals, timeouts, deletes, bind failures, leftover flushes)
-        let (gangs, nodes, arrivals, timeouts, deletes, bind_failures, flushes) = match self {
-            Preset::Tiny => (vec![(2, 2)], vec![2], true, 1, 0, 0, 0),
-            Preset::Small => (vec![(3, 3)], vec![3], true, 1, 1, 1, 1),
-            Preset::Medium => (vec![(2, 2), (2, 2)], vec![3], false, 1, 1, 1, 0),
-            Preset::Standard => (vec![(2, 2), (2, 2)], vec![2, 1], true, 2, 1, 1, 0),
-            Preset::Large => (vec![(3, 3), (3, 3)], vec![3, 3], true, 2, 1, 1, 1),
-        };
+        // (gangs, nodes, arrivals, timeouts, deletes, bind failures, leftover flushes, group
+        // updates)
+        let (gangs, nodes, arrivals, timeouts, deletes, bind_failures, flushes, group_updates) =
+            match self {
+                Preset::Tiny => (vec![(2, 2)], vec![2], true, 1, 0, 0, 0, 1),
+                Preset::Small => (vec![(3, 3)], vec![3], true, 1, 1, 1, 1, 0),
+                Preset::Medium => (vec![(2, 2), (2, 2)], vec![3], false, 1, 1, 1, 0, 0),
+                Preset::Standard => (vec![(3, 3), (2, 2)], vec![3, 2], false, 2, 1, 0, 0, 0),
+                Preset::Large => (vec![(3, 3), (3, 3)], vec![3, 3], true, 2, 1, 1, 1, 1),
+            };
         ClusterConfig {
             mode,
             gangs,
@@ -55,6 +60,7 @@ impl Preset {
             deletes,
             bind_failures,
             flushes,
+            group_updates,
         }
     }
 }
@@ -111,14 +117,7 @@ impl CheckReport {
 /// Explores every reachable state of `preset` in `mode` (breadth first, `threads` threads) and
 /// checks every property.
 pub fn check(preset: Preset, mode: Mode, threads: usize) -> CheckReport {
-    check_model(
-        GangProtocol {
-            config: preset.config(mode),
-            flaw: None,
-        },
-        preset,
-        threads,
-    )
+    check_model(GangProtocol::new(preset.config(mode)), preset, threads)
 }
 
 /// How the checker walks the state space.
@@ -132,6 +131,10 @@ pub enum Search {
     /// Depth first: only the current path's states are kept (fingerprints of the others), so
     /// big presets fit in far less memory; counterexamples may be longer.
     Dfs,
+    /// Depth first with symmetry reduction: the symmetric model (every tie order, every
+    /// arrival order within a gang), skipping states that are a renaming of interchangeable
+    /// members of a state already seen.
+    Symmetric,
 }
 
 /// [`check`] for a given model (witness tests plant a [`Flaw`](super::Flaw) in it), breadth
@@ -148,10 +151,18 @@ pub fn check_with(
     search: Search,
 ) -> CheckReport {
     let started = Instant::now();
+    let model = GangProtocol {
+        symmetric: model.symmetric || search == Search::Symmetric,
+        ..model
+    };
     let builder = model.clone().checker().threads(threads.max(1));
     match search {
         Search::Bfs => report(model, preset, builder.spawn_bfs(), started),
         Search::Dfs => report(model, preset, builder.spawn_dfs(), started),
+        Search::Symmetric => {
+            let builder = builder.symmetry_fn(representative);
+            report(model, preset, builder.spawn_dfs(), started)
+        }
     }
 }
 
@@ -254,8 +265,16 @@ fn step(model: &GangProtocol, before: &Cluster, action: &Action, after: &Cluster
         Action::BindFails(id) => ("binder", "bind fails: unreserve, forget, requeue", Some(id)),
         Action::Release(id) => ("binder", "rejected: unreserve, forget, requeue", Some(id)),
         Action::Delete(id) => ("cluster", "pod deleted", Some(id)),
+        Action::UpdateGroup { .. } => ("informer", "PodGroup updated", None),
     };
     let mut step = Step::new(actor, verb);
+    if let Action::UpdateGroup { group, min } = action {
+        let old = before.groups.get(group).and_then(|g| g.min_count());
+        let old = old.map_or("none".to_owned(), |m| m.to_string());
+        step = step
+            .with_gang(group.to_string())
+            .with_change(format!("{group}: min count {old} → {min}"));
+    }
     if let Some(id) = pod {
         step = step.with_pod(id.as_str());
         if let Some(key) = GroupKey::of(before.pod(id)) {

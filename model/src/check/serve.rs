@@ -38,7 +38,7 @@ pub fn serve(
         config.mode,
         url(bound)
     );
-    let model = GangProtocol { config, flaw: None };
+    let model = GangProtocol::new(config);
     // Returns only if the server thread ends, which it does not (it loops on its requests).
     let _checker = model.checker().threads(threads.max(1)).serve(bound);
     Err(io::Error::other("stateright's explorer stopped serving"))

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use gangway::gang::{
     fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, GroupKey,
-    UpstreamVerdict, GANG_SCHEDULING,
+    PodGroup, UpstreamVerdict, GANG_SCHEDULING,
 };
 use gangway::queue::{ClusterEvent, QueuedPodInfo};
 use gangway::scheduler::{Placement, ResourceFit};
@@ -40,10 +40,10 @@ impl Cluster {
         self.stages.insert(id.clone(), Stage::Pending);
     }
 
-    /// Scheduler: pop the head of the active queue and place it; if a node has room, assume it
-    /// there and reserve it in its group. Returns the popped pod.
-    pub(super) fn schedule(&mut self) -> Option<PodId> {
-        let popped = self.queue.pop()?;
+    /// Scheduler: pop `id`, one of the pods at the head of the active queue, and place it; if
+    /// a node has room, assume it there and reserve it in its group.
+    pub(super) fn schedule(&mut self, id: &PodId) -> Option<()> {
+        let popped = self.queue.pop_tied(id)?;
         let id = popped.info.id().clone();
         let pod = popped.info.pod().clone();
         let stage = match ResourceFit.place(&pod, &self.cache) {
@@ -55,7 +55,7 @@ impl Cluster {
             Err(_) => Stage::Unfit,
         };
         self.stages.insert(id.clone(), stage);
-        Some(id)
+        Some(())
     }
 
     /// Scheduler: a pod no node had room for goes back to the queue, rejected by
@@ -228,13 +228,14 @@ impl Cluster {
         Some(())
     }
 
-    /// Cluster: the pod (pending or waiting) is deleted. It leaves its group, the cache and
-    /// the queue; Hardened fails its gang attempt, rejecting every waiting member (H1);
+    /// Cluster: the pod (pending, waiting or bound) is deleted. It leaves its group, the cache
+    /// and the queue; Hardened fails its gang attempt, rejecting every waiting member (H1);
     /// Upstream rejects only its own waiting entry. A waiting pod's binding cycle then finds
-    /// it deleted and announces its freed room.
+    /// it deleted and announces its freed room; a bound pod's room is announced at once.
     pub(super) fn delete(&mut self, mode: Mode, id: &PodId) {
         let pod = self.pod(id).clone();
         let was_waiting = self.stage(id) == Stage::Waiting;
+        let was_bound = self.stage(id) == Stage::Bound;
         // As the plugin does it: leave the group, then fail the attempt it waited in.
         self.groups.delete_pod(&pod);
         if mode == Mode::Hardened && was_waiting {
@@ -261,8 +262,20 @@ impl Cluster {
                 .cloned()
                 .collect();
             self.held.extend(siblings);
+        }
+        if was_waiting || was_bound {
             self.announce(ClusterEvent::AssignedPodDelete(pod), &[]);
         }
+    }
+
+    /// Informer: the PodGroup's min count changes (`Scheduler::update_group`): the registry
+    /// first, then the event through the queue's move-all. Nothing re-runs Permit: members
+    /// waiting under the old count wait for the next member's Permit or their deadline.
+    pub(super) fn update_group(&mut self, key: &GroupKey, min: u32) -> Option<()> {
+        let group = PodGroup::gang(key.namespace(), key.name(), min).ok()?;
+        let old = self.groups.update_group(group.clone()).ok()?;
+        self.announce(ClusterEvent::PodGroupUpdate { old, new: group }, &[]);
+        Some(())
     }
 
     /// Timer: backoffs that have ended go to the active queue (time moves to the earliest).

@@ -1,0 +1,189 @@
+//! Renaming pods consistently across the pure states, for symmetry reduction.
+//!
+//! Members of a gang that differ only in their names are interchangeable: a model checker that
+//! has explored a state need not explore the same state with two such members' names swapped.
+//! To recognise it, the checker maps every state to a representative — the state with its pods
+//! renamed into a canonical order — and every pure state of the core can be renamed by a
+//! [`PodRenaming`] through [`Renamed`]. A renaming replaces every occurrence of a pod (its
+//! [`PodId`], and the name inside each stored [`Pod`]) by its image, and nothing else: free
+//! text such as a rejection reason that quotes a pod's name is left as it is.
+//!
+//! ```
+//! use gangway::symmetry::{PodRenaming, Renamed};
+//! use gangway::{Pod, PodId, WaitingState};
+//! use std::time::Duration;
+//! use gangway::Time;
+//!
+//! let a0 = Pod::new("a-0", "ns", "a-0").with_group("a");
+//! let a1 = Pod::new("a-1", "ns", "a-1").with_group("a");
+//! let mut waiting: WaitingState<()> = WaitingState::new();
+//! waiting.add(a0.clone(), [("GangScheduling".into(), Duration::from_secs(300))], Time::ZERO, ()).unwrap();
+//!
+//! // Swap the two members: the waiting pod is now a-1.
+//! let swap = PodRenaming::new([(a0.id().clone(), a1.clone()), (a1.id().clone(), a0.clone())]).unwrap();
+//! let renamed = waiting.renamed(&swap);
+//! assert!(renamed.get(&PodId::from("a-1")).is_some() && renamed.get(&PodId::from("a-0")).is_none());
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::{Pod, PodId};
+
+/// A permutation of pods: each renamed pod's image, given as the pod it becomes. Pods it does
+/// not mention keep their names. Renaming a whole state with one permutation keeps every
+/// invariant the state had (I1–I8 are stated over pods, never over particular names).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PodRenaming {
+    images: BTreeMap<PodId, (PodId, Box<str>)>,
+}
+
+/// Why a set of pairs is not a renaming.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenamingError {
+    /// The same pod was given two images.
+    #[error("pod {0} renamed twice")]
+    RenamedTwice(PodId),
+    /// Two pods were given the same image.
+    #[error("two pods renamed to {0}")]
+    SameImage(PodId),
+    /// An image is not itself renamed, so two pods would end up with its name.
+    #[error("{0} is an image but is not renamed: not a permutation")]
+    NotAPermutation(PodId),
+}
+
+impl PodRenaming {
+    /// The renaming that changes nothing.
+    pub fn identity() -> PodRenaming {
+        PodRenaming::default()
+    }
+
+    /// The renaming that gives each pod `from` the uid and name of `to`. The pairs must form a
+    /// permutation of the pods they mention: every image is itself renamed, no pod twice.
+    pub fn new(
+        pairs: impl IntoIterator<Item = (PodId, Pod)>,
+    ) -> Result<PodRenaming, RenamingError> {
+        let mut images = BTreeMap::new();
+        let mut targets = BTreeSet::new();
+        for (from, to) in pairs {
+            if !targets.insert(to.id().clone()) {
+                return Err(RenamingError::SameImage(to.id().clone()));
+            }
+            let image = (to.id().clone(), Box::from(to.name()));
+            if images.insert(from.clone(), image).is_some() {
+                return Err(RenamingError::RenamedTwice(from));
+            }
+        }
+        if let Some(stray) = targets.iter().find(|id| !images.contains_key(*id)) {
+            return Err(RenamingError::NotAPermutation(stray.clone()));
+        }
+        images.retain(|from, (to, _)| from != to);
+        Ok(PodRenaming { images })
+    }
+
+    /// Whether nothing is renamed.
+    pub fn is_identity(&self) -> bool {
+        self.images.is_empty()
+    }
+
+    /// The image of `id`.
+    pub fn id(&self, id: &PodId) -> PodId {
+        self.images
+            .get(id)
+            .map_or_else(|| id.clone(), |(to, _)| to.clone())
+    }
+
+    /// `pod` under its image's uid and name, every other field kept.
+    pub fn pod(&self, pod: &Pod) -> Pod {
+        match self.images.get(pod.id()) {
+            Some((id, name)) => pod.clone().renamed(id.clone(), name),
+            None => pod.clone(),
+        }
+    }
+}
+
+/// A state that can be renamed: the same state with every pod replaced by its image.
+pub trait Renamed {
+    /// This state with each pod replaced by its image under `renaming`.
+    fn renamed(&self, renaming: &PodRenaming) -> Self;
+}
+
+impl Renamed for PodId {
+    fn renamed(&self, renaming: &PodRenaming) -> PodId {
+        renaming.id(self)
+    }
+}
+
+impl Renamed for Pod {
+    fn renamed(&self, renaming: &PodRenaming) -> Pod {
+        renaming.pod(self)
+    }
+}
+
+impl<T: Renamed + Ord> Renamed for BTreeSet<T> {
+    fn renamed(&self, renaming: &PodRenaming) -> BTreeSet<T> {
+        self.iter().map(|x| x.renamed(renaming)).collect()
+    }
+}
+
+impl<K: Renamed + Ord, V: Renamed> Renamed for BTreeMap<K, V> {
+    fn renamed(&self, renaming: &PodRenaming) -> BTreeMap<K, V> {
+        self.iter()
+            .map(|(k, v)| (k.renamed(renaming), v.renamed(renaming)))
+            .collect()
+    }
+}
+
+impl<T: Renamed> Renamed for Option<T> {
+    fn renamed(&self, renaming: &PodRenaming) -> Option<T> {
+        self.as_ref().map(|x| x.renamed(renaming))
+    }
+}
+
+impl<T: Renamed> Renamed for Vec<T> {
+    fn renamed(&self, renaming: &PodRenaming) -> Vec<T> {
+        self.iter().map(|x| x.renamed(renaming)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str) -> Pod {
+        Pod::new(name, "ns", name).with_group("a").with_priority(3)
+    }
+
+    #[test]
+    fn a_swap_renames_ids_and_pods_and_keeps_other_fields() {
+        let (a, b, c) = (pod("a-0"), pod("a-1"), pod("a-2"));
+        let swap =
+            PodRenaming::new([(a.id().clone(), b.clone()), (b.id().clone(), a.clone())]).unwrap();
+        assert_eq!(swap.id(a.id()), *b.id());
+        assert_eq!(swap.id(c.id()), *c.id());
+        let renamed = swap.pod(&a);
+        assert_eq!((renamed.id(), renamed.name()), (b.id(), "a-1"));
+        assert_eq!((renamed.priority(), renamed.group()), (3, Some("a")));
+        let set: BTreeSet<PodId> = [a.id().clone(), c.id().clone()].into();
+        let want: BTreeSet<PodId> = [b.id().clone(), c.id().clone()].into();
+        assert_eq!(set.renamed(&swap), want);
+    }
+
+    #[test]
+    fn only_permutations_are_renamings() {
+        let (a, b, c) = (pod("a-0"), pod("a-1"), pod("a-2"));
+        assert_eq!(
+            PodRenaming::new([(a.id().clone(), b.clone())]),
+            Err(RenamingError::NotAPermutation(b.id().clone()))
+        );
+        assert_eq!(
+            PodRenaming::new([(a.id().clone(), c.clone()), (b.id().clone(), c.clone())]),
+            Err(RenamingError::SameImage(c.id().clone()))
+        );
+        assert_eq!(
+            PodRenaming::new([(a.id().clone(), a.clone()), (a.id().clone(), b.clone())]),
+            Err(RenamingError::RenamedTwice(a.id().clone()))
+        );
+        let identity = PodRenaming::new([(a.id().clone(), a.clone())]).unwrap();
+        assert!(identity.is_identity());
+    }
+}
