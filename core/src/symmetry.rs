@@ -145,6 +145,55 @@ impl<T: Renamed> Renamed for Vec<T> {
     }
 }
 
+/// Permutations of three pods for the components' renaming tests.
+#[cfg(test)]
+pub(crate) mod permutations {
+    use super::PodRenaming;
+    use crate::Pod;
+
+    /// All six permutations of three pods: pod `i` becomes pod `perm[i]`.
+    pub(crate) const ALL: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+
+    /// The renaming that gives `pods[i]` the name of `pods[perm[i]]`.
+    pub(crate) fn renaming(pods: &[Pod; 3], perm: [usize; 3]) -> PodRenaming {
+        let pairs = (0..3).map(|i| (pods[i].id().clone(), pods[perm[i]].clone()));
+        PodRenaming::new(pairs).expect("a permutation")
+    }
+
+    /// The permutation that undoes `perm`.
+    pub(crate) fn inverse(perm: [usize; 3]) -> [usize; 3] {
+        let mut inv = [0; 3];
+        for (i, &j) in perm.iter().enumerate() {
+            inv[j] = i;
+        }
+        inv
+    }
+
+    /// Renaming `state` by each permutation of `pods` and then by its inverse gives `state`
+    /// back; the identity, given outright or as fixed points, changes nothing.
+    pub(crate) fn assert_round_trips<T>(state: &T, pods: &[Pod; 3])
+    where
+        T: super::Renamed + PartialEq + std::fmt::Debug,
+    {
+        for perm in ALL {
+            let there = state.renamed(&renaming(pods, perm));
+            let back = there.renamed(&renaming(pods, inverse(perm)));
+            assert_eq!(&back, state, "{perm:?}");
+        }
+        assert_eq!(&state.renamed(&PodRenaming::identity()), state);
+        let fixed = renaming(pods, [0, 1, 2]);
+        assert!(fixed.is_identity());
+        assert_eq!(&state.renamed(&fixed), state);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,21 +49,12 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::symmetry::permutations;
     use crate::waiting::{AllowOutcome, Decided};
     use crate::{Pod, PodId, Status, Time};
 
     const MIN: Duration = Duration::from_secs(60);
     const GANG: &str = "GangScheduling";
-
-    /// All six permutations of three pods: pod `i` becomes pod `perm[i]`.
-    const PERMUTATIONS: [[usize; 3]; 6] = [
-        [0, 1, 2],
-        [0, 2, 1],
-        [1, 0, 2],
-        [1, 2, 0],
-        [2, 0, 1],
-        [2, 1, 0],
-    ];
 
     /// Members a-0, a-1, a-2 of gang "a", told apart by priority so that an image keeps its
     /// source's other fields and is not simply the pod of that name.
@@ -77,16 +68,7 @@ mod tests {
 
     /// The renaming that gives pod `i` the name of pod `perm[i]`.
     fn renaming(perm: [usize; 3]) -> PodRenaming {
-        let p = pods();
-        PodRenaming::new((0..3).map(|i| (p[i].id().clone(), p[perm[i]].clone()))).unwrap()
-    }
-
-    fn inverse(perm: [usize; 3]) -> [usize; 3] {
-        let mut inv = [0; 3];
-        for (i, &j) in perm.iter().enumerate() {
-            inv[j] = i;
-        }
-        inv
+        permutations::renaming(&pods(), perm)
     }
 
     fn waits(list: &[(&'static str, Duration)]) -> Vec<(crate::PluginName, Duration)> {
@@ -139,7 +121,7 @@ mod tests {
     fn renaming_a_run_is_the_run_on_the_renamed_pods() {
         let p = pods();
         let (first, first_decided) = run(&p);
-        for perm in PERMUTATIONS {
+        for perm in permutations::ALL {
             let g = renaming(perm);
             let (second, second_decided) = run(&p.clone().map(|pod| g.pod(&pod)));
             let renamed = first.renamed(&g);
@@ -173,21 +155,9 @@ mod tests {
     }
 
     #[test]
-    fn renaming_back_by_the_inverse_gives_the_original() {
+    fn renaming_back_and_the_identity_give_the_original() {
         let (state, _) = run(&pods());
-        for perm in PERMUTATIONS {
-            let there = state.renamed(&renaming(perm));
-            assert_eq!(there.renamed(&renaming(inverse(perm))), state, "{perm:?}");
-        }
-    }
-
-    #[test]
-    fn the_identity_changes_nothing() {
-        let (state, _) = run(&pods());
-        assert_eq!(state.renamed(&PodRenaming::identity()), state);
-        let fixed = renaming([0, 1, 2]);
-        assert!(fixed.is_identity());
-        assert_eq!(state.renamed(&fixed), state);
+        permutations::assert_round_trips(&state, &pods());
         let empty: WaitingState<u32> = WaitingState::new();
         assert_eq!(empty.renamed(&renaming([2, 0, 1])), empty);
     }
