@@ -3,7 +3,10 @@
 
 use gangway::Mode;
 
-use super::{check, discover, timeline, ClusterConfig, Flaw, GangProtocol, Preset};
+use super::{
+    check, check_settling, discover, stuck_gang, timeline, ClusterConfig, Flaw, GangProtocol,
+    Preset,
+};
 
 const I3: &str = "I3 gang atomicity";
 const I4: &str = "I4 conservation";
@@ -108,6 +111,7 @@ fn an_arrival_that_skips_the_pod_add_event_leaves_a_complete_gang_gated() {
         gangs: vec![(2, 2), (2, 2)],
         nodes: vec![2],
         arrivals: true,
+        group_updates: 0,
         ..Preset::Tiny.config(Mode::Hardened)
     };
     let broken = model(config.clone(), Some(Flaw::ArrivalSkipsMoveEvent));
@@ -142,4 +146,38 @@ fn depth_first_finds_the_same_states_and_verdicts() {
         };
         assert_eq!(verdicts(&bfs), verdicts(&dfs), "{mode:?}");
     }
+}
+
+/// I8 in full: from every reachable state a settled state is reachable (the checker itself only
+/// sees terminal states).
+#[test]
+fn every_reachable_state_can_settle_on_the_ci_presets() {
+    for preset in [Preset::Tiny, Preset::Small] {
+        let hardened = model(preset.config(Mode::Hardened), None);
+        let found = check_settling(&hardened, 1_000_000).expect("fits");
+        assert!(found.unsettled.is_none(), "{preset:?}: {found:#?}");
+        assert!(
+            found.states > 200 && found.edges > found.states,
+            "{preset:?}: {found:?}"
+        );
+    }
+}
+
+/// The witness: with the arrival that skips its pod-add event, states are reachable from which
+/// the second gang can never settle.
+#[test]
+fn a_gang_left_gated_can_never_settle() {
+    let config = ClusterConfig {
+        gangs: vec![(2, 2), (2, 2)],
+        nodes: vec![2],
+        arrivals: true,
+        group_updates: 0,
+        ..Preset::Tiny.config(Mode::Hardened)
+    };
+    let broken = model(config.clone(), Some(Flaw::ArrivalSkipsMoveEvent));
+    let found = check_settling(&broken, 1_000_000).expect("fits");
+    let (state, count) = found.unsettled.expect("a state that can never settle");
+    assert!(count > 0 && stuck_gang(&state).is_some(), "{state:#?}");
+    let sound = check_settling(&model(config, None), 1_000_000).expect("fits");
+    assert!(sound.unsettled.is_none(), "{sound:#?}");
 }

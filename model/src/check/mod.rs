@@ -20,6 +20,7 @@ mod protocol;
 mod queue_plugins;
 mod run;
 mod serve;
+mod settling;
 mod steps;
 mod symmetry;
 mod timeline;
@@ -38,5 +39,6 @@ pub use properties::{accounting, conservation, held_for_lost_member, lost_event,
 pub use protocol::{Action, Flaw, GangProtocol};
 pub use run::{check, check_model, check_with, timeline, CheckReport, Preset, Search, Verdict};
 pub use serve::serve;
+pub use settling::{check_settling, Settling};
 pub use symmetry::representative;
 pub use timeline::{Step, Timeline};

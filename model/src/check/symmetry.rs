@@ -109,7 +109,7 @@ fn signature<'a>(s: &'a Cluster, id: &PodId) -> Signature<'a> {
 }
 
 /// The state with each gang's members renamed so that, member by member in name order, their
-/// [`Signature`]s ascend (members with equal signatures keep their relative order). Two states
+/// name-free signatures ascend (members with equal signatures keep their relative order). Two states
 /// that differ only by a permutation of interchangeable members mostly share a representative;
 /// when they do not, the checker explores both, which costs time but never soundness.
 pub fn representative(s: &Cluster) -> Cluster {
