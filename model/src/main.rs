@@ -42,7 +42,7 @@ struct CheckArgs {
     #[arg(long, default_value_t = 2)]
     threads: usize,
     /// Breadth first (shortest counterexamples), depth first (far less memory), or symmetric
-    /// (depth first over every tie order, one state per renaming of a gang's members).
+    /// (depth first over every order of a gang's tied members, one state per renaming of them).
     #[arg(long, value_enum, default_value = "bfs")]
     search: check::Search,
     /// Print the report as JSON.

@@ -131,9 +131,9 @@ pub enum Search {
     /// Depth first: only the current path's states are kept (fingerprints of the others), so
     /// big presets fit in far less memory; counterexamples may be longer.
     Dfs,
-    /// Depth first with symmetry reduction: the symmetric model (every tie order, every
-    /// arrival order within a gang), skipping states that are a renaming of interchangeable
-    /// members of a state already seen.
+    /// Depth first with symmetry reduction: the symmetric model (any member of the first gang
+    /// tied at the queue's head may pop, a gang's members arrive in any order), skipping states
+    /// that are a renaming of interchangeable members of a state already seen.
     Symmetric,
 }
 
