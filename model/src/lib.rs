@@ -3,6 +3,8 @@
 #![deny(missing_docs)]
 
 #[cfg(feature = "tools")]
+pub mod bench;
+#[cfg(feature = "tools")]
 pub mod check;
 pub mod gang;
 pub mod queue;

@@ -27,6 +27,25 @@ enum Command {
     /// and print what bound, what timed out, partial gangs, lost pods and leaked reservations.
     /// Exits 1 if a Hardened run breaks I3, I4 or I6 (an Upstream run reports its hazards).
     Simulate(Options),
+    /// Run a workload of the Go permit-barrier anchor (anchors/go-permit) through gangway's
+    /// gang plugin, waiting map, decision delivery and binding workers (no-op bind); print one
+    /// key=value line with the Go program's keys. Exits 1 if the outcome is wrong (a pod not
+    /// bound, the waiting map not empty, a pod still assumed).
+    Bench(BenchArgs),
+}
+
+/// `gangway bench`'s flags.
+#[derive(clap::Args, Debug)]
+struct BenchArgs {
+    /// The workload: W1 (barrier, 10,000 gangs × 8) or W4 (fan-out, one gang of 10,000).
+    #[arg(value_enum, ignore_case = true)]
+    workload: gangway_model::bench::Workload,
+    /// Multiply the workload's size (gangs for W1, members for W4), for the scaling table.
+    #[arg(long, default_value_t = 1)]
+    scale: usize,
+    /// Binding worker threads.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
 }
 
 /// `gangway check`'s flags.
@@ -65,6 +84,20 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => check_command(&args),
         Command::Simulate(options) => simulate_command(&options),
+        Command::Bench(args) => bench_command(&args),
+    }
+}
+
+fn bench_command(args: &BenchArgs) -> ExitCode {
+    match gangway_model::bench::run(args.workload, args.scale, args.workers) {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("gangway bench {:?}: check failed: {e}", args.workload);
+            ExitCode::FAILURE
+        }
     }
 }
 
