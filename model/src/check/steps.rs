@@ -43,13 +43,11 @@ impl Cluster {
     /// Scheduler: pop `id`, one of the pods at the head of the active queue, and place it; if
     /// a node has room, assume it there and reserve it in its group.
     pub(super) fn schedule(&mut self, id: &PodId) -> Option<()> {
-        let popped = self.queue.pop_tied(id)?;
-        let id = popped.info.id().clone();
-        let pod = popped.info.pod().clone();
+        let pod = self.queue.pop_tied(id)?.info.pod().clone();
         let stage = match ResourceFit.place(&pod, &self.cache) {
             Ok(node) => {
                 self.cache.assume(&pod, &node).ok()?;
-                self.groups.state_of_mut(&pod)?.assume(&id).then_some(())?;
+                self.groups.state_of_mut(&pod)?.assume(id).then_some(())?;
                 Stage::Reserved
             }
             Err(_) => Stage::Unfit,

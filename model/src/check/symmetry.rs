@@ -83,19 +83,19 @@ fn signature<'a>(s: &'a Cluster, id: &PodId) -> Signature<'a> {
             s.cache.phase(id) == Some(PodPhase::Assumed),
         )
     });
-    let group =
-        s.groups
-            .iter()
-            .find(|g| g.pod(id).is_some())
-            .map_or((false, false, false, false), |g| {
-                let waits = g.attempt().is_some_and(|a| a.waiting().contains(id));
-                (
-                    true,
-                    g.assumed().contains(id),
-                    g.assigned().contains(id),
-                    waits,
-                )
-            });
+    let group = s
+        .groups
+        .state_of(s.pod(id))
+        .filter(|g| g.pod(id).is_some())
+        .map_or((false, false, false, false), |g| {
+            let waits = g.attempt().is_some_and(|a| a.waiting().contains(id));
+            (
+                true,
+                g.assumed().contains(id),
+                g.assigned().contains(id),
+                waits,
+            )
+        });
     Signature {
         stage: s.stage(id),
         queue,
