@@ -2,7 +2,7 @@ use std::borrow::Borrow;
 use std::fmt;
 
 use crate::sync::Arc;
-use crate::{Resources, Time};
+use crate::{GroupKey, Resources, Time};
 
 /// A pod's uid: the key of every gangway map. Cheap to clone (one shared allocation).
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -89,7 +89,8 @@ struct PodFields {
     namespace: Box<str>,
     name: Box<str>,
     priority: i32,
-    group: Option<Box<str>>,
+    /// The group's key (namespace from this pod), built once.
+    group: Option<GroupKey>,
     created: Time,
     // The requests as plain numbers, so that `Resources` need not be ordered.
     cpu_millis: u64,
@@ -121,7 +122,7 @@ impl Pod {
     /// This pod, naming the pod group `group` in its own namespace
     /// (`spec.schedulingGroup.podGroupName`).
     pub fn with_group(self, group: &str) -> Pod {
-        self.modify(|f| f.group = Some(group.into()))
+        self.modify(|f| f.group = Some(GroupKey::new(&f.namespace, group)))
     }
 
     /// This pod, created at `created`.
@@ -184,7 +185,12 @@ impl Pod {
 
     /// The pod group this pod names, if any.
     pub fn group(&self) -> Option<&str> {
-        self.0.group.as_deref()
+        self.0.group.as_ref().map(GroupKey::name)
+    }
+
+    /// The key of the pod group this pod names (in its own namespace), if any.
+    pub fn group_key(&self) -> Option<&GroupKey> {
+        self.0.group.as_ref()
     }
 
     /// When the pod was created.
@@ -215,7 +221,7 @@ impl fmt::Debug for Pod {
             d.field("priority", &self.0.priority);
         }
         if let Some(group) = &self.0.group {
-            d.field("group", group);
+            d.field("group", &group.name());
         }
         let requests = self.requests();
         if requests != Resources::ZERO {

@@ -1,14 +1,49 @@
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
-use super::{AddPodError, GroupKey, GroupState, GroupUpdateError, PodGroup};
+use super::{AddPodError, BuildKeyHasher, GroupKey, GroupState, GroupUpdateError, PodGroup};
 use crate::{Pod, PodId};
 
 /// Every pod group the scheduler knows, as pure data: the group states keyed by
 /// (namespace, name), fed by cluster events. A group's state lives while it has members or a
 /// PodGroup object. [`GroupRegistry`](super::GroupRegistry) is this behind one lock.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// A pod's group is found with one hash lookup of the key the pod carries. Everything that
+/// shows the groups — [`iter`](Groups::iter), `Debug`, `Hash` — goes in key order, so the
+/// value is as deterministic as an ordered map.
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Groups {
-    pub(super) states: BTreeMap<GroupKey, GroupState>,
+    pub(super) states: HashMap<GroupKey, GroupState, BuildKeyHasher>,
+}
+
+/// Independent of the map's order: the states' own hashes (each with a fixed-key hasher),
+/// summed. Equal values hash alike, and nothing is allocated.
+impl Hash for Groups {
+    fn hash<H: Hasher>(&self, hasher: &mut H) {
+        let sum = self.states.values().fold(0u64, |sum, state| {
+            let mut one = DefaultHasher::new();
+            state.hash(&mut one);
+            sum.wrapping_add(one.finish())
+        });
+        hasher.write_usize(self.states.len());
+        hasher.write_u64(sum);
+    }
+}
+
+impl fmt::Debug for Groups {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Groups")
+            .field(
+                "states",
+                &fmt::from_fn(|f| {
+                    f.debug_map()
+                        .entries(self.iter().map(|s| (s.key(), s)))
+                        .finish()
+                }),
+            )
+            .finish()
+    }
 }
 
 impl Groups {
@@ -110,17 +145,19 @@ impl Groups {
 
     /// The state of the group `pod` names.
     pub fn state_of(&self, pod: &Pod) -> Option<&GroupState> {
-        self.states.get(&GroupKey::of(pod)?)
+        self.states.get(pod.group_key()?)
     }
 
     /// The state of the group `pod` names, to change it.
     pub fn state_of_mut(&mut self, pod: &Pod) -> Option<&mut GroupState> {
-        self.states.get_mut(&GroupKey::of(pod)?)
+        self.states.get_mut(pod.group_key()?)
     }
 
     /// Every group state, in key order.
     pub fn iter(&self) -> impl Iterator<Item = &GroupState> {
-        self.states.values()
+        let mut states: Vec<&GroupState> = self.states.values().collect();
+        states.sort_unstable_by(|a, b| a.key().cmp(b.key()));
+        states.into_iter()
     }
 
     /// How many groups have a state.
@@ -140,7 +177,9 @@ impl Groups {
 
     /// Verifies every group's invariants (I5) and that no unused state is kept.
     pub fn check(&self) -> Result<(), String> {
-        for (key, state) in &self.states {
+        let mut entries: Vec<_> = self.states.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (key, state) in entries {
             if state.key() != key {
                 return Err(format!("state of {} filed under {key}", state.key()));
             }

@@ -14,6 +14,7 @@ mod gate;
 mod group_state;
 #[cfg(test)]
 mod group_state_tests;
+mod group_key;
 mod groups;
 mod permit;
 mod plugin;
@@ -32,5 +33,7 @@ pub use group_state::{GangAttempt, GroupState, Placement};
 pub use groups::Groups;
 pub use permit::Permit;
 pub use plugin::{GangEvent, GangScheduling, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
-pub use pod_group::{GroupKey, PodGroup, Policy};
+pub use group_key::GroupKey;
+pub(crate) use group_key::BuildKeyHasher;
+pub use pod_group::{PodGroup, Policy};
 pub use registry::GroupRegistry;
