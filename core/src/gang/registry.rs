@@ -58,6 +58,13 @@ impl GroupRegistry {
         self.lock().get(key).cloned()
     }
 
+    /// Runs `read` on group `key`'s state inside the registry's critical section, without
+    /// copying it (e.g. to reach a gang's members in the waiting map, as Permit does). Keep
+    /// `read` short: every gang operation waits for it. `None` if the group has no state.
+    pub fn with_state<R>(&self, key: &GroupKey, read: impl FnOnce(&GroupState) -> R) -> Option<R> {
+        self.lock().get(key).map(read)
+    }
+
     /// A copy of every group's state, taken in one critical section.
     pub fn snapshot(&self) -> Groups {
         self.lock().clone()
