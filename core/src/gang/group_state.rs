@@ -1,4 +1,5 @@
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::time::Duration;
 
 use super::{AddPodError, GroupKey, GroupUpdateError, PodGroup};
@@ -42,20 +43,113 @@ impl GangAttempt {
     }
 }
 
+/// A member of a group: its pod and where it is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Member {
+    pub(super) pod: Pod,
+    pub(super) placement: Placement,
+}
+
+/// How many members are in each [`Placement`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(super) struct PlacementCounts([usize; 3]);
+
+impl PlacementCounts {
+    fn of(&self, placement: Placement) -> usize {
+        self.0[placement as usize]
+    }
+
+    fn moved(&mut self, from: Option<Placement>, to: Option<Placement>) {
+        if let Some(from) = from {
+            self.0[from as usize] -= 1;
+        }
+        if let Some(to) = to {
+            self.0[to as usize] += 1;
+        }
+    }
+}
+
 /// What one pod group looks like to the scheduler, as pure data: its PodGroup object (if it
-/// exists yet), every member pod, the partition of members into unscheduled, assumed and
+/// exists yet), every member pod with its place in the partition into unscheduled, assumed and
 /// assigned (I5), and the current gang attempt. Deterministic and `Clone + Eq + Hash`, so
 /// property tests and the model checker drive it directly; [`GroupRegistry`](super::GroupRegistry)
-/// keeps each one behind its own lock.
+/// keeps them behind its lock. A member's place is one field of its entry, so a transition
+/// is one lookup and the partition cannot be torn.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GroupState {
     pub(super) key: GroupKey,
     pub(super) group: Option<PodGroup>,
-    pub(super) pods: BTreeMap<PodId, Pod>,
-    pub(super) unscheduled: BTreeSet<PodId>,
-    pub(super) assumed: BTreeSet<PodId>,
-    pub(super) assigned: BTreeSet<PodId>,
+    pub(super) members: BTreeMap<PodId, Member>,
+    pub(super) counts: PlacementCounts,
     pub(super) attempt: Option<GangAttempt>,
+}
+
+/// The members of a group in one [`Placement`], in pod id order: a view, not a copy.
+#[derive(Clone, Copy)]
+pub struct Members<'a> {
+    members: &'a BTreeMap<PodId, Member>,
+    placement: Placement,
+    len: usize,
+}
+
+impl<'a> Members<'a> {
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether `id` is one of them.
+    pub fn contains(&self, id: &PodId) -> bool {
+        self.members
+            .get(id)
+            .is_some_and(|m| m.placement == self.placement)
+    }
+
+    /// Their ids, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a PodId> + 'a {
+        let placement = self.placement;
+        self.members
+            .iter()
+            .filter(move |(_, m)| m.placement == placement)
+            .map(|(id, _)| id)
+    }
+
+    /// Their ids, collected.
+    pub fn to_set(&self) -> BTreeSet<PodId> {
+        self.iter().cloned().collect()
+    }
+}
+
+impl<'a> IntoIterator for Members<'a> {
+    type Item = &'a PodId;
+    type IntoIter = Box<dyn Iterator<Item = &'a PodId> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+impl fmt::Debug for Members<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq<BTreeSet<PodId>> for Members<'_> {
+    fn eq(&self, other: &BTreeSet<PodId>) -> bool {
+        self.len == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl PartialEq<&BTreeSet<PodId>> for Members<'_> {
+    fn eq(&self, other: &&BTreeSet<PodId>) -> bool {
+        *self == **other
+    }
 }
 
 impl GroupState {
@@ -64,10 +158,8 @@ impl GroupState {
         GroupState {
             key,
             group: None,
-            pods: BTreeMap::new(),
-            unscheduled: BTreeSet::new(),
-            assumed: BTreeSet::new(),
-            assigned: BTreeSet::new(),
+            members: BTreeMap::new(),
+            counts: PlacementCounts::default(),
             attempt: None,
         }
     }
@@ -99,10 +191,10 @@ impl GroupState {
             }
             let old_min = self.min_count();
             if let (Some(old), Some(min)) = (old_min, new.min_count()) {
-                if min > old && min as usize > self.pods.len() {
+                if min > old && min as usize > self.members.len() {
                     return Err(GroupUpdateError::MinCountAboveMembers {
                         group: new.clone(),
-                        members: self.pods.len(),
+                        members: self.members.len(),
                     });
                 }
             }
@@ -123,16 +215,17 @@ impl GroupState {
             }
             Some(_) => {}
         }
-        if self.pods.contains_key(pod.id()) {
+        if self.members.contains_key(pod.id()) {
             return Err(AddPodError::AlreadyMember(pod));
         }
-        let id = pod.id().clone();
-        if bound {
-            self.assigned.insert(id.clone());
+        let placement = if bound {
+            Placement::Assigned
         } else {
-            self.unscheduled.insert(id.clone());
-        }
-        self.pods.insert(id, pod);
+            Placement::Unscheduled
+        };
+        self.counts.moved(None, Some(placement));
+        self.members
+            .insert(pod.id().clone(), Member { pod, placement });
         Ok(())
     }
 
@@ -142,9 +235,9 @@ impl GroupState {
         if GroupKey::of(&pod).as_ref() != Some(&self.key) {
             return false;
         }
-        match self.pods.get_mut(pod.id()) {
-            Some(slot) => {
-                *slot = pod;
+        match self.members.get_mut(pod.id()) {
+            Some(member) => {
+                member.pod = pod;
                 true
             }
             None => false,
@@ -154,12 +247,15 @@ impl GroupState {
     /// The member was observed bound to a node: it is assigned from now on (and no longer
     /// waits in the attempt). `false` (no-op) if it is not a member or already assigned.
     pub fn bind_observed(&mut self, id: &PodId) -> bool {
-        if !self.pods.contains_key(id) || self.assigned.contains(id) {
+        let Some(member) = self.members.get_mut(id) else {
+            return false;
+        };
+        if member.placement == Placement::Assigned {
             return false;
         }
-        self.unscheduled.remove(id);
-        self.assumed.remove(id);
-        self.assigned.insert(id.clone());
+        self.counts
+            .moved(Some(member.placement), Some(Placement::Assigned));
+        member.placement = Placement::Assigned;
         self.leave_attempt(id);
         self.release_failed_attempt();
         true
@@ -168,31 +264,24 @@ impl GroupState {
     /// Removes a member everywhere — including an assumed one, which upstream wrongly puts back
     /// into unscheduled (kubernetes#138422). `None` (no-op) if it is not a member.
     pub fn delete_pod(&mut self, id: &PodId) -> Option<Pod> {
-        let pod = self.pods.remove(id)?;
-        self.unscheduled.remove(id);
-        self.assumed.remove(id);
-        self.assigned.remove(id);
+        let member = self.members.remove(id)?;
+        self.counts.moved(Some(member.placement), None);
         self.leave_attempt(id);
         self.release_failed_attempt();
-        Some(pod)
+        Some(member.pod)
     }
 
     /// Reserve: an unscheduled member is assumed. `false` (no-op) otherwise.
     pub fn assume(&mut self, id: &PodId) -> bool {
-        if !self.unscheduled.remove(id) {
-            return false;
-        }
-        self.assumed.insert(id.clone());
-        true
+        self.move_member(id, Placement::Unscheduled, Placement::Assumed)
     }
 
     /// Unreserve: an assumed member goes back to unscheduled. Forgetting an unknown, deleted,
     /// unscheduled or bound pod is a no-op (`false`).
     pub fn forget(&mut self, id: &PodId) -> bool {
-        if !self.assumed.remove(id) {
+        if !self.move_member(id, Placement::Assumed, Placement::Unscheduled) {
             return false;
         }
-        self.unscheduled.insert(id.clone());
         self.leave_attempt(id);
         self.release_failed_attempt();
         true
@@ -200,58 +289,63 @@ impl GroupState {
 
     /// Where member `id` is, if it is a member.
     pub fn placement(&self, id: &PodId) -> Option<Placement> {
-        if self.unscheduled.contains(id) {
-            Some(Placement::Unscheduled)
-        } else if self.assumed.contains(id) {
-            Some(Placement::Assumed)
-        } else if self.assigned.contains(id) {
-            Some(Placement::Assigned)
-        } else {
-            None
-        }
+        self.members.get(id).map(|m| m.placement)
     }
 
     /// Member `id`'s pod.
     pub fn pod(&self, id: &PodId) -> Option<&Pod> {
-        self.pods.get(id)
+        self.members.get(id).map(|m| &m.pod)
     }
 
     /// Every member, in pod id order.
     pub fn pods(&self) -> impl Iterator<Item = &Pod> {
-        self.pods.values()
+        self.members.values().map(|m| &m.pod)
     }
 
     /// How many members the group has (upstream's `AllPodsCount`).
     pub fn all_pods_count(&self) -> usize {
-        self.pods.len()
+        self.members.len()
     }
 
     /// Assumed plus assigned members (upstream's `ScheduledPodsCount`).
     pub fn scheduled_pods_count(&self) -> usize {
-        self.assumed.len() + self.assigned.len()
+        self.counts.of(Placement::Assumed) + self.counts.of(Placement::Assigned)
     }
 
     /// The unscheduled members, in pod id order.
     pub fn unscheduled_pods(&self) -> Vec<Pod> {
-        self.unscheduled
-            .iter()
-            .map(|id| self.pods[id].clone())
-            .collect()
+        let mut pods = Vec::with_capacity(self.counts.of(Placement::Unscheduled));
+        pods.extend(
+            self.members
+                .values()
+                .filter(|m| m.placement == Placement::Unscheduled)
+                .map(|m| m.pod.clone()),
+        );
+        pods
+    }
+
+    /// The members in `placement`.
+    pub fn members_in(&self, placement: Placement) -> Members<'_> {
+        Members {
+            members: &self.members,
+            placement,
+            len: self.counts.of(placement),
+        }
     }
 
     /// The assumed members' ids.
-    pub fn assumed(&self) -> &BTreeSet<PodId> {
-        &self.assumed
+    pub fn assumed(&self) -> Members<'_> {
+        self.members_in(Placement::Assumed)
     }
 
     /// The assigned members' ids.
-    pub fn assigned(&self) -> &BTreeSet<PodId> {
-        &self.assigned
+    pub fn assigned(&self) -> Members<'_> {
+        self.members_in(Placement::Assigned)
     }
 
     /// Whether the state holds nothing worth keeping: no members and no object.
     pub fn is_unused(&self) -> bool {
-        self.pods.is_empty() && self.group.is_none()
+        self.members.is_empty() && self.group.is_none()
     }
 
     /// The current gang attempt, if one is open or failed.
@@ -263,7 +357,7 @@ impl GroupState {
     /// `now + timeout` if there is none (H3: one deadline per attempt), and returns the
     /// attempt's deadline. `None` (no-op) if `id` is not assumed or the attempt has failed.
     pub fn wait_in_attempt(&mut self, id: &PodId, now: Time, timeout: Duration) -> Option<Time> {
-        if !self.assumed.contains(id) || self.attempt.as_ref().is_some_and(|a| a.failure.is_some())
+        if self.placement(id) != Some(Placement::Assumed) || self.attempt.as_ref().is_some_and(|a| a.failure.is_some())
         {
             return None;
         }
@@ -294,6 +388,18 @@ impl GroupState {
         waiting.into_iter().collect()
     }
 
+    /// Moves member `id` from `from` to `to`; `false` (no-op) unless it is in `from`.
+    fn move_member(&mut self, id: &PodId, from: Placement, to: Placement) -> bool {
+        match self.members.get_mut(id) {
+            Some(member) if member.placement == from => {
+                member.placement = to;
+                self.counts.moved(Some(from), Some(to));
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// `id` no longer waits in the attempt. An open attempt left with nobody waiting is over:
     /// the next member to wait opens a new one with a fresh deadline (H3).
     fn leave_attempt(&mut self, id: &PodId) {
@@ -309,7 +415,7 @@ impl GroupState {
     /// A failed attempt is forgotten once no member of the group is assumed any more (its own
     /// reservations, and those of members still binding from an earlier attempt).
     fn release_failed_attempt(&mut self) {
-        if self.assumed.is_empty() && self.attempt.as_ref().is_some_and(|a| a.failure.is_some()) {
+        if self.counts.of(Placement::Assumed) == 0 && self.attempt.as_ref().is_some_and(|a| a.failure.is_some()) {
             self.attempt = None;
         }
     }
@@ -317,28 +423,28 @@ impl GroupState {
     /// Verifies the accounting invariant (I5) and the attempt's consistency; `Err` names the
     /// first violation.
     pub fn check(&self) -> Result<(), String> {
-        let sets = [&self.unscheduled, &self.assumed, &self.assigned];
-        let total: usize = sets.iter().map(|s| s.len()).sum();
-        if total != self.pods.len() {
-            return Err(format!(
-                "{}: {total} placements for {} members (I5)",
-                self.key,
-                self.pods.len()
-            ));
-        }
-        for id in self.pods.keys() {
-            if sets.iter().filter(|s| s.contains(id)).count() != 1 {
+        let mut counted = PlacementCounts::default();
+        for (id, member) in &self.members {
+            if member.pod.id() != id {
                 return Err(format!(
-                    "{}: member {id} is not in exactly one place (I5)",
-                    self.key
+                    "{}: member {id} holds pod {} (I5)",
+                    self.key,
+                    member.pod.id()
                 ));
             }
+            counted.moved(None, Some(member.placement));
+        }
+        if counted != self.counts {
+            return Err(format!(
+                "{}: {:?} counted, {:?} kept (I5)",
+                self.key, counted, self.counts
+            ));
         }
         if let Some(attempt) = &self.attempt {
             if let Some(stray) = attempt
                 .waiting
                 .iter()
-                .find(|id| !self.assumed.contains(*id))
+                .find(|id| self.placement(id) != Some(Placement::Assumed))
             {
                 return Err(format!(
                     "{}: {stray} waits in the attempt but is not assumed",
@@ -351,7 +457,7 @@ impl GroupState {
                     self.key
                 ));
             }
-            if attempt.failure.is_some() && self.assumed.is_empty() {
+            if attempt.failure.is_some() && self.counts.of(Placement::Assumed) == 0 {
                 return Err(format!(
                     "{}: a failed attempt outlived its reservations",
                     self.key

@@ -65,6 +65,12 @@ impl GroupRegistry {
         self.lock().get(key).map(read)
     }
 
+    /// Runs `read` on every group's state in one critical section, without copying them.
+    /// Keep `read` short: every gang operation waits for it.
+    pub fn with_groups<R>(&self, read: impl FnOnce(&Groups) -> R) -> R {
+        read(&self.lock())
+    }
+
     /// A copy of every group's state, taken in one critical section.
     pub fn snapshot(&self) -> Groups {
         self.lock().clone()

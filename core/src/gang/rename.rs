@@ -1,5 +1,6 @@
 //! Renaming the gang states' pods, for symmetry reduction ([`crate::symmetry`]).
 
+use super::group_state::Member;
 use super::{GangAttempt, GroupState, Groups};
 use crate::symmetry::{PodRenaming, Renamed};
 
@@ -14,16 +15,24 @@ impl Renamed for GangAttempt {
     }
 }
 
+/// The member's pod renamed; its place kept.
+impl Renamed for Member {
+    fn renamed(&self, renaming: &PodRenaming) -> Member {
+        Member {
+            pod: Renamed::renamed(&self.pod, renaming),
+            placement: self.placement,
+        }
+    }
+}
+
 /// The group with every member renamed in its pods, its partition (I5) and its attempt.
 impl Renamed for GroupState {
     fn renamed(&self, renaming: &PodRenaming) -> GroupState {
         GroupState {
             key: self.key.clone(),
             group: self.group.clone(),
-            pods: self.pods.renamed(renaming),
-            unscheduled: self.unscheduled.renamed(renaming),
-            assumed: self.assumed.renamed(renaming),
-            assigned: self.assigned.renamed(renaming),
+            members: self.members.renamed(renaming),
+            counts: self.counts,
             attempt: self.attempt.renamed(renaming),
         }
     }

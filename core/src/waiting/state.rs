@@ -1,5 +1,8 @@
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
+
+use smallvec::{smallvec, SmallVec};
 
 use super::AddError;
 use crate::{GoDuration, PluginName, Pod, PodId, Status, Time};
@@ -29,8 +32,9 @@ pub struct PendingPlugin {
 pub struct WaitingEntry<L> {
     pub(super) pod: Pod,
     pub(super) ticket: Ticket,
-    /// Never empty: a pod with nothing pending has been allowed and left the state.
-    pub(super) pending: Vec<PendingPlugin>,
+    /// Never empty: a pod with nothing pending has been allowed and left the state. Inline
+    /// for the usual one plugin, so a registration allocates no list.
+    pub(super) pending: SmallVec<[PendingPlugin; 1]>,
     pub(super) latch: L,
 }
 
@@ -131,7 +135,7 @@ impl<L> WaitingState<L> {
         if self.pods.contains_key(pod.id()) {
             return Err(AddError::AlreadyWaiting(pod));
         }
-        let mut pending: Vec<PendingPlugin> = Vec::new();
+        let mut pending: SmallVec<[PendingPlugin; 1]> = SmallVec::new();
         for (plugin, wait) in waits {
             if pending.iter().any(|p| p.plugin == plugin) {
                 return Err(AddError::DuplicatePlugin { pod, plugin });
@@ -146,7 +150,7 @@ impl<L> WaitingState<L> {
         if pending.is_empty() {
             return Err(AddError::NothingToWaitFor(pod));
         }
-        Ok(self.insert(pod, pending, latch))
+        self.insert(pod, pending, latch)
     }
 
     /// Registers `pod` as waiting for `plugin` with **no deadline in this map**: the plugin
@@ -158,30 +162,37 @@ impl<L> WaitingState<L> {
         plugin: PluginName,
         latch: L,
     ) -> Result<Ticket, AddError> {
-        if self.pods.contains_key(pod.id()) {
-            return Err(AddError::AlreadyWaiting(pod));
-        }
-        let pending = vec![PendingPlugin {
+        let pending = smallvec![PendingPlugin {
             plugin,
             wait: Duration::MAX,
             deadline: Time::MAX,
         }];
-        Ok(self.insert(pod, pending, latch))
+        self.insert(pod, pending, latch)
     }
 
-    fn insert(&mut self, pod: Pod, pending: Vec<PendingPlugin>, latch: L) -> Ticket {
+    /// Files a new entry (one search of the map); refuses a pod already waiting.
+    fn insert(
+        &mut self,
+        pod: Pod,
+        pending: SmallVec<[PendingPlugin; 1]>,
+        latch: L,
+    ) -> Result<Ticket, AddError> {
+        let slot = match self.pods.entry(pod.id().clone()) {
+            Entry::Occupied(_) => return Err(AddError::AlreadyWaiting(pod)),
+            Entry::Vacant(slot) => slot,
+        };
         let ticket = Ticket(self.next_ticket);
         self.next_ticket += 1;
-        let entry = WaitingEntry {
+        let entry = slot.insert(WaitingEntry {
             pod,
             ticket,
             pending,
             latch,
-        };
+        });
+        let deadline = entry.earliest().deadline;
         let id = entry.pod.id().clone();
-        self.index(entry.earliest().deadline, &id);
-        self.pods.insert(id, entry);
-        ticket
+        self.index(deadline, &id);
+        Ok(ticket)
     }
 
     /// Indexes pod `id` under `deadline`, unless it has none ([`Time::MAX`]).
@@ -237,7 +248,7 @@ impl<L> WaitingState<L> {
         if let Some(missing) = ids.iter().find(|id| !self.pods.contains_key(*id)) {
             return Err(missing.clone());
         }
-        let mut allowed = Vec::new();
+        let mut allowed = Vec::with_capacity(ids.len());
         for id in ids {
             if let AllowOutcome::Allowed(decided) = self.allow(id, None, plugin) {
                 allowed.push(decided);
@@ -368,7 +379,9 @@ impl<L> WaitingState<L> {
     /// Takes pod `id`, indexed under `deadline`, out of the state as decided with `status`.
     fn take(&mut self, id: &PodId, deadline: Time, status: Status) -> Option<Decided<L>> {
         let entry = self.pods.remove(id)?;
-        self.deadlines.remove(&(deadline, id.clone()));
+        if deadline != Time::MAX {
+            self.deadlines.remove(&(deadline, id.clone()));
+        }
         Some(Decided {
             pod: entry.pod,
             ticket: entry.ticket,
