@@ -117,6 +117,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod fast_hash;
 pub mod gang;
 mod hint;
 mod mode;

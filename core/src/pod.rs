@@ -239,6 +239,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ids_order_as_their_uid_strings() {
+        let uids = [
+            "",
+            "a",
+            "a\u{0}",
+            "0000000a-0001-4000-8000-000000000009",
+            "0000000a-0001-4000-8000-00000000000a",
+            "0000000a-0002-4000-8000-000000000001",
+            "0000000a-0002-4000-8000",
+            "0000000a-0002-4000",
+            "0000000a-0002-400",
+            "0000000a-0002-40",
+            "0000000a-0002-4",
+            "0000000b",
+            "ffffffff-ffff-ffff-ffff-ffffffffffff",
+            "é-uid-with-a-multibyte-prefix-xx",
+        ];
+        for a in uids {
+            for b in uids {
+                assert_eq!(
+                    PodId::from(a).cmp(&PodId::from(b)),
+                    a.cmp(b),
+                    "{a:?} vs {b:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn requests_and_node_default_to_none_and_are_set_by_the_builders() {
         let pod = Pod::new("a", "ml", "p");
         assert_eq!(pod.requests(), Resources::ZERO);

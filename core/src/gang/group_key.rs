@@ -1,6 +1,6 @@
 use std::cmp::Ordering;
 use std::fmt;
-use std::hash::{BuildHasherDefault, DefaultHasher, Hash, Hasher};
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use crate::sync::Arc;
 use crate::Pod;
@@ -96,30 +96,6 @@ impl fmt::Display for GroupKey {
     }
 }
 
-/// The hasher of maps keyed by [`GroupKey`]: it passes the key's precomputed hash through
-/// (other input is folded in, so it stays a correct hasher for any key).
-#[derive(Default)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95) ^ n;
-    }
-}
-
-/// Builds [`KeyHasher`]s.
-pub(crate) type BuildKeyHasher = BuildHasherDefault<KeyHasher>;
-
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
@@ -134,7 +110,8 @@ mod tests {
         assert!(a < b && other_ns < a);
         assert_eq!(a, GroupKey::new("ml", "a"), "equal without sharing");
         assert_ne!(GroupKey::new("ml/", "a"), GroupKey::new("ml", "/a"));
-        let mut map: HashMap<GroupKey, u32, BuildKeyHasher> = HashMap::default();
+        let mut map: HashMap<GroupKey, u32, crate::fast_hash::BuildFastHasher> =
+            HashMap::default();
         map.insert(a.clone(), 1);
         map.insert(b, 2);
         assert_eq!(map.get(&GroupKey::new("ml", "a")), Some(&1));

@@ -2,7 +2,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use super::{AddPodError, BuildKeyHasher, GroupKey, GroupState, GroupUpdateError, PodGroup};
+use super::{AddPodError, GroupKey, GroupState, GroupUpdateError, PodGroup};
+use crate::fast_hash::BuildFastHasher;
 use crate::{Pod, PodId};
 
 /// Every pod group the scheduler knows, as pure data: the group states keyed by
@@ -14,7 +15,7 @@ use crate::{Pod, PodId};
 /// value is as deterministic as an ordered map.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Groups {
-    pub(super) states: HashMap<GroupKey, GroupState, BuildKeyHasher>,
+    pub(super) states: HashMap<GroupKey, GroupState, BuildFastHasher>,
 }
 
 /// Independent of the map's order: the states' own hashes (each with a fixed-key hasher),

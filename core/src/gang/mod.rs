@@ -34,6 +34,5 @@ pub use groups::Groups;
 pub use permit::Permit;
 pub use plugin::{GangEvent, GangScheduling, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
 pub use group_key::GroupKey;
-pub(crate) use group_key::BuildKeyHasher;
 pub use pod_group::{PodGroup, Policy};
 pub use registry::GroupRegistry;

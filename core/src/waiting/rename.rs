@@ -34,7 +34,10 @@ impl<L: Clone> Renamed for WaitingState<L> {
             next_ticket,
         } = self;
         WaitingState {
-            pods: pods.renamed(renaming),
+            pods: pods
+                .iter()
+                .map(|(id, entry)| (renaming.id(id), entry.renamed(renaming)))
+                .collect(),
             deadlines: deadlines
                 .iter()
                 .map(|(deadline, id)| (*deadline, renaming.id(id)))

@@ -1,10 +1,13 @@
-use std::collections::btree_map::Entry;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Duration;
 
 use smallvec::{smallvec, SmallVec};
 
 use super::AddError;
+use crate::fast_hash::BuildFastHasher;
 use crate::{GoDuration, PluginName, Pod, PodId, Status, Time};
 
 /// The longest a plugin may make a pod wait at Permit; longer waits are cut to this
@@ -102,10 +105,14 @@ pub enum AllowOutcome<L> {
 /// the deadline index holds exactly one entry per pod, its earliest pending deadline
 /// ([`WaitingState::check`] verifies this).
 ///
+/// A pod is found with one hash lookup of its uid. Everything that shows the pods —
+/// [`iter`](WaitingState::iter), `Debug`, `Hash` — goes in pod id order, so the value is as
+/// deterministic as an ordered map.
+///
 /// [`WaitingPods`]: super::WaitingPods
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct WaitingState<L = ()> {
-    pub(super) pods: BTreeMap<PodId, WaitingEntry<L>>,
+    pub(super) pods: HashMap<PodId, WaitingEntry<L>, BuildFastHasher>,
     pub(super) deadlines: BTreeSet<(Time, PodId)>,
     pub(super) next_ticket: u64,
 }
@@ -113,10 +120,44 @@ pub struct WaitingState<L = ()> {
 impl<L> Default for WaitingState<L> {
     fn default() -> Self {
         WaitingState {
-            pods: BTreeMap::new(),
+            pods: HashMap::default(),
             deadlines: BTreeSet::new(),
             next_ticket: 0,
         }
+    }
+}
+
+/// Independent of the map's order: the entries' own hashes (each with a fixed-key hasher),
+/// summed, then the index and the ticket counter. Equal values hash alike; nothing is
+/// allocated.
+impl<L: Hash> Hash for WaitingState<L> {
+    fn hash<H: Hasher>(&self, hasher: &mut H) {
+        let sum = self.pods.values().fold(0u64, |sum, entry| {
+            let mut one = DefaultHasher::new();
+            entry.hash(&mut one);
+            sum.wrapping_add(one.finish())
+        });
+        hasher.write_usize(self.pods.len());
+        hasher.write_u64(sum);
+        self.deadlines.hash(hasher);
+        self.next_ticket.hash(hasher);
+    }
+}
+
+impl<L: fmt::Debug> fmt::Debug for WaitingState<L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WaitingState")
+            .field(
+                "pods",
+                &fmt::from_fn(|f| {
+                    f.debug_map()
+                        .entries(self.iter().map(|e| (e.pod.id(), e)))
+                        .finish()
+                }),
+            )
+            .field("deadlines", &self.deadlines)
+            .field("next_ticket", &self.next_ticket)
+            .finish()
     }
 }
 
@@ -298,7 +339,9 @@ impl<L> WaitingState<L> {
 
     /// Every waiting pod, in pod id order.
     pub fn iter(&self) -> impl Iterator<Item = &WaitingEntry<L>> {
-        self.pods.values()
+        let mut entries: Vec<&WaitingEntry<L>> = self.pods.values().collect();
+        entries.sort_unstable_by(|a, b| a.pod.id().cmp(b.pod.id()));
+        entries.into_iter()
     }
 
     /// How many pods are waiting.
@@ -345,7 +388,9 @@ impl<L> WaitingState<L> {
                 self.deadlines.len(),
             ));
         }
-        for (id, entry) in &self.pods {
+        let mut entries: Vec<_> = self.pods.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (id, entry) in entries {
             if entry.pod.id() != id {
                 return Err(format!("pod {} is filed under {id}", entry.pod.id()));
             }
