@@ -89,9 +89,20 @@ impl GangScheduling {
             map: &self.inner.waiting,
             deliveries: Vec::new(),
         };
+        let open = groups
+            .state_of(pod)
+            .and_then(|s| s.attempt())
+            .map(|a| a.deadline());
         let verdict = hardened_permit(&mut groups, &mut waiting, pod, now, self.inner.timeout);
         let permit = match verdict {
-            AttemptVerdict::Allow(_) => Permit::Allow,
+            AttemptVerdict::Allow(_) => {
+                if let (Some(deadline), Some(key)) = (open, pod.group_key()) {
+                    // The attempt closed at quorum: its deadline no longer matters, so the index
+                    // holds open attempts only (and stays small however many gangs pass).
+                    self.inner.attempts.lock().remove(&(deadline, key.clone()));
+                }
+                Permit::Allow
+            }
             AttemptVerdict::Reject(status) => Permit::Reject(status),
             AttemptVerdict::Wait {
                 registration,

@@ -36,7 +36,8 @@ pub(super) struct Inner {
     pub(super) timeout: Duration,
     pub(super) registry: GroupRegistry,
     pub(super) waiting: WaitingPods,
-    /// Hardened: the deadline of every attempt opened, possibly stale (checked on expiry).
+    /// Hardened: the deadline of every attempt opened and not closed at quorum; one that failed
+    /// or emptied stays until its deadline (checked on expiry).
     pub(super) attempts: Mutex<BTreeSet<(Time, GroupKey)>>,
     /// Rung when an attempt opens with a deadline earlier than every other.
     pub(super) alarm: Mutex<Option<Alarm>>,

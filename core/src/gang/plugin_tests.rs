@@ -207,3 +207,21 @@ fn an_attempt_left_with_nobody_waiting_is_over_and_the_next_gets_a_fresh_deadlin
     );
     check(&gang);
 }
+
+#[test]
+fn hardened_quorum_drops_the_attempts_deadline_so_the_index_holds_open_attempts_only() {
+    let (gang, pods) = setup(Mode::Hardened, 2, 2);
+    assert!(matches!(
+        reserve_and_permit(&gang, &pods[0], Time::ZERO),
+        Permit::Wait { .. }
+    ));
+    let deadline = Time::ZERO + DEFAULT_PERMIT_TIMEOUT;
+    assert_eq!(gang.next_deadline(), Some(deadline));
+    assert!(matches!(
+        reserve_and_permit(&gang, &pods[1], Time::ZERO),
+        Permit::Allow
+    ));
+    assert_eq!(gang.next_deadline(), None, "closed at quorum, no longer indexed");
+    assert!(gang.expire(deadline).is_empty());
+    check(&gang);
+}
