@@ -125,6 +125,20 @@ impl Pod {
         self.modify(|f| f.group = Some(GroupKey::new(&f.namespace, group)))
     }
 
+    /// This pod, naming the group `key` names — sharing `key` itself, so pods built for one
+    /// group hold one copy of its name and compare their group with a pointer. A pod names a
+    /// group in its own namespace: a `key` from another namespace contributes only its name
+    /// (the same as [`with_group`](Pod::with_group)`(key.name())`).
+    pub fn with_group_key(self, key: &GroupKey) -> Pod {
+        self.modify(|f| {
+            f.group = Some(if key.namespace() == &*f.namespace {
+                key.clone()
+            } else {
+                GroupKey::new(&f.namespace, key.name())
+            })
+        })
+    }
+
     /// This pod, created at `created`.
     pub fn with_creation_time(self, created: Time) -> Pod {
         self.modify(|f| f.created = created)
@@ -237,6 +251,16 @@ impl fmt::Debug for Pod {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_group_key_names_the_group_in_the_pods_own_namespace() {
+        let key = GroupKey::new("ml", "trainer");
+        let pod = Pod::new("u", "ml", "p").with_group_key(&key);
+        assert_eq!(pod.group_key(), Some(&key));
+        assert_eq!(pod, Pod::new("u", "ml", "p").with_group("trainer"));
+        let elsewhere = Pod::new("v", "web", "q").with_group_key(&key);
+        assert_eq!(elsewhere.group_key(), Some(&GroupKey::new("web", "trainer")));
+    }
 
     #[test]
     fn ids_order_as_their_uid_strings() {
