@@ -277,8 +277,13 @@ impl<L> WaitingState<L> {
         ticket: Option<Ticket>,
         status: Status,
     ) -> Option<Decided<L>> {
-        let deadline = self.entry_mut(id, ticket)?.earliest().deadline;
-        self.take(id, deadline, status)
+        let entry = self.pods.remove(id)?;
+        if ticket.is_some_and(|t| t != entry.ticket) {
+            self.pods.insert(id.clone(), entry); // another registration of that uid
+            return None;
+        }
+        let deadline = entry.earliest().deadline;
+        Some(self.decided(entry, deadline, status))
     }
 
     /// Clears `plugin` for every pod in `ids` — all of them or none: if any is not waiting,
@@ -286,14 +291,40 @@ impl<L> WaitingState<L> {
     /// allowed (those with no other plugin pending). One step, so no other decision can land
     /// between two members (the hardened gang's quorum, H1).
     pub fn allow_all(&mut self, ids: &[PodId], plugin: &str) -> Result<Vec<Decided<L>>, PodId> {
-        if let Some(missing) = ids.iter().find(|id| !self.pods.contains_key(*id)) {
-            return Err(missing.clone());
-        }
-        let mut allowed = Vec::with_capacity(ids.len());
+        // Each entry is taken out once (one lookup per pod) and put back only if it is missing
+        // a pod (all or none) or still waits for another plugin.
+        let mut taken: Vec<WaitingEntry<L>> = Vec::with_capacity(ids.len());
         for id in ids {
-            if let AllowOutcome::Allowed(decided) = self.allow(id, None, plugin) {
-                allowed.push(decided);
+            match self.pods.remove(id) {
+                Some(entry) => taken.push(entry),
+                None if taken.iter().any(|e| e.pod.id() == id) => {} // named twice
+                None => {
+                    for entry in taken {
+                        self.pods.insert(entry.pod.id().clone(), entry);
+                    }
+                    return Err(id.clone());
+                }
             }
+        }
+        let mut allowed = Vec::with_capacity(taken.len());
+        for mut entry in taken {
+            let Some(index) = entry.pending.iter().position(|p| p.plugin == plugin) else {
+                self.pods.insert(entry.pod.id().clone(), entry);
+                continue;
+            };
+            let before = entry.earliest().deadline;
+            entry.pending.remove(index);
+            if entry.pending.is_empty() {
+                allowed.push(self.decided(entry, before, Status::success()));
+                continue;
+            }
+            let id = entry.pod.id().clone();
+            let after = entry.earliest().deadline;
+            if after != before {
+                self.deadlines.remove(&(before, id.clone()));
+                self.index(after, &id);
+            }
+            self.pods.insert(id, entry);
         }
         Ok(allowed)
     }
@@ -424,15 +455,21 @@ impl<L> WaitingState<L> {
     /// Takes pod `id`, indexed under `deadline`, out of the state as decided with `status`.
     fn take(&mut self, id: &PodId, deadline: Time, status: Status) -> Option<Decided<L>> {
         let entry = self.pods.remove(id)?;
+        Some(self.decided(entry, deadline, status))
+    }
+
+    /// `entry`, already out of the map and indexed under `deadline`, decided with `status`:
+    /// its index entry goes too.
+    fn decided(&mut self, entry: WaitingEntry<L>, deadline: Time, status: Status) -> Decided<L> {
         if deadline != Time::MAX {
-            self.deadlines.remove(&(deadline, id.clone()));
+            self.deadlines.remove(&(deadline, entry.pod.id().clone()));
         }
-        Some(Decided {
+        Decided {
             pod: entry.pod,
             ticket: entry.ticket,
             status,
             latch: entry.latch,
-        })
+        }
     }
 }
 

@@ -419,6 +419,41 @@ fn allow_all_clears_only_the_named_plugin() {
 }
 
 #[test]
+fn allow_all_is_the_same_as_allowing_one_by_one() {
+    // Deadlines that move when a plugin clears, an untimed entry, a pod named twice and a pod
+    // that waits for another plugin: the batch ends where the sequence of allows ends.
+    let mut s = WaitingState::<()>::new();
+    add(&mut s, "a", &[("GangScheduling", MIN), ("Other", 2 * MIN)], Time::ZERO, ());
+    add(&mut s, "b", &[("Other", MIN), ("GangScheduling", 3 * MIN)], Time::ZERO, ());
+    add(&mut s, "c", &[("GangScheduling", MIN)], Time::ZERO, ());
+    add(&mut s, "d", &[("Other", MIN)], Time::ZERO, ());
+    s.add_untimed(pod("e"), "GangScheduling".into(), ()).unwrap();
+    let ids: Vec<PodId> = ["a", "b", "c", "a", "d", "e"].map(PodId::from).to_vec();
+
+    let mut one_by_one = s.clone();
+    let mut sequential = Vec::new();
+    for id in &ids {
+        if let AllowOutcome::Allowed(d) = one_by_one.allow(id, None, "GangScheduling") {
+            sequential.push(d.pod.id().clone());
+        }
+    }
+    let batch: Vec<PodId> = s
+        .allow_all(&ids, "GangScheduling")
+        .unwrap()
+        .into_iter()
+        .map(|d| d.pod.id().clone())
+        .collect();
+    assert_eq!(batch, sequential);
+    assert_eq!(s, one_by_one);
+    s.check().unwrap();
+    assert_eq!(
+        s.next_deadline(),
+        Some(Time::ZERO + MIN),
+        "d's and b's Other are left"
+    );
+}
+
+#[test]
 fn reject_all_decides_those_still_waiting() {
     let mut s = WaitingState::<()>::new();
     for id in ["a", "b"] {
