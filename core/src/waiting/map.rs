@@ -357,8 +357,25 @@ impl Deliveries {
 
 impl Drop for Deliveries {
     fn drop(&mut self) {
-        for d in self.decided.drain(..) {
-            self.map.deliver(d);
+        let decided = std::mem::take(&mut self.decided);
+        match (&self.map.shared.sink, decided.len()) {
+            (None, _) | (_, 0) => {}
+            (Some(sink), 1) => {
+                let d = decided.into_iter().next().expect("one decision");
+                sink.deliver(Decision {
+                    pod: d.pod,
+                    status: d.status,
+                });
+            }
+            (Some(sink), _) => sink.deliver_all(
+                decided
+                    .into_iter()
+                    .map(|d| Decision {
+                        pod: d.pod,
+                        status: d.status,
+                    })
+                    .collect(),
+            ),
         }
     }
 }
