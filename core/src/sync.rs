@@ -23,6 +23,9 @@ mod imp {
     pub(super) type RawMutex<T> = parking_lot::Mutex<T>;
     pub(super) type RawGuard<'a, T> = parking_lot::MutexGuard<'a, T>;
     pub(super) type RawCondvar = parking_lot::Condvar;
+    pub(super) type RawRwLock<T> = parking_lot::RwLock<T>;
+    pub(super) type RawReadGuard<'a, T> = parking_lot::RwLockReadGuard<'a, T>;
+    pub(super) type RawWriteGuard<'a, T> = parking_lot::RwLockWriteGuard<'a, T>;
 }
 
 #[cfg(loom)]
@@ -30,6 +33,9 @@ mod imp {
     pub(super) type RawMutex<T> = loom::sync::Mutex<T>;
     pub(super) type RawGuard<'a, T> = loom::sync::MutexGuard<'a, T>;
     pub(super) type RawCondvar = loom::sync::Condvar;
+    pub(super) type RawRwLock<T> = loom::sync::RwLock<T>;
+    pub(super) type RawReadGuard<'a, T> = loom::sync::RwLockReadGuard<'a, T>;
+    pub(super) type RawWriteGuard<'a, T> = loom::sync::RwLockWriteGuard<'a, T>;
 }
 
 /// A mutual-exclusion lock without poisoning: parking_lot's, or loom's under `--cfg loom`.
@@ -159,6 +165,49 @@ impl Default for Condvar {
 impl fmt::Debug for Condvar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Condvar").finish_non_exhaustive()
+    }
+}
+
+/// A reader-writer lock without poisoning: parking_lot's, or loom's under `--cfg loom`. Many
+/// readers or one writer; readers do not wait for each other.
+pub struct RwLock<T> {
+    raw: imp::RawRwLock<T>,
+}
+
+/// Shared access to an [`RwLock`]'s value; released when dropped.
+pub type RwLockReadGuard<'a, T> = imp::RawReadGuard<'a, T>;
+
+/// Exclusive access to an [`RwLock`]'s value; released when dropped.
+pub type RwLockWriteGuard<'a, T> = imp::RawWriteGuard<'a, T>;
+
+impl<T> RwLock<T> {
+    /// A new unlocked lock holding `value`.
+    pub fn new(value: T) -> Self {
+        Self {
+            raw: imp::RawRwLock::new(value),
+        }
+    }
+
+    /// Blocks until shared access is held.
+    pub fn read(&self) -> RwLockReadGuard<'_, T> {
+        #[cfg(not(loom))]
+        return self.raw.read();
+        #[cfg(loom)]
+        return self.raw.read().unwrap_or_else(|p| p.into_inner());
+    }
+
+    /// Blocks until exclusive access is held.
+    pub fn write(&self) -> RwLockWriteGuard<'_, T> {
+        #[cfg(not(loom))]
+        return self.raw.write();
+        #[cfg(loom)]
+        return self.raw.write().unwrap_or_else(|p| p.into_inner());
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for RwLock<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RwLock").finish_non_exhaustive()
     }
 }
 

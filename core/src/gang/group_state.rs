@@ -111,12 +111,11 @@ impl<'a> Members<'a> {
     }
 
     /// Their ids, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &'a PodId> + 'a {
-        let placement = self.placement;
-        self.members
-            .iter()
-            .filter(move |(_, m)| m.placement == placement)
-            .map(|(id, _)| id)
+    pub fn iter(&self) -> MembersIter<'a> {
+        MembersIter {
+            members: self.members.iter(),
+            placement: self.placement,
+        }
     }
 
     /// Their ids, collected.
@@ -127,10 +126,27 @@ impl<'a> Members<'a> {
 
 impl<'a> IntoIterator for Members<'a> {
     type Item = &'a PodId;
-    type IntoIter = Box<dyn Iterator<Item = &'a PodId> + 'a>;
+    type IntoIter = MembersIter<'a>;
 
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
+    fn into_iter(self) -> MembersIter<'a> {
+        self.iter()
+    }
+}
+
+/// The ids of a group's members in one [`Placement`], in order ([`Members::iter`]).
+pub struct MembersIter<'a> {
+    members: std::collections::btree_map::Iter<'a, PodId, Member>,
+    placement: Placement,
+}
+
+impl<'a> Iterator for MembersIter<'a> {
+    type Item = &'a PodId;
+
+    fn next(&mut self) -> Option<&'a PodId> {
+        let placement = self.placement;
+        self.members
+            .find(|(_, m)| m.placement == placement)
+            .map(|(id, _)| id)
     }
 }
 

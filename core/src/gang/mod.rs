@@ -29,7 +29,7 @@ pub use decide::{
 };
 pub use error::{AddPodError, GroupUpdateError, PodGroupError, ReserveError};
 pub use gate::{gang_hint, gang_pre_enqueue, gang_queueing_hint, GANG_HINT_EVENTS};
-pub use group_state::{GangAttempt, GroupState, Members, Placement};
+pub use group_state::{GangAttempt, GroupState, Members, MembersIter, Placement};
 pub use groups::Groups;
 pub use permit::Permit;
 pub use plugin::{GangEvent, GangScheduling, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};

@@ -7,6 +7,9 @@ use crate::time::{Alarm, Deadlines};
 use crate::waiting::{timeout_message, Deliveries};
 use crate::{Mode, Pod, PodId, Status, Time, WaitingPod};
 
+/// How many due attempts [`GangScheduling::expire`] fails per critical section.
+const EXPIRE_BATCH: usize = 64;
+
 /// The outcome of [`GangScheduling::permit`].
 pub enum Permit {
     /// The pod may go on to binding now.
@@ -128,32 +131,43 @@ impl GangScheduling {
     /// Upstream mode keeps no attempts; its members time out in the waiting map.
     pub fn expire(&self, now: Time) -> Vec<GroupKey> {
         let mut timed_out = Vec::new();
+        let mut reason: Option<String> = None;
         loop {
-            let due = {
+            // A batch of due attempts per critical section: a late timer catching up on
+            // 100,000 deadlines takes each lock a few thousand times, not 100,000, yet never
+            // holds the registry for long.
+            let due: Vec<(Time, GroupKey)> = {
                 let mut attempts = self.inner.attempts.lock();
-                match attempts.first() {
-                    Some((deadline, _)) if *deadline <= now => attempts.pop_first(),
-                    _ => None,
+                let mut due = Vec::new();
+                while due.len() < EXPIRE_BATCH
+                    && attempts.first().is_some_and(|(deadline, _)| *deadline <= now)
+                {
+                    due.extend(attempts.pop_first());
                 }
+                due
             };
-            let Some((deadline, key)) = due else {
+            if due.is_empty() {
                 return timed_out;
-            };
-            let mut groups = self.inner.registry.lock();
-            let Some(state) = groups.get_mut(&key) else {
-                continue;
-            };
-            let current = state
-                .attempt()
-                .is_some_and(|a| a.deadline() == deadline && a.failure().is_none());
-            if !current {
-                continue; // closed, failed or replaced since it was indexed
             }
-            let reason = timeout_message(self.inner.timeout, &GANG_SCHEDULING);
-            let deliveries = self.fail_and_reject(state, &reason);
+            let reason =
+                reason.get_or_insert_with(|| timeout_message(self.inner.timeout, &GANG_SCHEDULING));
+            let mut deliveries = Vec::with_capacity(due.len());
+            let mut groups = self.inner.registry.lock();
+            for (deadline, key) in due {
+                let Some(state) = groups.get_mut(&key) else {
+                    continue;
+                };
+                let current = state
+                    .attempt()
+                    .is_some_and(|a| a.deadline() == deadline && a.failure().is_none());
+                if !current {
+                    continue; // closed, failed or replaced since it was indexed
+                }
+                deliveries.push(self.fail_and_reject(state, reason));
+                timed_out.push(key);
+            }
             drop(groups);
-            deliveries.deliver();
-            timed_out.push(key);
+            drop(deliveries); // delivers, now that the group lock is released (H5)
         }
     }
 

@@ -116,9 +116,12 @@ pub(super) struct NodeEntry {
     pub(super) pods: BTreeSet<PodId>,
 }
 
+/// A pod's entry. Its node's name is shared with the node's key (one allocation per node, not
+/// one per pod), so cloning the cache — the model checker does it for every state it
+/// generates — copies no strings.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct PodEntry {
-    pub(super) node: String,
+    pub(super) node: Arc<str>,
     pub(super) requests: Resources,
     pub(super) phase: PodPhase,
 }
@@ -193,7 +196,7 @@ impl<'a> NodeView<'a> {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CacheState {
-    pub(super) nodes: BTreeMap<String, NodeEntry>,
+    pub(super) nodes: BTreeMap<Arc<str>, NodeEntry>,
     pub(super) pods: BTreeMap<PodId, PodEntry>,
     /// The pods whose phase is `Assumed`: an index.
     pub(super) assumed: BTreeSet<PodId>,
@@ -216,7 +219,7 @@ impl CacheState {
             requested: Resources::ZERO,
             pods: BTreeSet::new(),
         };
-        self.nodes.insert(node.name().to_owned(), entry);
+        self.nodes.insert(Arc::from(node.name()), entry);
         Ok(())
     }
 
@@ -258,7 +261,7 @@ impl CacheState {
     /// placement is respected. Keeps I5. Errors change nothing.
     pub fn assume(&mut self, pod: &Pod, node: &str) -> Result<(), AssumeError> {
         if let Some(entry) = self.pods.get(pod.id()) {
-            let (pod, node) = (pod.id().clone(), entry.node.clone());
+            let (pod, node) = (pod.id().clone(), entry.node.to_string());
             return Err(match entry.phase {
                 PodPhase::Assumed => AssumeError::AlreadyAssumed { pod, node },
                 PodPhase::Bound => AssumeError::AlreadyBound { pod, node },
@@ -280,7 +283,7 @@ impl CacheState {
         if !self.assumed.contains(id) {
             return None;
         }
-        self.unplace(id).map(|entry| entry.node)
+        self.unplace(id).map(|entry| entry.node.to_string())
     }
 
     /// Marks an assumed pod bound: its binding succeeded. Its reservation stays.
@@ -292,7 +295,7 @@ impl CacheState {
         if entry.phase == PodPhase::Bound {
             return Err(FinishBindingError::AlreadyBound {
                 pod: id.clone(),
-                node: entry.node.clone(),
+                node: entry.node.to_string(),
             });
         }
         entry.phase = PodPhase::Bound;
@@ -318,7 +321,7 @@ impl CacheState {
         }
         let requests = pod.requests();
         if let Some(entry) = self.pods.get_mut(id) {
-            if entry.node == node && entry.requests == requests {
+            if *entry.node == *node && entry.requests == requests {
                 entry.phase = PodPhase::Bound;
                 self.assumed.remove(id);
                 return Ok(());
@@ -333,7 +336,7 @@ impl CacheState {
     /// `None` if it is not in the cache. Keeps I5.
     pub fn remove_pod(&mut self, id: &PodId) -> Option<RemovedPod> {
         self.unplace(id).map(|entry| RemovedPod {
-            node: entry.node,
+            node: entry.node.to_string(),
             phase: entry.phase,
         })
     }
@@ -345,7 +348,7 @@ impl CacheState {
 
     /// The node the pod is assumed on or bound to, if it is in the cache.
     pub fn pod_node(&self, id: &PodId) -> Option<&str> {
-        self.pods.get(id).map(|entry| entry.node.as_str())
+        self.pods.get(id).map(|entry| &*entry.node)
     }
 
     /// The requests reserved for the pod, if it is in the cache.
@@ -421,15 +424,16 @@ impl CacheState {
 
     /// Puts a pod that is not in the cache on `node`, which exists, adding its requests there.
     fn place(&mut self, id: PodId, node: &str, requests: Resources, phase: PodPhase) {
-        let Some(entry) = self.nodes.get_mut(node) else {
+        let Some((name, _)) = self.nodes.get_key_value(node) else {
             return;
         };
+        let node = Arc::clone(name);
+        let entry = self.nodes.get_mut(&node).expect("found above");
         entry.requested = entry.requested + requests;
         entry.pods.insert(id.clone());
         if phase == PodPhase::Assumed {
             self.assumed.insert(id.clone());
         }
-        let node = node.to_owned();
         self.pods.insert(
             id,
             PodEntry {
@@ -475,7 +479,7 @@ impl CacheState {
     #[cfg(test)]
     pub(super) fn rename_pod_node(&mut self, id: &PodId, node: &str) {
         if let Some(entry) = self.pods.get_mut(id) {
-            entry.node = node.to_owned();
+            entry.node = Arc::from(node);
         }
     }
 }

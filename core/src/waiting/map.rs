@@ -5,7 +5,7 @@ use super::latch::Latch;
 use super::state::{AllowOutcome, Decided, WaitingState};
 use super::{AddError, Decision, DecisionSink, WaitingPod};
 use crate::sync::channel::{self, Receiver};
-use crate::sync::{Arc, Mutex, MutexGuard};
+use crate::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::time::{Alarm, Deadlines};
 use crate::{PluginName, Pod, PodId, Status, Time};
 
@@ -44,7 +44,7 @@ pub struct WaitingPods {
 }
 
 pub(super) struct Shared {
-    state: Mutex<WaitingState<Arc<Latch>>>,
+    state: RwLock<WaitingState<Arc<Latch>>>,
     sink: Option<Box<dyn DecisionSink>>,
     alarm: Mutex<Option<Alarm>>,
 }
@@ -69,7 +69,7 @@ impl WaitingPods {
     fn build(sink: Option<Box<dyn DecisionSink>>) -> WaitingPods {
         WaitingPods {
             shared: Arc::new(Shared {
-                state: Mutex::new(WaitingState::new()),
+                state: RwLock::new(WaitingState::new()),
                 sink,
                 alarm: Mutex::new(None),
             }),
@@ -169,7 +169,7 @@ impl WaitingPods {
 
     /// The handle of waiting pod `id`, if it is waiting.
     pub fn get(&self, id: &PodId) -> Option<WaitingPod> {
-        let state = self.lock();
+        let state = self.read();
         let entry = state.get(id)?;
         Some(WaitingPod::new(
             self.clone(),
@@ -239,22 +239,22 @@ impl WaitingPods {
 
     /// The earliest deadline of any waiting pod.
     pub fn next_deadline(&self) -> Option<Time> {
-        self.lock().next_deadline()
+        self.read().next_deadline()
     }
 
     /// How many pods are waiting.
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.read().len()
     }
 
     /// Whether no pod is waiting.
     pub fn is_empty(&self) -> bool {
-        self.lock().is_empty()
+        self.read().is_empty()
     }
 
     /// Handles of every waiting pod, in pod id order, taken in one critical section.
     pub fn snapshot(&self) -> Vec<WaitingPod> {
-        let state = self.lock();
+        let state = self.read();
         state
             .iter()
             .map(|e| WaitingPod::new(self.clone(), e.pod().clone(), e.ticket(), e.latch().clone()))
@@ -273,7 +273,7 @@ impl WaitingPods {
 
     /// A copy of the pure state without the latches, for checkers and debugging.
     pub fn state(&self) -> WaitingState<()> {
-        self.lock().map_latches(|_| ())
+        self.read().map_latches(|_| ())
     }
 
     pub(super) fn allow_ticket(
@@ -315,7 +315,7 @@ impl WaitingPods {
     }
 
     pub(super) fn pending_plugins(&self, id: &PodId, ticket: super::Ticket) -> Vec<PluginName> {
-        let state = self.lock();
+        let state = self.read();
         match state.get(id) {
             Some(entry) if entry.ticket() == ticket => {
                 entry.pending().iter().map(|p| p.plugin.clone()).collect()
@@ -334,8 +334,14 @@ impl WaitingPods {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, WaitingState<Arc<Latch>>> {
-        self.shared.state.lock()
+    /// Shared access, for lookups: readers do not wait for each other.
+    fn read(&self) -> RwLockReadGuard<'_, WaitingState<Arc<Latch>>> {
+        self.shared.state.read()
+    }
+
+    /// Exclusive access, for every change (and the latch publication that goes with it).
+    fn lock(&self) -> RwLockWriteGuard<'_, WaitingState<Arc<Latch>>> {
+        self.shared.state.write()
     }
 }
 
