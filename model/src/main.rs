@@ -30,22 +30,30 @@ enum Command {
     /// Run a workload of the Go permit-barrier anchor (anchors/go-permit) through gangway's
     /// gang plugin, waiting map, decision delivery and binding workers (no-op bind); print one
     /// key=value line with the Go program's keys. Exits 1 if the outcome is wrong (a pod not
-    /// bound, the waiting map not empty, a pod still assumed).
+    /// bound — W2: not rejected by its timeout —, the waiting map not empty, a pod still
+    /// assumed; W3: a pod no longer waiting).
     Bench(BenchArgs),
 }
 
 /// `gangway bench`'s flags.
 #[derive(clap::Args, Debug)]
 struct BenchArgs {
-    /// The workload: W1 (barrier, 10,000 gangs × 8) or W4 (fan-out, one gang of 10,000).
+    /// The workload: W1 (barrier, 10,000 gangs × 8), W2 (hold, 100,000 pods timing out after
+    /// 2 s), W3 (contention, 10,000 waiting pods, 1,000,000 operations) or W4 (fan-out, one
+    /// gang of 10,000).
     #[arg(value_enum, ignore_case = true)]
     workload: gangway_model::bench::Workload,
-    /// Multiply the workload's size (gangs for W1, members for W4), for the scaling table.
+    /// Multiply the workload's size (gangs for W1, W2 and W3, members for W4), for the scaling
+    /// table.
     #[arg(long, default_value_t = 1)]
     scale: usize,
-    /// Binding worker threads.
+    /// Binding worker threads (W3: threads running the operations).
     #[arg(long, default_value_t = 2)]
     workers: usize,
+    /// W3's "iterate over one gang": each member looked up under the gang's lock (members),
+    /// or a walk over every waiting pod (scan). Go's -iter.
+    #[arg(long, value_enum, default_value = "members")]
+    iter: gangway_model::bench::Iter,
 }
 
 /// `gangway check`'s flags.
@@ -89,7 +97,7 @@ fn main() -> ExitCode {
 }
 
 fn bench_command(args: &BenchArgs) -> ExitCode {
-    match gangway_model::bench::run(args.workload, args.scale, args.workers) {
+    match gangway_model::bench::run_with(args.workload, args.scale, args.workers, args.iter) {
         Ok(line) => {
             println!("{line}");
             ExitCode::SUCCESS

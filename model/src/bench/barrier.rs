@@ -3,17 +3,52 @@
 //! waiting map's decision sink (the pod that reaches quorum goes to them directly); each worker
 //! binds with a no-op and tells the gang plugin the pod is bound.
 
+use std::time::Duration;
+
+use gangway::gang::DEFAULT_PERMIT_TIMEOUT;
 use gangway::sync::channel::{self, Sender};
 use gangway::sync::thread::{self, JoinHandle};
 use gangway::sync::Arc;
-use gangway::{Decision, GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
+use gangway::{
+    Decision, DecisionSink, GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods,
+};
+
+/// Called by binding worker `worker` (0-based) on each decided pod as it arrives, before the
+/// bind or unreserve — where the Go program stamps `returnedAt`.
+pub type OnDecided = Arc<dyn Fn(usize, &Decision) + Send + Sync>;
 
 /// What a binding worker is handed.
 enum Job {
     /// A decided pod: bind it if allowed, drop it if rejected.
     Decided(Decision),
+    /// Pods decided together (a gang at quorum or rejected whole), this worker's share.
+    Batch(Vec<Decision>),
     /// No more work.
     Stop,
+}
+
+/// The waiting map's sink: a single decision is one job; the decisions of one step are split
+/// into one share per worker, so a gang of 10,000 wakes each worker once instead of being
+/// 10,000 messages.
+struct WorkerSink {
+    jobs: Sender<Job>,
+    workers: usize,
+}
+
+impl DecisionSink for WorkerSink {
+    fn deliver(&self, decision: Decision) {
+        let _ = self.jobs.send(Job::Decided(decision));
+    }
+
+    fn deliver_all(&self, mut decisions: Vec<Decision>) {
+        let share = decisions.len().div_ceil(self.workers).max(1);
+        while decisions.len() > share {
+            let rest = decisions.split_off(share);
+            let _ = self.jobs.send(Job::Batch(decisions));
+            decisions = rest;
+        }
+        let _ = self.jobs.send(Job::Batch(decisions));
+    }
 }
 
 /// The gang plugin over a waiting map whose decisions go to `workers` binding threads.
@@ -41,26 +76,44 @@ impl Barrier {
     /// A barrier in `mode` with `workers` binding threads, the groups of `gangs` created and
     /// their pods known to the plugin (as the informer would have it before scheduling).
     pub fn new(mode: Mode, workers: usize, gangs: &[(PodGroup, Vec<Pod>)]) -> Barrier {
+        Barrier::with_timeout(mode, workers, gangs, DEFAULT_PERMIT_TIMEOUT, None)
+    }
+
+    /// [`new`](Barrier::new) with a Permit wait of `timeout` (applied by whoever calls the gang
+    /// plugin's `expire`, e.g. a `TimerDriver` over [`gang`](Barrier::gang)), and `on_decided`
+    /// called by the workers on every decision they receive.
+    pub fn with_timeout(
+        mode: Mode,
+        workers: usize,
+        gangs: &[(PodGroup, Vec<Pod>)],
+        timeout: Duration,
+        on_decided: Option<OnDecided>,
+    ) -> Barrier {
         let (jobs, inbox) = channel::unbounded::<Job>();
         let inbox = Arc::new(inbox);
-        let sink = jobs.clone();
-        let waiting = WaitingPods::with_sink(move |d: Decision| {
-            let _ = sink.send(Job::Decided(d));
+        let workers = workers.max(1);
+        let waiting = WaitingPods::with_sink(WorkerSink {
+            jobs: jobs.clone(),
+            workers,
         });
-        let gang = GangScheduling::new(mode, waiting);
+        let gang = GangScheduling::with_timeout(mode, waiting, timeout);
         for (group, pods) in gangs {
             gang.on_group_added(group.clone()).expect("a new group");
             for pod in pods {
                 gang.on_pod_added(pod.clone(), false).expect("a new member");
             }
         }
-        let workers = (0..workers.max(1))
+        let workers = (0..workers)
             .map(|i| {
                 let inbox = inbox.clone();
                 let gang = gang.clone();
+                let on_decided = on_decided.clone();
                 thread::spawn(&format!("binder-{i}"), move || {
                     let (mut bound, mut rejected) = (0, 0);
-                    while let Ok(Job::Decided(d)) = inbox.recv() {
+                    let mut bind = |d: Decision| {
+                        if let Some(f) = &on_decided {
+                            f(i, &d);
+                        }
                         if d.status.is_success() {
                             // The bind itself is a no-op; the informer then sees it bound.
                             gang.on_pod_bound(&d.pod);
@@ -68,6 +121,13 @@ impl Barrier {
                         } else {
                             gang.unreserve(&d.pod);
                             rejected += 1;
+                        }
+                    };
+                    loop {
+                        match inbox.recv() {
+                            Ok(Job::Decided(d)) => bind(d),
+                            Ok(Job::Batch(batch)) => batch.into_iter().for_each(&mut bind),
+                            Ok(Job::Stop) | Err(_) => break,
                         }
                     }
                     (bound, rejected)
@@ -100,6 +160,11 @@ impl Barrier {
         }
     }
 
+    /// The gang plugin (for a timer over its attempts' deadlines).
+    pub fn gang(&self) -> &GangScheduling {
+        &self.gang
+    }
+
     /// The waiting map (for deadlines and counts).
     pub fn waiting(&self) -> &WaitingPods {
         self.gang.waiting()
@@ -119,10 +184,7 @@ impl Barrier {
         let assumed = self
             .gang
             .registry()
-            .snapshot()
-            .iter()
-            .map(|g| g.assumed().len())
-            .sum();
+            .with_groups(|groups| groups.iter().map(|g| g.assumed().len()).sum());
         BarrierOutcome {
             bound,
             rejected,

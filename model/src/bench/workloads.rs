@@ -1,5 +1,6 @@
-//! The workloads of `anchors/go-permit` (its README defines them), run on a [`Barrier`], each
-//! printing one line with the Go program's keys.
+//! The workloads of `anchors/go-permit` (its README defines them), run through gangway's real
+//! components (W1, W2 and W4 on a [`Barrier`]), each printing one line with the Go program's
+//! keys.
 
 use std::fmt;
 use std::time::Instant;
@@ -7,6 +8,8 @@ use std::time::Instant;
 use gangway::{Mode, Pod, PodGroup, Time};
 
 use super::barrier::{Barrier, BarrierOutcome};
+use super::contention::{contention, Iter};
+use super::hold::{hold, W2_TIMEOUT};
 
 /// A workload of the Go anchor.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +17,13 @@ pub enum Workload {
     /// Barrier: 10,000 gangs × 8 pods (min count 8), scheduled pod by pod; seconds from the
     /// first scheduling cycle until every binding worker is done.
     W1,
+    /// Hold: 100,000 gangs of min count 2 with one member each, so every pod waits until its
+    /// gang attempt times out after 2 s; memory per waiting pod and how the timeouts drain.
+    W2,
+    /// Contention: 10,000 waiting pods (1,250 gangs of 8), two threads running 500,000
+    /// operations each on the waiting map (80% get, 10% one gang's members, 10% reject and
+    /// re-add); ns per operation.
+    W3,
     /// Fan-out: one gang of 10,000; 9,999 wait, then the last member's Permit allows them all;
     /// seconds from that scheduling cycle until all 10,000 are bound.
     W4,
@@ -24,7 +34,7 @@ pub enum Workload {
 pub struct BenchLine(Vec<(&'static str, String)>);
 
 impl BenchLine {
-    fn add(&mut self, key: &'static str, value: impl fmt::Display) {
+    pub(super) fn add(&mut self, key: &'static str, value: impl fmt::Display) {
         self.0.push((key, value.to_string()));
     }
 
@@ -45,26 +55,50 @@ impl fmt::Display for BenchLine {
 }
 
 /// Runs `workload` at `scale` (1 = the Go program's size; larger for the scaling table) with
-/// `workers` binding workers. Fails, like the Go program, if the outcome is not the expected
-/// one: every pod bound, the waiting map empty, nothing assumed.
+/// `workers` binding workers (W3: operating threads), W3's gang iteration the
+/// [`Iter::Members`] way. See [`run_with`].
 pub fn run(workload: Workload, scale: usize, workers: usize) -> Result<BenchLine, String> {
+    run_with(workload, scale, workers, Iter::Members)
+}
+
+/// [`run`] with W3's "iterate over one gang" done the `iter` way (the other workloads ignore
+/// it). Fails, like the Go program, if the outcome is not the expected one: W1, W4 every pod
+/// bound; W2 every pod rejected by its timeout, none bound, and memory measured before the
+/// first deadline; all of them the waiting map empty and nothing assumed at the end; W3 every
+/// pod still waiting.
+pub fn run_with(
+    workload: Workload,
+    scale: usize,
+    workers: usize,
+    iter: Iter,
+) -> Result<BenchLine, String> {
+    let scale = scale.max(1);
     match workload {
-        Workload::W1 => barrier(10_000 * scale.max(1), 8, workers),
-        Workload::W4 => fan_out(10_000 * scale.max(1), workers),
+        Workload::W1 => barrier(10_000 * scale, 8, workers),
+        Workload::W2 => hold(100_000 * scale, W2_TIMEOUT, workers),
+        Workload::W3 => contention(1_250 * scale, 8, 1_000_000, workers, iter),
+        Workload::W4 => fan_out(10_000 * scale, workers),
     }
 }
 
 /// `gangs` gangs of `size` members, min count `size`, members consecutive.
 fn make_gangs(gangs: usize, size: usize) -> Vec<(PodGroup, Vec<Pod>)> {
+    make_gangs_min(gangs, size, size)
+}
+
+/// `gangs` gangs of `size` members with min count `min`, members consecutive; a member's uid
+/// starts with its gang's index in eight hex digits.
+pub(super) fn make_gangs_min(gangs: usize, size: usize, min: usize) -> Vec<(PodGroup, Vec<Pod>)> {
     (0..gangs)
         .map(|g| {
             let name = format!("gang-{g}");
-            let group = PodGroup::gang("bench", &name, size as u32).expect("min count ≥ 1");
+            let group = PodGroup::gang("bench", &name, min as u32).expect("min count ≥ 1");
             let pods = (0..size)
                 .map(|m| {
-                    // A 36-character uid, as in the Go program.
+                    // A 36-character uid, as in the Go program; the members share their
+                    // group's key, as the Go pods share one gang-name string.
                     let uid = format!("{g:08x}-{m:04x}-4000-8000-{:012x}", g * size + m);
-                    Pod::new(uid, "bench", &format!("{name}-{m}")).with_group(&name)
+                    Pod::new(uid, "bench", &format!("{name}-{m}")).with_group_key(group.key())
                 })
                 .collect();
             (group, pods)
@@ -146,7 +180,7 @@ fn fan_out(size: usize, workers: usize) -> Result<BenchLine, String> {
 }
 
 /// `field` of /proc/self/status (VmRSS now, VmHWM the peak) in MB; 0 where there is none.
-fn rss_mb(field: &str) -> f64 {
+pub(super) fn rss_mb(field: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kb = status
         .lines()
