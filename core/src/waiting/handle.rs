@@ -12,36 +12,30 @@ use crate::{PluginName, Pod, PodId, Status};
 #[derive(Clone)]
 pub struct WaitingPod {
     map: WaitingPods,
-    pod: Pod,
     ticket: Ticket,
     latch: Arc<Latch>,
 }
 
 impl WaitingPod {
-    pub(super) fn new(map: WaitingPods, pod: Pod, ticket: Ticket, latch: Arc<Latch>) -> Self {
-        WaitingPod {
-            map,
-            pod,
-            ticket,
-            latch,
-        }
+    pub(super) fn new(map: WaitingPods, ticket: Ticket, latch: Arc<Latch>) -> Self {
+        WaitingPod { map, ticket, latch }
     }
 
     /// The pod.
     pub fn pod(&self) -> &Pod {
-        &self.pod
+        self.latch.pod()
     }
 
     /// The pod's uid.
     pub fn id(&self) -> &PodId {
-        self.pod.id()
+        self.pod().id()
     }
 
     /// Clears `plugin`; once no plugin is pending the pod is allowed. Returns `true` only if
     /// this call made the decision (H4); the first decision wins (I1).
     pub fn allow(&self, plugin: &str) -> bool {
         self.map
-            .allow_ticket(self.pod.id(), Some(self.ticket), plugin)
+            .allow_ticket(self.id(), Some(self.ticket), plugin)
     }
 
     /// Rejects the pod as `Unschedulable` with `message`, attributed to `plugin`. Returns
@@ -49,7 +43,7 @@ impl WaitingPod {
     pub fn reject(&self, plugin: impl Into<PluginName>, message: &str) -> bool {
         let status = Status::unschedulable(message).with_plugin(plugin);
         self.map
-            .reject_ticket(self.pod.id(), Some(self.ticket), status)
+            .reject_ticket(self.id(), Some(self.ticket), status)
     }
 
     /// Blocks until the pod is decided and returns the decision: `Success`, or the rejection
@@ -65,14 +59,14 @@ impl WaitingPod {
 
     /// The plugins this pod still waits for; empty once decided.
     pub fn pending_plugins(&self) -> Vec<PluginName> {
-        self.map.pending_plugins(self.pod.id(), self.ticket)
+        self.map.pending_plugins(self.id(), self.ticket)
     }
 }
 
 impl fmt::Debug for WaitingPod {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WaitingPod")
-            .field("pod", &self.pod)
+            .field("pod", self.pod())
             .field("ticket", &self.ticket)
             .field("decision", &self.decision())
             .finish()

@@ -1,18 +1,34 @@
 use crate::sync::{Condvar, Mutex};
-use crate::Status;
+use crate::{Pod, Status};
 
 /// One waiting pod's decision latch: the decision once made, and the condition variable its
 /// waiters sleep on. The decision is published exactly once, by the caller that took the pod
 /// out of the waiting state, while it still holds the map's lock (lock order: map, then latch),
 /// so a decision is visible on the latch the moment the pod leaves the map. Waiters hold only
-/// the latch's lock.
-#[derive(Debug, Default)]
+/// the latch's lock. It also holds the registered pod, so a [`WaitingPod`](super::WaitingPod)
+/// handle is the map and this one allocation.
+#[derive(Debug)]
 pub(crate) struct Latch {
+    pod: Pod,
     decision: Mutex<Option<Status>>,
     decided: Condvar,
 }
 
 impl Latch {
+    /// The undecided latch of `pod`'s registration.
+    pub(crate) fn new(pod: Pod) -> Latch {
+        Latch {
+            pod,
+            decision: Mutex::new(None),
+            decided: Condvar::new(),
+        }
+    }
+
+    /// The registered pod.
+    pub(crate) fn pod(&self) -> &Pod {
+        &self.pod
+    }
+
     /// Stores the decision and wakes every waiter (I2). Called once per latch.
     pub(crate) fn publish(&self, status: Status) {
         let mut decision = self.decision.lock();

@@ -86,11 +86,11 @@ impl WaitingPods {
     where
         I: IntoIterator<Item = (PluginName, Duration)>,
     {
-        let latch = Arc::new(Latch::default());
+        let latch = Arc::new(Latch::new(pod.clone()));
         let (ticket, earlier) = {
             let mut state = self.lock();
             let before = state.next_deadline();
-            let ticket = state.add(pod.clone(), plugin_waits, now, latch.clone())?;
+            let ticket = state.add(pod, plugin_waits, now, latch.clone())?;
             (ticket, state.next_deadline() != before)
         };
         if earlier {
@@ -98,7 +98,7 @@ impl WaitingPods {
                 alarm.ring();
             }
         }
-        Ok(WaitingPod::new(self.clone(), pod, ticket, latch))
+        Ok(WaitingPod::new(self.clone(), ticket, latch))
     }
 
     /// Parks `pod` at Permit for `plugin` with **no deadline in this map**: `plugin` owns the
@@ -107,11 +107,11 @@ impl WaitingPods {
     /// registers its members this way, so that a member times out only with its whole attempt
     /// (H1, H3).
     pub fn add_untimed(&self, pod: Pod, plugin: PluginName) -> Result<WaitingPod, AddError> {
-        let latch = Arc::new(Latch::default());
+        let latch = Arc::new(Latch::new(pod.clone()));
         let ticket = self
             .lock()
-            .add_untimed(pod.clone(), plugin, latch.clone())?;
-        Ok(WaitingPod::new(self.clone(), pod, ticket, latch))
+            .add_untimed(pod, plugin, latch.clone())?;
+        Ok(WaitingPod::new(self.clone(), ticket, latch))
     }
 
     /// Clears `plugin` for every pod in `ids` in one critical section — all or none: if any of
@@ -173,7 +173,6 @@ impl WaitingPods {
         let entry = state.get(id)?;
         Some(WaitingPod::new(
             self.clone(),
-            entry.pod().clone(),
             entry.ticket(),
             entry.latch().clone(),
         ))
@@ -202,12 +201,7 @@ impl WaitingPods {
             decided.latch.publish(decided.status.clone());
             decided
         };
-        let handle = WaitingPod::new(
-            self.clone(),
-            decided.pod.clone(),
-            decided.ticket,
-            decided.latch.clone(),
-        );
+        let handle = WaitingPod::new(self.clone(), decided.ticket, decided.latch.clone());
         self.deliver(decided);
         Some(handle)
     }
@@ -257,7 +251,7 @@ impl WaitingPods {
         let state = self.read();
         state
             .iter()
-            .map(|e| WaitingPod::new(self.clone(), e.pod().clone(), e.ticket(), e.latch().clone()))
+            .map(|e| WaitingPod::new(self.clone(), e.ticket(), e.latch().clone()))
             .collect()
     }
 
