@@ -10,6 +10,8 @@ use gangway::queue::{QueueConfig, QueueState};
 use gangway::scheduler::{CacheState, Node};
 use gangway::{Mode, Pod, PodId, Resources, Time, WaitingState};
 
+use super::shared::Shared;
+
 /// One pod's resources: every pod asks for one "slot" of a node.
 pub(super) const SLOT: Resources = Resources::new(1_000, 1 << 30);
 
@@ -112,20 +114,23 @@ pub enum Stage {
 
 /// The model's state: the real `Groups`, `WaitingState`, `CacheState` and `QueueState`, each
 /// pod's stage, the abstract clock, the budgets left, and what the last step broke or showed.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// The core's states, the stages and the pods are [`Shared`] parts: a successor shares every
+/// part a step leaves alone with its parent, and each part's hash is computed once per value.
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Cluster {
     /// The group registry's pure state.
-    pub groups: Groups,
+    pub groups: Shared<Groups>,
     /// The waiting map's pure state.
-    pub waiting: WaitingState<()>,
+    pub waiting: Shared<WaitingState<()>>,
     /// Node reservations.
-    pub cache: CacheState,
+    pub cache: Shared<CacheState>,
     /// The scheduling queue.
-    pub queue: QueueState,
+    pub queue: Shared<QueueState>,
     /// Each pod's stage.
-    pub stages: BTreeMap<PodId, Stage>,
+    pub stages: Shared<BTreeMap<PodId, Stage>>,
     /// The pods, in arrival order of their names.
-    pub pods: BTreeMap<PodId, Pod>,
+    pub pods: Shared<BTreeMap<PodId, Pod>>,
     /// Abstract time: moves only when a timer (deadline, backoff, flush) fires.
     pub now: Time,
     /// Faults and timers left.
@@ -137,6 +142,25 @@ pub struct Cluster {
     /// Members still waiting (holding their reservations) that were waiting when a waiting
     /// sibling was deleted: the upstream "resources held while waiting" hazard (I6).
     pub held: BTreeSet<PodId>,
+}
+
+/// Shares every part: a part is copied only when the clone writes to it.
+impl Clone for Cluster {
+    fn clone(&self) -> Cluster {
+        Cluster {
+            groups: self.groups.share(),
+            waiting: self.waiting.share(),
+            cache: self.cache.share(),
+            queue: self.queue.share(),
+            stages: self.stages.share(),
+            pods: self.pods.share(),
+            now: self.now,
+            budget: self.budget,
+            partial: self.partial.clone(),
+            timed_out: self.timed_out,
+            held: self.held.clone(),
+        }
+    }
 }
 
 impl Cluster {
@@ -167,12 +191,12 @@ impl Cluster {
                 .expect("new node");
         }
         let mut cluster = Cluster {
-            groups,
-            waiting: WaitingState::new(),
-            cache,
-            queue: QueueState::new(QueueConfig::default()),
-            stages: pods.keys().map(|id| (id.clone(), Stage::Absent)).collect(),
-            pods,
+            groups: Shared::new(groups),
+            waiting: Shared::new(WaitingState::new()),
+            cache: Shared::new(cache),
+            queue: Shared::new(QueueState::new(QueueConfig::default())),
+            stages: Shared::new(pods.keys().map(|id| (id.clone(), Stage::Absent)).collect()),
+            pods: Shared::new(pods),
             now: Time::ZERO,
             budget: Budget {
                 timeouts: config.timeouts,

@@ -1,9 +1,10 @@
 //! The invariants the checker asserts on every state (DESIGN.md §3), each as a function that
 //! explains a violation: the same text marks the failing step of a counterexample.
 
-use gangway::queue::QueuePlace;
-use gangway::scheduler::{Placement, PodPhase, ResourceFit};
-use gangway::PodId;
+use gangway::gang::GroupState;
+use gangway::queue::{QueuePlace, QueueState};
+use gangway::scheduler::{CacheState, Placement, PodPhase, ResourceFit};
+use gangway::{PodId, WaitingState};
 
 use super::cluster::{Cluster, Stage};
 
@@ -12,7 +13,8 @@ use super::cluster::{Cluster, Stage};
 /// while the scheduler or a binder has it, unknown before it arrives and after it is bound
 /// or deleted.
 pub fn conservation(s: &Cluster) -> Result<(), String> {
-    s.queue.check()?;
+    // Each part's own check runs once per value of the part (see `Shared::checked`).
+    s.queue.checked(QueueState::check)?;
     for (id, stage) in &s.stages {
         let place = s.queue.place(id);
         let agrees = match stage {
@@ -37,11 +39,10 @@ pub fn conservation(s: &Cluster) -> Result<(), String> {
 /// with the stages (assumed exactly while reserved, waiting or decided; bound exactly when
 /// bound).
 pub fn accounting(s: &Cluster) -> Result<(), String> {
-    for g in s.groups.iter() {
-        g.check()?;
-    }
-    s.cache.check()?;
-    s.waiting.check()?;
+    s.groups
+        .checked(|groups| groups.iter().try_for_each(GroupState::check))?;
+    s.cache.checked(CacheState::check)?;
+    s.waiting.checked(WaitingState::check)?;
     for (id, stage) in &s.stages {
         let phase = s.cache.phase(id);
         let expected = match stage {

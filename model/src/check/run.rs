@@ -213,11 +213,12 @@ fn report<C: Checker<GangProtocol>>(
 }
 
 /// Waits for the checker, printing its progress on stderr every 5 seconds once a run has
-/// taken that long (short runs, like the tests', print nothing).
+/// taken that long (short runs, like the tests', print nothing). It looks every 2 ms (a look
+/// costs next to nothing): a longer nap would add its latency to every short run's time.
 fn join_with_progress<C: Checker<GangProtocol>>(checker: C, started: Instant) -> C {
     let mut last = started;
     while !checker.is_done() {
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(2));
         if last.elapsed() >= Duration::from_secs(5) {
             last = Instant::now();
             let seconds = started.elapsed().as_secs_f64();

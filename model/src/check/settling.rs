@@ -35,6 +35,9 @@ fn settled(model: &GangProtocol, s: &Cluster) -> bool {
 
 /// Explores every reachable state of `model` (refusing more than `limit`) and checks that a
 /// settled state is reachable from each.
+// A state's only interior mutability is its parts' memo of their own hash and checks (see
+// `Shared`), set once from the immutable part: a key's hash and equality never change.
+#[allow(clippy::mutable_key_type)]
 pub fn check_settling(model: &GangProtocol, limit: usize) -> Result<Settling, String> {
     let mut index: HashMap<Cluster, usize> = HashMap::new();
     let mut states: Vec<Cluster> = Vec::new();

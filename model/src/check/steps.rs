@@ -248,10 +248,18 @@ impl Cluster {
                 fail_attempt(state, &mut waiting, &reason);
             }
         }
-        self.waiting.reject(id, None, rejection("deleted"));
-        self.cache.remove_pod(id);
-        self.queue.delete(id);
-        self.queue.done(id);
+        // Each call is a no-op for a pod its part does not hold: skipping it leaves the part
+        // shared with the previous state.
+        if self.waiting.get(id).is_some() {
+            self.waiting.reject(id, None, rejection("deleted"));
+        }
+        if self.cache.phase(id).is_some() {
+            self.cache.remove_pod(id);
+        }
+        if self.queue.place(id).is_some() || self.queue.in_flight_since(id).is_some() {
+            self.queue.delete(id);
+            self.queue.done(id);
+        }
         self.stages.insert(id.clone(), Stage::Deleted);
         if was_waiting {
             let siblings: Vec<PodId> = self

@@ -18,6 +18,7 @@ use gangway::waiting::Ticket;
 use gangway::{PodId, Time};
 
 use super::cluster::{Cluster, Stage};
+use super::shared::Shared;
 
 /// The cluster with every pod replaced by its image: the core's pure states through their own
 /// [`Renamed`] impls, and the model's own records of each pod. Free text (a gang attempt's
@@ -25,16 +26,17 @@ use super::cluster::{Cluster, Stage};
 impl Renamed for Cluster {
     fn renamed(&self, renaming: &PodRenaming) -> Cluster {
         Cluster {
-            groups: self.groups.renamed(renaming),
-            waiting: self.waiting.renamed(renaming),
-            cache: self.cache.renamed(renaming),
-            queue: self.queue.renamed(renaming),
-            stages: self
-                .stages
-                .iter()
-                .map(|(id, stage)| (id.renamed(renaming), *stage))
-                .collect(),
-            pods: self.pods.renamed(renaming),
+            groups: Shared::new(self.groups.renamed(renaming)),
+            waiting: Shared::new(self.waiting.renamed(renaming)),
+            cache: Shared::new(self.cache.renamed(renaming)),
+            queue: Shared::new(self.queue.renamed(renaming)),
+            stages: Shared::new(
+                self.stages
+                    .iter()
+                    .map(|(id, stage)| (id.renamed(renaming), *stage))
+                    .collect(),
+            ),
+            pods: Shared::new(self.pods.renamed(renaming)),
             now: self.now,
             budget: self.budget,
             partial: self.partial.clone(),
@@ -56,7 +58,7 @@ struct Signature<'a> {
     in_flight_since: Option<u64>,
     recorded: Vec<u64>,
     waiting: Option<(Ticket, Vec<Time>)>,
-    node: Option<(String, bool)>,
+    node: Option<(&'a str, bool)>,
     group: (bool, bool, bool, bool),
     held: bool,
 }
@@ -77,12 +79,10 @@ fn signature<'a>(s: &'a Cluster, id: &PodId) -> Signature<'a> {
         let deadlines = entry.pending().iter().map(|p| p.deadline).collect();
         (entry.ticket(), deadlines)
     });
-    let node = s.cache.pod_node(id).map(|node| {
-        (
-            node.to_string(),
-            s.cache.phase(id) == Some(PodPhase::Assumed),
-        )
-    });
+    let node = s
+        .cache
+        .pod_node(id)
+        .map(|node| (node, s.cache.phase(id) == Some(PodPhase::Assumed)));
     let group = s
         .groups
         .state_of(s.pod(id))
