@@ -44,10 +44,19 @@ impl GangAttempt {
 }
 
 /// A member of a group: its pod and where it is.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Member {
     pub(super) pod: Pod,
     pub(super) placement: Placement,
+}
+
+/// The pod's id and the placement: equal members have equal ids, so this agrees with `Eq`
+/// without hashing every field of the pod (the model checker hashes group states a lot).
+impl std::hash::Hash for Member {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.pod.id().hash(state);
+        self.placement.hash(state);
+    }
 }
 
 /// How many members are in each [`Placement`].

@@ -1,9 +1,9 @@
 use std::collections::HashMap;
 use std::fmt;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 
 use super::{AddPodError, GroupKey, GroupState, GroupUpdateError, PodGroup};
-use crate::fast_hash::BuildFastHasher;
+use crate::fast_hash::{BuildFastHasher, FastHasher};
 use crate::{Pod, PodId};
 
 /// Every pod group the scheduler knows, as pure data: the group states keyed by
@@ -18,12 +18,12 @@ pub struct Groups {
     pub(super) states: HashMap<GroupKey, GroupState, BuildFastHasher>,
 }
 
-/// Independent of the map's order: the states' own hashes (each with a fixed-key hasher),
+/// Independent of the map's order: the states' own hashes (each with the unkeyed fast hasher),
 /// summed. Equal values hash alike, and nothing is allocated.
 impl Hash for Groups {
     fn hash<H: Hasher>(&self, hasher: &mut H) {
         let sum = self.states.values().fold(0u64, |sum, state| {
-            let mut one = DefaultHasher::new();
+            let mut one = FastHasher::default();
             state.hash(&mut one);
             sum.wrapping_add(one.finish())
         });

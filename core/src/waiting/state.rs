@@ -1,13 +1,13 @@
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use smallvec::{smallvec, SmallVec};
 
 use super::AddError;
-use crate::fast_hash::BuildFastHasher;
+use crate::fast_hash::{BuildFastHasher, FastHasher};
 use crate::{GoDuration, PluginName, Pod, PodId, Status, Time};
 
 /// The longest a plugin may make a pod wait at Permit; longer waits are cut to this
@@ -127,13 +127,13 @@ impl<L> Default for WaitingState<L> {
     }
 }
 
-/// Independent of the map's order: the entries' own hashes (each with a fixed-key hasher),
+/// Independent of the map's order: the entries' own hashes (each with the unkeyed fast hasher),
 /// summed, then the index and the ticket counter. Equal values hash alike; nothing is
 /// allocated.
 impl<L: Hash> Hash for WaitingState<L> {
     fn hash<H: Hasher>(&self, hasher: &mut H) {
         let sum = self.pods.values().fold(0u64, |sum, entry| {
-            let mut one = DefaultHasher::new();
+            let mut one = FastHasher::default();
             entry.hash(&mut one);
             sum.wrapping_add(one.finish())
         });
