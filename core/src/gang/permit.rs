@@ -151,7 +151,7 @@ impl GangScheduling {
             }
             let reason =
                 reason.get_or_insert_with(|| timeout_message(self.inner.timeout, &GANG_SCHEDULING));
-            let mut deliveries = Vec::with_capacity(due.len());
+            let mut deliveries = Deliveries::none(&self.inner.waiting);
             let mut groups = self.inner.registry.lock();
             for (deadline, key) in due {
                 let Some(state) = groups.get_mut(&key) else {
@@ -163,11 +163,11 @@ impl GangScheduling {
                 if !current {
                     continue; // closed, failed or replaced since it was indexed
                 }
-                deliveries.push(self.fail_and_reject(state, reason));
+                deliveries.append(self.fail_and_reject(state, reason));
                 timed_out.push(key);
             }
             drop(groups);
-            drop(deliveries); // delivers, now that the group lock is released (H5)
+            drop(deliveries); // delivers the batch, now that the group lock is released (H5)
         }
     }
 

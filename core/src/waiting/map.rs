@@ -349,6 +349,19 @@ pub(crate) struct Deliveries {
 }
 
 impl Deliveries {
+    /// Nothing to deliver yet, for `map`.
+    pub(crate) fn none(map: &WaitingPods) -> Deliveries {
+        Deliveries {
+            map: map.clone(),
+            decided: Vec::new(),
+        }
+    }
+
+    /// Takes `other`'s decisions after this one's (same map), to be delivered in one call.
+    pub(crate) fn append(&mut self, mut other: Deliveries) {
+        self.decided.append(&mut other.decided);
+    }
+
     /// Hands every decision to the sink; returns how many there were.
     pub(crate) fn deliver(self) -> usize {
         self.decided.len() // dropping `self` delivers them
