@@ -75,7 +75,11 @@ mod tests {
             .collect();
         assert_eq!(hashes.len(), 10_000, "no two uids collide");
         let buckets: HashSet<u64> = hashes.iter().map(|h| h & 0x3fff).collect();
-        assert!(buckets.len() > 5_000, "{} of 16,384 low-bit buckets", buckets.len());
+        assert!(
+            buckets.len() > 5_000,
+            "{} of 16,384 low-bit buckets",
+            buckets.len()
+        );
     }
 
     #[test]

@@ -259,7 +259,10 @@ mod tests {
         assert_eq!(pod.group_key(), Some(&key));
         assert_eq!(pod, Pod::new("u", "ml", "p").with_group("trainer"));
         let elsewhere = Pod::new("v", "web", "q").with_group_key(&key);
-        assert_eq!(elsewhere.group_key(), Some(&GroupKey::new("web", "trainer")));
+        assert_eq!(
+            elsewhere.group_key(),
+            Some(&GroupKey::new("web", "trainer"))
+        );
     }
 
     #[test]

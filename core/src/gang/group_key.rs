@@ -110,8 +110,7 @@ mod tests {
         assert!(a < b && other_ns < a);
         assert_eq!(a, GroupKey::new("ml", "a"), "equal without sharing");
         assert_ne!(GroupKey::new("ml/", "a"), GroupKey::new("ml", "/a"));
-        let mut map: HashMap<GroupKey, u32, crate::fast_hash::BuildFastHasher> =
-            HashMap::default();
+        let mut map: HashMap<GroupKey, u32, crate::fast_hash::BuildFastHasher> = HashMap::default();
         map.insert(a.clone(), 1);
         map.insert(b, 2);
         assert_eq!(map.get(&GroupKey::new("ml", "a")), Some(&1));

@@ -382,7 +382,8 @@ impl GroupState {
     /// `now + timeout` if there is none (H3: one deadline per attempt), and returns the
     /// attempt's deadline. `None` (no-op) if `id` is not assumed or the attempt has failed.
     pub fn wait_in_attempt(&mut self, id: &PodId, now: Time, timeout: Duration) -> Option<Time> {
-        if self.placement(id) != Some(Placement::Assumed) || self.attempt.as_ref().is_some_and(|a| a.failure.is_some())
+        if self.placement(id) != Some(Placement::Assumed)
+            || self.attempt.as_ref().is_some_and(|a| a.failure.is_some())
         {
             return None;
         }
@@ -440,7 +441,9 @@ impl GroupState {
     /// A failed attempt is forgotten once no member of the group is assumed any more (its own
     /// reservations, and those of members still binding from an earlier attempt).
     fn release_failed_attempt(&mut self) {
-        if self.counts.of(Placement::Assumed) == 0 && self.attempt.as_ref().is_some_and(|a| a.failure.is_some()) {
+        if self.counts.of(Placement::Assumed) == 0
+            && self.attempt.as_ref().is_some_and(|a| a.failure.is_some())
+        {
             self.attempt = None;
         }
     }

@@ -11,10 +11,10 @@
 mod decide;
 mod error;
 mod gate;
+mod group_key;
 mod group_state;
 #[cfg(test)]
 mod group_state_tests;
-mod group_key;
 mod groups;
 mod permit;
 mod plugin;
@@ -29,10 +29,10 @@ pub use decide::{
 };
 pub use error::{AddPodError, GroupUpdateError, PodGroupError, ReserveError};
 pub use gate::{gang_hint, gang_pre_enqueue, gang_queueing_hint, GANG_HINT_EVENTS};
+pub use group_key::GroupKey;
 pub use group_state::{GangAttempt, GroupState, Members, MembersIter, Placement};
 pub use groups::Groups;
 pub use permit::Permit;
 pub use plugin::{GangEvent, GangScheduling, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
-pub use group_key::GroupKey;
 pub use pod_group::{PodGroup, Policy};
 pub use registry::GroupRegistry;

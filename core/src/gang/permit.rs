@@ -140,7 +140,9 @@ impl GangScheduling {
                 let mut attempts = self.inner.attempts.lock();
                 let mut due = Vec::new();
                 while due.len() < EXPIRE_BATCH
-                    && attempts.first().is_some_and(|(deadline, _)| *deadline <= now)
+                    && attempts
+                        .first()
+                        .is_some_and(|(deadline, _)| *deadline <= now)
                 {
                     due.extend(attempts.pop_first());
                 }

@@ -221,7 +221,11 @@ fn hardened_quorum_drops_the_attempts_deadline_so_the_index_holds_open_attempts_
         reserve_and_permit(&gang, &pods[1], Time::ZERO),
         Permit::Allow
     ));
-    assert_eq!(gang.next_deadline(), None, "closed at quorum, no longer indexed");
+    assert_eq!(
+        gang.next_deadline(),
+        None,
+        "closed at quorum, no longer indexed"
+    );
     assert!(gang.expire(deadline).is_empty());
     check(&gang);
 }

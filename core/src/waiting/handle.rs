@@ -34,16 +34,14 @@ impl WaitingPod {
     /// Clears `plugin`; once no plugin is pending the pod is allowed. Returns `true` only if
     /// this call made the decision (H4); the first decision wins (I1).
     pub fn allow(&self, plugin: &str) -> bool {
-        self.map
-            .allow_ticket(self.id(), Some(self.ticket), plugin)
+        self.map.allow_ticket(self.id(), Some(self.ticket), plugin)
     }
 
     /// Rejects the pod as `Unschedulable` with `message`, attributed to `plugin`. Returns
     /// `true` only if this call made the decision (H4); the first decision wins (I1).
     pub fn reject(&self, plugin: impl Into<PluginName>, message: &str) -> bool {
         let status = Status::unschedulable(message).with_plugin(plugin);
-        self.map
-            .reject_ticket(self.id(), Some(self.ticket), status)
+        self.map.reject_ticket(self.id(), Some(self.ticket), status)
     }
 
     /// Blocks until the pod is decided and returns the decision: `Success`, or the rejection

@@ -108,9 +108,7 @@ impl WaitingPods {
     /// (H1, H3).
     pub fn add_untimed(&self, pod: Pod, plugin: PluginName) -> Result<WaitingPod, AddError> {
         let latch = Arc::new(Latch::new(pod.clone()));
-        let ticket = self
-            .lock()
-            .add_untimed(pod, plugin, latch.clone())?;
+        let ticket = self.lock().add_untimed(pod, plugin, latch.clone())?;
         Ok(WaitingPod::new(self.clone(), ticket, latch))
     }
 

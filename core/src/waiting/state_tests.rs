@@ -423,11 +423,24 @@ fn allow_all_is_the_same_as_allowing_one_by_one() {
     // Deadlines that move when a plugin clears, an untimed entry, a pod named twice and a pod
     // that waits for another plugin: the batch ends where the sequence of allows ends.
     let mut s = WaitingState::<()>::new();
-    add(&mut s, "a", &[("GangScheduling", MIN), ("Other", 2 * MIN)], Time::ZERO, ());
-    add(&mut s, "b", &[("Other", MIN), ("GangScheduling", 3 * MIN)], Time::ZERO, ());
+    add(
+        &mut s,
+        "a",
+        &[("GangScheduling", MIN), ("Other", 2 * MIN)],
+        Time::ZERO,
+        (),
+    );
+    add(
+        &mut s,
+        "b",
+        &[("Other", MIN), ("GangScheduling", 3 * MIN)],
+        Time::ZERO,
+        (),
+    );
     add(&mut s, "c", &[("GangScheduling", MIN)], Time::ZERO, ());
     add(&mut s, "d", &[("Other", MIN)], Time::ZERO, ());
-    s.add_untimed(pod("e"), "GangScheduling".into(), ()).unwrap();
+    s.add_untimed(pod("e"), "GangScheduling".into(), ())
+        .unwrap();
     let ids: Vec<PodId> = ["a", "b", "c", "a", "d", "e"].map(PodId::from).to_vec();
 
     let mut one_by_one = s.clone();
