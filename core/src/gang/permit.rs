@@ -99,9 +99,14 @@ impl GangScheduling {
         let verdict = hardened_permit(&mut groups, &mut waiting, pod, now, self.inner.timeout);
         let permit = match verdict {
             AttemptVerdict::Allow(_) => {
-                if let (Some(deadline), Some(key)) = (open, pod.group_key()) {
+                let now_open = groups
+                    .state_of(pod)
+                    .and_then(|s| s.attempt())
+                    .map(|a| a.deadline());
+                if let (Some(deadline), Some(key), None) = (open, pod.group_key(), now_open) {
                     // The attempt closed at quorum: its deadline no longer matters, so the index
-                    // holds open attempts only (and stays small however many gangs pass).
+                    // holds open attempts only (and stays small however many gangs pass). A
+                    // pod allowed without closing it (its group turned Basic) leaves it indexed.
                     self.inner.attempts.lock().remove(&(deadline, key.clone()));
                 }
                 Permit::Allow

@@ -229,3 +229,27 @@ fn hardened_quorum_drops_the_attempts_deadline_so_the_index_holds_open_attempts_
     assert!(gang.expire(deadline).is_empty());
     check(&gang);
 }
+
+/// Found by `prop_gang` (its regression file keeps the case): a member allowed because its
+/// group turned Basic does not close the open attempt, so the attempt's deadline must stay
+/// indexed — else its waiting member would never time out.
+#[test]
+fn a_pass_that_does_not_close_the_attempt_keeps_its_deadline_indexed() {
+    let (gang, pods) = setup(Mode::Hardened, 2, 3);
+    let Permit::Wait { waiting, .. } = reserve_and_permit(&gang, &pods[0], Time::ZERO) else {
+        panic!("first member waits");
+    };
+    let key = GroupKey::new(NS, "g");
+    gang.on_group_deleted(&key).unwrap();
+    gang.on_group_added(PodGroup::new(NS, "g", Policy::Basic).unwrap())
+        .unwrap();
+    assert!(matches!(
+        reserve_and_permit(&gang, &pods[1], Time::ZERO),
+        Permit::Allow
+    ));
+    let deadline = Time::ZERO + DEFAULT_PERMIT_TIMEOUT;
+    assert_eq!(gang.next_deadline(), Some(deadline));
+    assert_eq!(gang.expire(deadline), [key]);
+    assert!(!waiting.wait().is_success());
+    check(&gang);
+}
