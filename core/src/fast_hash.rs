@@ -4,7 +4,7 @@
 //! so a keyed hash's flooding resistance buys nothing here; the tables are deterministic too,
 //! which the model checker relies on.
 
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 const K: u64 = 0x517c_c1b7_2722_0a95;
 
@@ -59,6 +59,17 @@ impl Hasher for FastHasher {
 
 /// Builds [`FastHasher`]s.
 pub(crate) type BuildFastHasher = BuildHasherDefault<FastHasher>;
+
+/// A hash of `items` that does not depend on their order: each item's own hash, summed. For
+/// the `Hash` of a hash map, so that equal maps hash alike whatever their insertion history;
+/// nothing is allocated.
+pub(crate) fn hash_unordered<'a, T: Hash + 'a>(items: impl Iterator<Item = &'a T>) -> u64 {
+    items.fold(0u64, |sum, item| {
+        let mut one = FastHasher::default();
+        item.hash(&mut one);
+        sum.wrapping_add(one.finish())
+    })
+}
 
 #[cfg(test)]
 mod tests {

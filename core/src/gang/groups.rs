@@ -3,7 +3,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use super::{AddPodError, GroupKey, GroupState, GroupUpdateError, PodGroup};
-use crate::fast_hash::{BuildFastHasher, FastHasher};
+use crate::fast_hash::{hash_unordered, BuildFastHasher};
 use crate::{Pod, PodId};
 
 /// Every pod group the scheduler knows, as pure data: the group states keyed by
@@ -22,13 +22,8 @@ pub struct Groups {
 /// summed. Equal values hash alike, and nothing is allocated.
 impl Hash for Groups {
     fn hash<H: Hasher>(&self, hasher: &mut H) {
-        let sum = self.states.values().fold(0u64, |sum, state| {
-            let mut one = FastHasher::default();
-            state.hash(&mut one);
-            sum.wrapping_add(one.finish())
-        });
         hasher.write_usize(self.states.len());
-        hasher.write_u64(sum);
+        hasher.write_u64(hash_unordered(self.states.values()));
     }
 }
 

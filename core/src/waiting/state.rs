@@ -7,7 +7,7 @@ use std::time::Duration;
 use smallvec::{smallvec, SmallVec};
 
 use super::AddError;
-use crate::fast_hash::{BuildFastHasher, FastHasher};
+use crate::fast_hash::{hash_unordered, BuildFastHasher};
 use crate::{GoDuration, PluginName, Pod, PodId, Status, Time};
 
 /// The longest a plugin may make a pod wait at Permit; longer waits are cut to this
@@ -132,13 +132,8 @@ impl<L> Default for WaitingState<L> {
 /// allocated.
 impl<L: Hash> Hash for WaitingState<L> {
     fn hash<H: Hasher>(&self, hasher: &mut H) {
-        let sum = self.pods.values().fold(0u64, |sum, entry| {
-            let mut one = FastHasher::default();
-            entry.hash(&mut one);
-            sum.wrapping_add(one.finish())
-        });
         hasher.write_usize(self.pods.len());
-        hasher.write_u64(sum);
+        hasher.write_u64(hash_unordered(self.pods.values()));
         self.deadlines.hash(hasher);
         self.next_ticket.hash(hasher);
     }
