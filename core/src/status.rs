@@ -1,5 +1,6 @@
 use std::fmt;
 
+use crate::sync::Arc;
 use crate::PluginName;
 
 /// The outcome code of a plugin or of the framework — kube-scheduler's vocabulary.
@@ -30,11 +31,13 @@ impl fmt::Display for Code {
 /// A plugin's or the framework's verdict: a [`Code`], reasons, and the plugin that produced it.
 ///
 /// A permit decision is a `Status`: `Success` when a waiting pod is allowed, `Unschedulable`
-/// with the rejecting plugin when it is rejected or timed out.
+/// with the rejecting plugin when it is rejected or timed out. Cloning one does not allocate:
+/// a gang rejected as a whole shares one status among its members' decisions and latches.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Status {
     code: Code,
-    reasons: Vec<String>,
+    /// `None` when there is no reason (never an empty slice), so `Success` holds nothing.
+    reasons: Option<Arc<[String]>>,
     plugin: Option<PluginName>,
 }
 
@@ -43,7 +46,7 @@ impl Status {
     pub fn new(code: Code) -> Status {
         Status {
             code,
-            reasons: Vec::new(),
+            reasons: None,
             plugin: None,
         }
     }
@@ -57,7 +60,7 @@ impl Status {
     pub fn with_reason(code: Code, reason: impl Into<String>) -> Status {
         Status {
             code,
-            reasons: vec![reason.into()],
+            reasons: Some(Arc::from([reason.into()])),
             plugin: None,
         }
     }
@@ -80,12 +83,12 @@ impl Status {
 
     /// The reasons, in order.
     pub fn reasons(&self) -> &[String] {
-        &self.reasons
+        self.reasons.as_deref().unwrap_or(&[])
     }
 
     /// The reasons joined with ", ", as upstream's `Message()`.
     pub fn message(&self) -> String {
-        self.reasons.join(", ")
+        self.reasons().join(", ")
     }
 
     /// The plugin that produced this status, if any.
@@ -127,7 +130,7 @@ impl Default for Status {
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.code)?;
-        if !self.reasons.is_empty() {
+        if !self.reasons().is_empty() {
             write!(f, ": {}", self.message())?;
         }
         if let Some(plugin) = &self.plugin {
