@@ -180,7 +180,7 @@ impl GangScheduling {
     /// gang has fewer than `min_count` members ([`gang_pre_enqueue`](super::gang_pre_enqueue)
     /// under the registry's lock).
     pub fn pre_enqueue(&self, pod: &Pod) -> Status {
-        super::gang_pre_enqueue(&self.inner.registry.lock(), pod)
+        super::gang_pre_enqueue(&self.inner.registry.read(), pod)
     }
 
     /// Reserve: the pod is assumed in its group. Pods without a group: `Ok` (nothing to do).

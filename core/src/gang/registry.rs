@@ -1,15 +1,16 @@
 use std::fmt;
 
 use super::{AddPodError, GroupKey, GroupState, GroupUpdateError, Groups, PodGroup};
-use crate::sync::{Arc, Mutex, MutexGuard};
+use crate::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::Pod;
 
-/// The concurrent map of pod group states: [`Groups`] behind one lock. Cluster events (pod and
+/// The concurrent map of pod group states: [`Groups`] behind one reader-writer lock (reads —
+/// [`with_state`](GroupRegistry::with_state), copies, counts, PreEnqueue — share it). Cluster events (pod and
 /// PodGroup add, update, delete) feed it; the gang plugin reads and changes one group in one
 /// critical section. Clones share the registry.
 #[derive(Clone, Default)]
 pub struct GroupRegistry {
-    groups: Arc<Mutex<Groups>>,
+    groups: Arc<RwLock<Groups>>,
 }
 
 impl GroupRegistry {
@@ -55,39 +56,45 @@ impl GroupRegistry {
 
     /// A copy of group `key`'s state.
     pub fn state(&self, key: &GroupKey) -> Option<GroupState> {
-        self.lock().get(key).cloned()
+        self.read().get(key).cloned()
     }
 
     /// Runs `read` on group `key`'s state inside the registry's critical section, without
     /// copying it (e.g. to reach a gang's members in the waiting map, as Permit does). Keep
     /// `read` short: every gang operation waits for it. `None` if the group has no state.
     pub fn with_state<R>(&self, key: &GroupKey, read: impl FnOnce(&GroupState) -> R) -> Option<R> {
-        self.lock().get(key).map(read)
+        self.read().get(key).map(read)
     }
 
     /// Runs `read` on every group's state in one critical section, without copying them.
     /// Keep `read` short: every gang operation waits for it.
     pub fn with_groups<R>(&self, read: impl FnOnce(&Groups) -> R) -> R {
-        read(&self.lock())
+        read(&self.read())
     }
 
     /// A copy of every group's state, taken in one critical section.
     pub fn snapshot(&self) -> Groups {
-        self.lock().clone()
+        self.read().clone()
     }
 
     /// How many groups have a state.
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.read().len()
     }
 
     /// Whether no group has a state.
     pub fn is_empty(&self) -> bool {
-        self.lock().is_empty()
+        self.read().is_empty()
     }
 
-    pub(crate) fn lock(&self) -> MutexGuard<'_, Groups> {
-        self.groups.lock()
+    /// Exclusive access, for every change.
+    pub(crate) fn lock(&self) -> RwLockWriteGuard<'_, Groups> {
+        self.groups.write()
+    }
+
+    /// Shared access, for reads.
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, Groups> {
+        self.groups.read()
     }
 }
 
