@@ -47,6 +47,16 @@ impl BenchLine {
     }
 }
 
+#[cfg(test)]
+impl BenchLine {
+    /// Panics unless every one of `keys` is on the line.
+    pub(super) fn assert_has(&self, keys: &[&str]) {
+        for key in keys {
+            assert!(self.get(key).is_some(), "{key} in {self}");
+        }
+    }
+}
+
 impl fmt::Display for BenchLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let pairs: Vec<String> = self.0.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -197,7 +207,7 @@ mod tests {
     #[test]
     fn small_runs_bind_every_pod_and_print_the_go_keys() {
         let line = barrier(50, 8, 2).expect("every pod bound");
-        for key in [
+        line.assert_has(&[
             "workload",
             "gangs",
             "gang_size",
@@ -205,9 +215,7 @@ mod tests {
             "seconds",
             "pods_per_s",
             "rss_mb",
-        ] {
-            assert!(line.get(key).is_some(), "{key} in {line}");
-        }
+        ]);
         assert_eq!(line.get("pods"), Some("400"));
         let line = fan_out(200, 2).expect("every pod bound");
         assert!(line.get("permit_call_s").is_some(), "{line}");
