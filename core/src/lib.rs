@@ -142,4 +142,6 @@ pub use queue::{ClusterEvent, QueueConfig, QueuedPodInfo, SchedulingQueue};
 pub use scheduler::{Resources, Scheduler, SchedulerConfig};
 pub use status::{Code, Status};
 pub use time::{Clock, GoDuration, ManualClock, SystemClock, Time, TimerDriver};
-pub use waiting::{AddError, Decision, DecisionSink, WaitingPod, WaitingPods, WaitingState};
+pub use waiting::{
+    AddError, Decision, DecisionSink, WaitingPod, WaitingPods, WaitingRef, WaitingState,
+};

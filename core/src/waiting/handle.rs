@@ -26,6 +26,11 @@ impl WaitingPod {
         self.latch.pod()
     }
 
+    /// The registration this handle acts on.
+    pub fn ticket(&self) -> Ticket {
+        self.ticket
+    }
+
     /// The pod's uid.
     pub fn id(&self) -> &PodId {
         self.pod().id()

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use super::latch::Latch;
 use super::state::{AllowOutcome, Decided, WaitingState};
-use super::{AddError, Decision, DecisionSink, WaitingPod};
+use super::{AddError, Decision, DecisionSink, WaitingPod, WaitingRef};
 use crate::sync::channel::{self, Receiver};
 use crate::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::time::{Alarm, Deadlines};
@@ -163,6 +163,13 @@ impl WaitingPods {
             map: self.clone(),
             decided,
         }
+    }
+
+    /// Waiting pod `id`'s registration, borrowed: decide it without taking a handle (no
+    /// reference count is touched). `None` if it is not waiting.
+    pub fn find<'a>(&'a self, id: &'a PodId) -> Option<WaitingRef<'a>> {
+        let ticket = self.read().get(id)?.ticket();
+        Some(WaitingRef::new(self, id, ticket))
     }
 
     /// The handle of waiting pod `id`, if it is waiting.

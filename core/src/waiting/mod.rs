@@ -8,6 +8,7 @@
 
 mod decision;
 mod error;
+mod found;
 mod handle;
 mod latch;
 mod map;
@@ -19,6 +20,7 @@ mod state_tests;
 
 pub use decision::{Decision, DecisionSink};
 pub use error::AddError;
+pub use found::WaitingRef;
 pub use handle::WaitingPod;
 pub(crate) use map::Deliveries;
 pub use map::WaitingPods;

@@ -3,7 +3,9 @@
 //! wait for "GangScheduling" (a deadline in the map's index, as upstream registers a waiting
 //! pod; gangway keeps no timer object per pod). Two threads then run 500,000 pre-generated
 //! operations each: 80% `get` of a pod, 10% iterate over one gang, 10% reject the pod's waiting
-//! registration and register it afresh. No binding workers, as in the Go program.
+//! registration and register it afresh. No binding workers, as in the Go program. A `get` is
+//! [`WaitingPods::find`]: the registration, borrowed, ready to allow or reject — what Go's
+//! `GetWaitingPod` pointer is; an owned `WaitingPod` handle would count a reference too.
 //!
 //! "Iterate over one gang" has the Go program's two variants ([`Iter`]): `members` looks up each
 //! assumed member in the waiting map under the gang's registry lock, as Permit reaches its
@@ -117,13 +119,13 @@ impl Shared {
         for &op in ops {
             match op {
                 Op::Get(i) => {
-                    found += u64::from(self.waiting().get(self.pods[i as usize].id()).is_some());
+                    found += u64::from(self.waiting().find(self.pods[i as usize].id()).is_some());
                 }
                 Op::Gang(g) => found += self.one_gang(&self.keys[g as usize]),
                 Op::RejectReadd(i) => {
                     let id = self.pods[i as usize].id();
-                    if let Some(wp) = self.waiting().get(id) {
-                        wp.reject(GANG_SCHEDULING, "rejected by W3");
+                    if let Some(found) = self.waiting().find(id) {
+                        found.reject(GANG_SCHEDULING, "rejected by W3");
                     }
                     self.add(i as usize);
                 }
@@ -141,7 +143,7 @@ impl Shared {
                 .with_state(key, |state| {
                     let mut found = 0;
                     for id in state.assumed() {
-                        found += u64::from(self.waiting().get(id).is_some());
+                        found += u64::from(self.waiting().find(id).is_some());
                     }
                     found
                 })
