@@ -97,7 +97,7 @@ fn main() -> ExitCode {
 }
 
 fn bench_command(args: &BenchArgs) -> ExitCode {
-    match gangway_model::bench::run_with(args.workload, args.scale, args.workers, args.iter) {
+    match gangway_model::bench::run(args.workload, args.scale, args.workers, args.iter) {
         Ok(line) => {
             println!("{line}");
             ExitCode::SUCCESS

@@ -126,11 +126,6 @@ impl<'a> Members<'a> {
             placement: self.placement,
         }
     }
-
-    /// Their ids, collected.
-    pub fn to_set(&self) -> BTreeSet<PodId> {
-        self.iter().cloned().collect()
-    }
 }
 
 impl<'a> IntoIterator for Members<'a> {

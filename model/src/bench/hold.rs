@@ -17,7 +17,7 @@
 
 use std::time::{Duration, Instant};
 
-use gangway::sync::{Arc, Condvar, Mutex};
+use gangway::sync::{Arc, Mutex};
 use gangway::{Clock, Decision, Mode, SystemClock, Time, TimerDriver};
 
 use super::barrier::{Barrier, BarrierOutcome, OnDecided};
@@ -30,13 +30,17 @@ pub(super) const W2_TIMEOUT: Duration = Duration::from_secs(2);
 const UNSET: u64 = u64::MAX;
 
 /// What the binding workers record: per worker, when each pod's decision reached it (ns on the
-/// run's clock; one lock per worker, so the workers do not contend on it), and how many
-/// decisions arrived in all (to wake the scheduling thread once every pod has returned).
+/// run's clock) and how many reached it — one lock per worker, so the workers share nothing
+/// while they drain (Go stamps a slice slot and bumps an atomic counter).
 struct Returns {
-    at: Vec<Mutex<Vec<u64>>>,
-    count: Mutex<usize>,
-    all: Condvar,
+    at: Vec<Mutex<Stamps>>,
     total: usize,
+}
+
+/// One worker's stamps.
+struct Stamps {
+    at: Vec<u64>,
+    count: usize,
 }
 
 impl Returns {
@@ -44,42 +48,41 @@ impl Returns {
         Returns {
             // `vec![UNSET; n]` writes every slot, so the pages are resident before the baseline.
             at: (0..workers)
-                .map(|_| Mutex::new(vec![UNSET; pods]))
+                .map(|_| {
+                    Mutex::new(Stamps {
+                        at: vec![UNSET; pods],
+                        count: 0,
+                    })
+                })
                 .collect(),
-            count: Mutex::new(0),
-            all: Condvar::new(),
             total: pods,
         }
     }
 
     fn stamp(&self, worker: usize, pod: usize, now: Time) {
-        self.at[worker].lock()[pod] = now.as_nanos();
-        let mut count = self.count.lock();
-        *count += 1;
-        if *count >= self.total {
-            self.all.notify_all();
-        }
+        let mut mine = self.at[worker].lock();
+        mine.at[pod] = now.as_nanos();
+        mine.count += 1;
     }
 
-    /// Waits until every pod has returned, for at most `limit`; the count reached.
+    /// Waits until every pod has returned, for at most `limit`, looking every millisecond as
+    /// the Go program does; the count reached.
     fn wait_all(&self, limit: Duration) -> usize {
         let until = Instant::now() + limit;
-        let mut count = self.count.lock();
-        while *count < self.total {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
+        loop {
+            let count: usize = self.at.iter().map(|w| w.lock().count).sum();
+            if count >= self.total || Instant::now() >= until {
+                return count;
             }
-            self.all.wait_for(&mut count, left);
+            std::thread::sleep(Duration::from_millis(1));
         }
-        *count
     }
 
     /// Each pod's return time (the earliest stamp of any worker; `UNSET` if none).
     fn merged(&self) -> Vec<u64> {
         let mut merged = vec![UNSET; self.total];
         for at in &self.at {
-            for (m, &t) in merged.iter_mut().zip(at.lock().iter()) {
+            for (m, &t) in merged.iter_mut().zip(at.lock().at.iter()) {
                 *m = (*m).min(t);
             }
         }

@@ -10,4 +10,4 @@ mod workloads;
 
 pub use barrier::{Barrier, BarrierOutcome, OnDecided};
 pub use contention::Iter;
-pub use workloads::{run, run_with, BenchLine, Workload};
+pub use workloads::{run, BenchLine, Workload};

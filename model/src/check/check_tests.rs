@@ -103,17 +103,23 @@ fn a_release_that_announces_nothing_parks_a_pod_that_fits() {
     assert!(trace.contains("a node has room for it"), "{trace}");
 }
 
-#[test]
-fn an_arrival_that_skips_the_pod_add_event_leaves_a_complete_gang_gated() {
-    // Two gangs, room for one; pods arrive one by one. (A gang whose active member reaches
-    // Permit is rescued by Permit's sibling activation; the second gang's never does.)
-    let config = ClusterConfig {
+/// Two gangs of two arriving one pod at a time, on one node with room for one gang: the
+/// cluster of the arrival flaw's witnesses.
+fn two_gangs_arriving_with_room_for_one() -> ClusterConfig {
+    ClusterConfig {
         gangs: vec![(2, 2), (2, 2)],
         nodes: vec![2],
         arrivals: true,
         group_updates: 0,
         ..Preset::Tiny.config(Mode::Hardened)
-    };
+    }
+}
+
+#[test]
+fn an_arrival_that_skips_the_pod_add_event_leaves_a_complete_gang_gated() {
+    // Two gangs, room for one; pods arrive one by one. (A gang whose active member reaches
+    // Permit is rescued by Permit's sibling activation; the second gang's never does.)
+    let config = two_gangs_arriving_with_room_for_one();
     let broken = model(config.clone(), Some(Flaw::ArrivalSkipsMoveEvent));
     let trace = counterexample(&broken, I8);
     assert!(trace.contains("pod created, queued"), "{trace}");
@@ -167,13 +173,7 @@ fn every_reachable_state_can_settle_on_the_ci_presets() {
 /// the second gang can never settle.
 #[test]
 fn a_gang_left_gated_can_never_settle() {
-    let config = ClusterConfig {
-        gangs: vec![(2, 2), (2, 2)],
-        nodes: vec![2],
-        arrivals: true,
-        group_updates: 0,
-        ..Preset::Tiny.config(Mode::Hardened)
-    };
+    let config = two_gangs_arriving_with_room_for_one();
     let broken = model(config.clone(), Some(Flaw::ArrivalSkipsMoveEvent));
     let found = check_settling(&broken, 1_000_000).expect("fits");
     let (state, count) = found.unsettled.expect("a state that can never settle");

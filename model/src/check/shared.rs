@@ -11,11 +11,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use gangway::gang::Groups;
 use gangway::queue::QueueState;
 use gangway::scheduler::CacheState;
+use gangway::sync::Arc;
 use gangway::{Pod, PodId, WaitingState};
 
 use super::cluster::Stage;
@@ -108,8 +109,9 @@ part_hash_by_hash!(
     BTreeMap<PodId, Pod>,
 );
 
-/// Each group's state in key order, through this hasher: `Groups`' own `Hash` runs a SipHash
-/// per group (to be independent of its hash map's order), several times the cost.
+/// Each group's state in key order, through this hasher. `Groups`' own `Hash` sums per-group
+/// hashes from the core's table hasher (order-independent, mixed enough for a table); a
+/// fingerprint that must tell millions of states apart gets every group through this one.
 impl PartHash for Groups {
     fn part_hash(&self, hasher: &mut PartHasher) {
         hasher.write_usize(self.len());
