@@ -1,21 +1,42 @@
-use std::borrow::Borrow;
 use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use crate::sync::Arc;
 use crate::{GroupKey, Resources, Time};
 
-/// A pod's uid: the key of every gangway map. Cheap to clone (one shared allocation).
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct PodId(Arc<str>);
+/// A pod's uid: the key of every gangway map. Cheap to clone (one shared allocation) and
+/// hashed once, when built: a lookup hashes one word and, when the id it looks for was cloned
+/// from the stored one (the common case of a lookup that finds its pod), compares without
+/// reading the uid's bytes.
+#[derive(Clone)]
+pub struct PodId {
+    /// A hash of the uid, fixed when the id is built.
+    hash: u64,
+    uid: Arc<str>,
+}
 
-/// Orders as the uid string. Ids cloned from one another share their allocation, and those
-/// compare equal without reading the bytes — the common case of a lookup that finds its pod.
+impl PartialEq for PodId {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && (Arc::ptr_eq(&self.uid, &other.uid) || self.uid == other.uid)
+    }
+}
+
+impl Eq for PodId {}
+
+/// Feeds the hash fixed at construction (a function of the uid, so equal ids hash alike).
+impl Hash for PodId {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// Orders as the uid string.
 impl Ord for PodId {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        if Arc::ptr_eq(&self.0, &other.0) {
+        if Arc::ptr_eq(&self.uid, &other.uid) {
             return std::cmp::Ordering::Equal;
         }
-        self.0.cmp(&other.0)
+        self.uid.cmp(&other.uid)
     }
 }
 
@@ -28,12 +49,18 @@ impl PartialOrd for PodId {
 impl PodId {
     /// A pod id from its uid.
     pub fn new(uid: impl Into<Arc<str>>) -> PodId {
-        PodId(uid.into())
+        let uid = uid.into();
+        let mut hasher = DefaultHasher::new();
+        uid.hash(&mut hasher);
+        PodId {
+            hash: hasher.finish(),
+            uid,
+        }
     }
 
     /// The uid.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.uid
     }
 }
 
@@ -49,21 +76,15 @@ impl From<String> for PodId {
     }
 }
 
-impl Borrow<str> for PodId {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
-
 impl fmt::Debug for PodId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
+        fmt::Debug::fmt(&*self.uid, f)
     }
 }
 
 impl fmt::Display for PodId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.uid)
     }
 }
 
@@ -291,6 +312,24 @@ mod tests {
                     "{a:?} vs {b:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn ids_built_apart_from_one_uid_are_equal_and_hash_alike() {
+        use std::hash::BuildHasher;
+        let hasher = crate::fast_hash::BuildFastHasher::default();
+        let (a, b) = (PodId::from("uid-7"), PodId::from(String::from("uid-7")));
+        assert_eq!(a, b);
+        assert_eq!(hasher.hash_one(&a), hasher.hash_one(&b));
+        assert_eq!(a, a.clone());
+        assert_ne!(a, PodId::from("uid-8"));
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..10_000 {
+            assert!(
+                seen.insert(PodId::new(format!("uid-{i}")).hash),
+                "hash collision"
+            );
         }
     }
 
