@@ -62,6 +62,11 @@ impl PodId {
     pub fn as_str(&self) -> &str {
         &self.uid
     }
+
+    /// The hash fixed when the id was built (what the waiting map spreads its shards by).
+    pub(crate) fn fixed_hash(&self) -> u64 {
+        self.hash
+    }
 }
 
 impl From<&str> for PodId {

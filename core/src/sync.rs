@@ -217,6 +217,14 @@ impl<T: fmt::Debug> fmt::Debug for RwLock<T> {
     }
 }
 
+/// Atomic integers: std's, or loom's under `--cfg loom` (so loom sees every access).
+pub mod atomic {
+    #[cfg(loom)]
+    pub use loom::sync::atomic::{AtomicU64, Ordering};
+    #[cfg(not(loom))]
+    pub use std::sync::atomic::{AtomicU64, Ordering};
+}
+
 /// Unbounded multi-producer channels: crossbeam-channel, or under `--cfg loom` a small
 /// channel built from the facade's own [`Mutex`] and [`Condvar`], so that loom sees every send
 /// and every blocking receive (loom's mpsc receiver is not `Sync` and crossbeam is invisible to

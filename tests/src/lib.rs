@@ -9,11 +9,14 @@
 //! 5. [`queue_conformance`] — upstream's scheduling-queue test scenarios as data, and their
 //!    driver.
 //! 6. [`replay`] — a model-checker path replayed against the real concurrent core.
+//! 7. [`gang_batch`] — a gang's batch decision on the sharded waiting map, real and broken,
+//!    for the `loom_shards` models.
 
 #![deny(missing_docs)]
 
 pub mod broken;
 mod decision_point;
+pub mod gang_batch;
 #[cfg(not(loom))]
 pub mod gang_lockstep;
 #[cfg(not(loom))]

@@ -1,17 +1,22 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::batch::{allow_all_in, reject_all_in};
 use super::latch::Latch;
+use super::shards::Shards;
 use super::state::{AllowOutcome, Decided, WaitingState};
 use super::{AddError, Decision, DecisionSink, WaitingPod, WaitingRef};
 use crate::sync::channel::{self, Receiver};
-use crate::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::sync::{Arc, Mutex};
 use crate::time::{Alarm, Deadlines};
 use crate::{PluginName, Pod, PodId, Status, Time};
 
 /// The waiting-pod map: every pod parked at Permit until it is allowed, rejected or times out.
 ///
-/// It is a [`WaitingState`] behind one lock. Each pod is decided exactly once (I1): the first
+/// It is a [`WaitingState`] split by uid hash into shards, each behind its own lock, so that
+/// threads deciding different pods do not wait for each other; a gang's decision locks the
+/// shards of all its members at once, in shard order (see `docs/architecture.md`). Each pod
+/// is decided exactly once (I1): the first
 /// decision takes the pod out of the map, publishes it on the pod's latch and wakes its waiters
 /// (I2), and every later `allow`/`reject` reports `false` (H4). Decisions reach the binding side
 /// either through [`WaitingPod::wait`] or through a [`DecisionSink`] — a channel or callback
@@ -44,7 +49,7 @@ pub struct WaitingPods {
 }
 
 pub(super) struct Shared {
-    state: RwLock<WaitingState<Arc<Latch>>>,
+    shards: Shards,
     sink: Option<Box<dyn DecisionSink>>,
     alarm: Mutex<Option<Alarm>>,
 }
@@ -69,7 +74,7 @@ impl WaitingPods {
     fn build(sink: Option<Box<dyn DecisionSink>>) -> WaitingPods {
         WaitingPods {
             shared: Arc::new(Shared {
-                state: RwLock::new(WaitingState::new()),
+                shards: Shards::new(),
                 sink,
                 alarm: Mutex::new(None),
             }),
@@ -87,10 +92,14 @@ impl WaitingPods {
         I: IntoIterator<Item = (PluginName, Duration)>,
     {
         let latch = Arc::new(Latch::new(pod.clone()));
+        let shards = &self.shared.shards;
         let (ticket, earlier) = {
-            let mut state = self.lock();
+            let mut state = shards.write(pod.id());
             let before = state.next_deadline();
-            let ticket = state.add(pod, plugin_waits, now, latch.clone())?;
+            let ticket = state.add_numbered(pod, plugin_waits, now, latch.clone(), |_| {
+                shards.draw_ticket()
+            })?;
+            // Earlier than its shard's earliest: possibly the map's (a spare ring is harmless).
             (ticket, state.next_deadline() != before)
         };
         if earlier {
@@ -108,7 +117,11 @@ impl WaitingPods {
     /// (H1, H3).
     pub fn add_untimed(&self, pod: Pod, plugin: PluginName) -> Result<WaitingPod, AddError> {
         let latch = Arc::new(Latch::new(pod.clone()));
-        let ticket = self.lock().add_untimed(pod, plugin, latch.clone())?;
+        let shards = &self.shared.shards;
+        let ticket =
+            shards
+                .write(pod.id())
+                .add_untimed_numbered(pod, plugin, latch.clone(), |_| shards.draw_ticket())?;
         Ok(WaitingPod::new(self.clone(), ticket, latch))
     }
 
@@ -135,8 +148,8 @@ impl WaitingPods {
         ids: &[PodId],
         plugin: &str,
     ) -> Result<Deliveries, PodId> {
-        let mut state = self.lock();
-        let decided = state.allow_all(ids, plugin)?;
+        let mut locked = self.shared.shards.write_many(ids);
+        let decided = allow_all_in(&mut locked, ids, plugin)?;
         Ok(self.published(decided))
     }
 
@@ -149,12 +162,12 @@ impl WaitingPods {
         message: &str,
     ) -> Deliveries {
         let status = Status::unschedulable(message).with_plugin(plugin);
-        let mut state = self.lock();
-        let decided = state.reject_all(ids, &status);
+        let mut locked = self.shared.shards.write_many(ids);
+        let decided = reject_all_in(&mut locked, ids, &status);
         self.published(decided)
     }
 
-    /// Publishes each decision on its latch (the map lock is held by the caller).
+    /// Publishes each decision on its latch (the shards' locks are held by the caller).
     fn published(&self, decided: Vec<Decided<Arc<Latch>>>) -> Deliveries {
         for d in &decided {
             d.latch.publish(d.status.clone());
@@ -168,13 +181,13 @@ impl WaitingPods {
     /// Waiting pod `id`'s registration, borrowed: decide it without taking a handle (no
     /// reference count is touched). `None` if it is not waiting.
     pub fn find<'a>(&'a self, id: &'a PodId) -> Option<WaitingRef<'a>> {
-        let ticket = self.read().get(id)?.ticket();
+        let ticket = self.shared.shards.read(id).get(id)?.ticket();
         Some(WaitingRef::new(self, id, ticket))
     }
 
     /// The handle of waiting pod `id`, if it is waiting.
     pub fn get(&self, id: &PodId) -> Option<WaitingPod> {
-        let state = self.read();
+        let state = self.shared.shards.read(id);
         let entry = state.get(id)?;
         Some(WaitingPod::new(
             self.clone(),
@@ -201,7 +214,7 @@ impl WaitingPods {
     /// if it was waiting; `None` (a no-op) otherwise.
     pub fn remove(&self, id: &PodId) -> Option<WaitingPod> {
         let decided = {
-            let mut state = self.lock();
+            let mut state = self.shared.shards.write(id);
             let decided = state.reject(id, None, Status::unschedulable("removed"))?;
             decided.latch.publish(decided.status.clone());
             decided
@@ -215,17 +228,29 @@ impl WaitingPods {
     /// "rejected due to timeout after waiting `<d>` at plugin `<p>`", and returns those decisions
     /// in deadline order. The only way a timeout takes effect.
     pub fn expire(&self, now: Time) -> Vec<Decision> {
-        let decided = {
-            let mut state = self.lock();
-            let decided = state.expire(now);
-            for d in &decided {
+        let shards = &self.shared.shards;
+        let mut decided = Vec::new();
+        for index in 0..shards.count() {
+            if shards
+                .read_at(index)
+                .next_deadline()
+                .is_none_or(|d| d > now)
+            {
+                continue;
+            }
+            let mut state = shards.write_at(index);
+            let mut part = state.expire_dated(now);
+            for (_, d) in &part {
                 d.latch.publish(d.status.clone());
             }
-            decided
-        };
+            drop(state);
+            decided.append(&mut part);
+        }
+        // Each shard's part is in (deadline, id) order, as the whole map's would be.
+        decided.sort_by(|(a, x), (b, y)| (a, x.pod.id()).cmp(&(b, y.pod.id())));
         decided
             .into_iter()
-            .map(|d| {
+            .map(|(_, d)| {
                 let decision = Decision {
                     pod: d.pod.clone(),
                     status: d.status.clone(),
@@ -238,26 +263,43 @@ impl WaitingPods {
 
     /// The earliest deadline of any waiting pod.
     pub fn next_deadline(&self) -> Option<Time> {
-        self.read().next_deadline()
+        let shards = &self.shared.shards;
+        (0..shards.count())
+            .filter_map(|index| shards.read_at(index).next_deadline())
+            .min()
     }
 
     /// How many pods are waiting.
     pub fn len(&self) -> usize {
-        self.read().len()
+        self.shared.shards.read_all().iter().map(|s| s.len()).sum()
     }
 
     /// Whether no pod is waiting.
     pub fn is_empty(&self) -> bool {
-        self.read().is_empty()
+        self.shared.shards.read_all().iter().all(|s| s.is_empty())
+    }
+
+    /// How many locks the map spreads its pods over (a power of two; 2 under loom).
+    pub fn shards(&self) -> usize {
+        self.shared.shards.count()
+    }
+
+    /// Which shard (`0..shards()`) holds pod `id`: pods in different shards are decided under
+    /// different locks. Models use it to put a gang's members in more than one shard.
+    pub fn shard_of(&self, id: &PodId) -> usize {
+        self.shared.shards.index_of(id)
     }
 
     /// Handles of every waiting pod, in pod id order, taken in one critical section.
     pub fn snapshot(&self) -> Vec<WaitingPod> {
-        let state = self.read();
-        state
+        let shards = self.shared.shards.read_all();
+        let mut handles: Vec<WaitingPod> = shards
             .iter()
+            .flat_map(|state| state.iter())
             .map(|e| WaitingPod::new(self.clone(), e.ticket(), e.latch().clone()))
-            .collect()
+            .collect();
+        handles.sort_unstable_by(|a, b| a.id().cmp(b.id()));
+        handles
     }
 
     /// Calls `f` on every pod waiting at the time of the call. Unlike upstream's
@@ -270,9 +312,12 @@ impl WaitingPods {
         }
     }
 
-    /// A copy of the pure state without the latches, for checkers and debugging.
+    /// A copy of the pure state without the latches, for checkers and debugging: the shards
+    /// merged, taken in one critical section.
     pub fn state(&self) -> WaitingState<()> {
-        self.read().map_latches(|_| ())
+        let shards = self.shared.shards.read_all();
+        let next_ticket = self.shared.shards.next_ticket();
+        WaitingState::merged(shards.iter().map(|s| &**s), next_ticket, |_| ())
     }
 
     pub(super) fn allow_ticket(
@@ -282,7 +327,7 @@ impl WaitingPods {
         plugin: &str,
     ) -> bool {
         let decided = {
-            let mut state = self.lock();
+            let mut state = self.shared.shards.write(id);
             match state.allow(id, ticket, plugin) {
                 AllowOutcome::Allowed(decided) => {
                     decided.latch.publish(decided.status.clone());
@@ -302,7 +347,7 @@ impl WaitingPods {
         status: Status,
     ) -> bool {
         let decided = {
-            let mut state = self.lock();
+            let mut state = self.shared.shards.write(id);
             let Some(decided) = state.reject(id, ticket, status) else {
                 return false;
             };
@@ -314,7 +359,7 @@ impl WaitingPods {
     }
 
     pub(super) fn pending_plugins(&self, id: &PodId, ticket: super::Ticket) -> Vec<PluginName> {
-        let state = self.read();
+        let state = self.shared.shards.read(id);
         match state.get(id) {
             Some(entry) if entry.ticket() == ticket => {
                 entry.pending().iter().map(|p| p.plugin.clone()).collect()
@@ -331,16 +376,6 @@ impl WaitingPods {
                 status: decided.status,
             });
         }
-    }
-
-    /// Shared access, for lookups: readers do not wait for each other.
-    fn read(&self) -> RwLockReadGuard<'_, WaitingState<Arc<Latch>>> {
-        self.shared.state.read()
-    }
-
-    /// Exclusive access, for every change (and the latch publication that goes with it).
-    fn lock(&self) -> RwLockWriteGuard<'_, WaitingState<Arc<Latch>>> {
-        self.shared.state.write()
     }
 }
 

@@ -1,11 +1,13 @@
 //! Pods parked at Permit and their decisions.
 //!
 //! 1. [`WaitingState`] — the map as pure data (`&mut self` transitions, no locks, no clock).
-//! 2. [`WaitingPods`] — that state behind one lock, with decision delivery.
+//! 2. [`WaitingPods`] — that state split into shards, each behind its own lock, with decision
+//!    delivery.
 //! 3. [`WaitingPod`] — a handle on one pod: allow, reject, wait.
 //! 4. [`Decision`] and [`DecisionSink`] — how decided pods reach the binding workers.
 //! 5. [`AddError`] — why a pod could not start waiting.
 
+mod batch;
 mod decision;
 mod error;
 mod found;
@@ -13,6 +15,7 @@ mod handle;
 mod latch;
 mod map;
 mod rename;
+mod shards;
 
 mod state;
 #[cfg(test)]

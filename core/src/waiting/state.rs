@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use smallvec::{smallvec, SmallVec};
 
+use super::batch::{allow_all_in, reject_all_in};
 use super::AddError;
 use crate::fast_hash::{hash_unordered, BuildFastHasher};
 use crate::{GoDuration, PluginName, Pod, PodId, Status, Time};
@@ -63,7 +64,7 @@ impl<L> WaitingEntry<L> {
     }
 
     /// The pending plugin whose deadline comes first (ties: the earlier registered).
-    fn earliest(&self) -> &PendingPlugin {
+    pub(super) fn earliest(&self) -> &PendingPlugin {
         self.pending
             .iter()
             .min_by_key(|p| p.deadline)
@@ -168,6 +169,23 @@ impl<L> WaitingState<L> {
     where
         I: IntoIterator<Item = (PluginName, Duration)>,
     {
+        self.add_numbered(pod, waits, now, latch, |own| own)
+    }
+
+    /// [`add`](Self::add), numbering the registration `number(own next ticket)`, drawn only
+    /// once the pod is known to be new: a sharded map draws its tickets from one counter for
+    /// all its shards, so that they run in registration order as a single state's do.
+    pub(super) fn add_numbered<I>(
+        &mut self,
+        pod: Pod,
+        waits: I,
+        now: Time,
+        latch: L,
+        number: impl FnOnce(u64) -> u64,
+    ) -> Result<Ticket, AddError>
+    where
+        I: IntoIterator<Item = (PluginName, Duration)>,
+    {
         if self.pods.contains_key(pod.id()) {
             return Err(AddError::AlreadyWaiting(pod));
         }
@@ -186,7 +204,7 @@ impl<L> WaitingState<L> {
         if pending.is_empty() {
             return Err(AddError::NothingToWaitFor(pod));
         }
-        self.insert(pod, pending, latch)
+        self.insert(pod, pending, latch, number)
     }
 
     /// Registers `pod` as waiting for `plugin` with **no deadline in this map**: the plugin
@@ -198,12 +216,23 @@ impl<L> WaitingState<L> {
         plugin: PluginName,
         latch: L,
     ) -> Result<Ticket, AddError> {
+        self.add_untimed_numbered(pod, plugin, latch, |own| own)
+    }
+
+    /// [`add_untimed`](Self::add_untimed), numbered as [`add_numbered`](Self::add_numbered).
+    pub(super) fn add_untimed_numbered(
+        &mut self,
+        pod: Pod,
+        plugin: PluginName,
+        latch: L,
+        number: impl FnOnce(u64) -> u64,
+    ) -> Result<Ticket, AddError> {
         let pending = smallvec![PendingPlugin {
             plugin,
             wait: Duration::MAX,
             deadline: Time::MAX,
         }];
-        self.insert(pod, pending, latch)
+        self.insert(pod, pending, latch, number)
     }
 
     /// Files a new entry (one search of the map); refuses a pod already waiting.
@@ -212,13 +241,14 @@ impl<L> WaitingState<L> {
         pod: Pod,
         pending: SmallVec<[PendingPlugin; 1]>,
         latch: L,
+        number: impl FnOnce(u64) -> u64,
     ) -> Result<Ticket, AddError> {
         let slot = match self.pods.entry(pod.id().clone()) {
             Entry::Occupied(_) => return Err(AddError::AlreadyWaiting(pod)),
             Entry::Vacant(slot) => slot,
         };
-        let ticket = Ticket(self.next_ticket);
-        self.next_ticket += 1;
+        let ticket = Ticket(number(self.next_ticket));
+        self.next_ticket = ticket.0 + 1;
         let entry = slot.insert(WaitingEntry {
             pod,
             ticket,
@@ -232,7 +262,7 @@ impl<L> WaitingState<L> {
     }
 
     /// Indexes pod `id` under `deadline`, unless it has none ([`Time::MAX`]).
-    fn index(&mut self, deadline: Time, id: &PodId) {
+    pub(super) fn index(&mut self, deadline: Time, id: &PodId) {
         if deadline != Time::MAX {
             self.deadlines.insert((deadline, id.clone()));
         }
@@ -283,59 +313,28 @@ impl<L> WaitingState<L> {
 
     /// Clears `plugin` for every pod in `ids` — all of them or none: if any is not waiting,
     /// nothing changes and that pod's id is returned. Otherwise returns the pods this call
-    /// allowed (those with no other plugin pending). One step, so no other decision can land
-    /// between two members (the hardened gang's quorum, H1).
+    /// allowed (those with no other plugin pending), in `ids` order. One step, so no other
+    /// decision can land between two members (the hardened gang's quorum, H1).
     pub fn allow_all(&mut self, ids: &[PodId], plugin: &str) -> Result<Vec<Decided<L>>, PodId> {
-        // Each entry is taken out once (one lookup per pod) and put back only if it is missing
-        // a pod (all or none) or still waits for another plugin.
-        let mut taken: Vec<WaitingEntry<L>> = Vec::with_capacity(ids.len());
-        for id in ids {
-            match self.pods.remove(id) {
-                Some(entry) => taken.push(entry),
-                None if taken.iter().any(|e| e.pod.id() == id) => {} // named twice
-                None => {
-                    for entry in taken {
-                        self.pods.insert(entry.pod.id().clone(), entry);
-                    }
-                    return Err(id.clone());
-                }
-            }
-        }
-        let mut allowed = Vec::with_capacity(taken.len());
-        for mut entry in taken {
-            let Some(index) = entry.pending.iter().position(|p| p.plugin == plugin) else {
-                self.pods.insert(entry.pod.id().clone(), entry);
-                continue;
-            };
-            let before = entry.earliest().deadline;
-            entry.pending.remove(index);
-            if entry.pending.is_empty() {
-                allowed.push(self.decided(entry, before, Status::success()));
-                continue;
-            }
-            let id = entry.pod.id().clone();
-            let after = entry.earliest().deadline;
-            if after != before {
-                self.deadlines.remove(&(before, id.clone()));
-                self.index(after, &id);
-            }
-            self.pods.insert(id, entry);
-        }
-        Ok(allowed)
+        allow_all_in(self, ids, plugin)
     }
 
     /// Rejects every pod in `ids` that is still waiting with `status`, in one step; returns
-    /// those this call decided.
+    /// those this call decided, in `ids` order.
     pub fn reject_all(&mut self, ids: &[PodId], status: &Status) -> Vec<Decided<L>> {
-        ids.iter()
-            .filter_map(|id| self.reject(id, None, status.clone()))
-            .collect()
+        reject_all_in(self, ids, status)
     }
 
     /// Rejects every pod whose earliest pending deadline is at or before `now`, in deadline
     /// order, each with "rejected due to timeout after waiting `<wait>` at plugin `<plugin>`"
     /// attributed to that plugin — the only way a timeout takes effect.
     pub fn expire(&mut self, now: Time) -> Vec<Decided<L>> {
+        self.expire_dated(now).into_iter().map(|(_, d)| d).collect()
+    }
+
+    /// [`expire`](Self::expire), each decision with the deadline it timed out at (for merging
+    /// the shards of a map in deadline order).
+    pub(super) fn expire_dated(&mut self, now: Time) -> Vec<(Time, Decided<L>)> {
         let mut decided = Vec::new();
         while let Some((deadline, id)) = self.deadlines.first().cloned() {
             if deadline > now {
@@ -348,7 +347,7 @@ impl<L> WaitingState<L> {
             let timed_out = entry.earliest();
             let status = Status::unschedulable(timeout_message(timed_out.wait, &timed_out.plugin))
                 .with_plugin(timed_out.plugin.clone());
-            decided.extend(self.take(&id, deadline, status));
+            decided.extend(self.take(&id, deadline, status).map(|d| (deadline, d)));
         }
         decided
     }
@@ -455,7 +454,12 @@ impl<L> WaitingState<L> {
 
     /// `entry`, already out of the map and indexed under `deadline`, decided with `status`:
     /// its index entry goes too.
-    fn decided(&mut self, entry: WaitingEntry<L>, deadline: Time, status: Status) -> Decided<L> {
+    pub(super) fn decided(
+        &mut self,
+        entry: WaitingEntry<L>,
+        deadline: Time,
+        status: Status,
+    ) -> Decided<L> {
         if deadline != Time::MAX {
             self.deadlines.remove(&(deadline, entry.pod.id().clone()));
         }
