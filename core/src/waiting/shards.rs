@@ -15,8 +15,8 @@ use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::PodId;
 
-/// How many shards a map has (a power of two). Under loom two: few enough that the models stay
-/// small, enough that a gang's members can fall in different shards.
+/// How many shards a map has (a power of two, at most 255). Under loom two: few enough that
+/// the models stay small, enough that a gang's members can fall in different shards.
 pub(super) const SHARDS: usize = if cfg!(loom) { 2 } else { 64 };
 
 /// What each shard holds.
@@ -79,12 +79,20 @@ impl Shards {
 
     /// Exclusive access to every shard that holds a pod of `ids`, taken in shard order.
     pub(super) fn write_many(&self, ids: &[PodId]) -> Locked<'_> {
-        let mut indices: SmallVec<[usize; 8]> = ids.iter().map(|id| self.index_of(id)).collect();
-        indices.sort_unstable();
-        indices.dedup();
+        let mut touched = [false; SHARDS];
+        for id in ids {
+            touched[self.index_of(id)] = true;
+        }
+        let mut slots = [NOT_LOCKED; SHARDS];
+        let mut guards = SmallVec::new();
+        for (index, _) in touched.iter().enumerate().filter(|(_, t)| **t) {
+            slots[index] = guards.len() as u8;
+            guards.push(self.write_at(index));
+        }
         Locked {
             shards: self,
-            guards: indices.into_iter().map(|i| (i, self.write_at(i))).collect(),
+            slots,
+            guards,
         }
     }
 
@@ -106,19 +114,24 @@ impl Shards {
     }
 }
 
-/// The write locks of the shards a gang's members fall in, ascending by shard.
+/// A shard a batch has not locked, in [`Locked::slots`].
+const NOT_LOCKED: u8 = u8::MAX;
+
+/// The write locks of the shards a gang's members fall in, taken in shard order.
 pub(super) struct Locked<'a> {
     shards: &'a Shards,
-    guards: SmallVec<[(usize, RwLockWriteGuard<'a, State>); 4]>,
+    /// For each shard, where its guard is in `guards` ([`NOT_LOCKED`] if it is not locked).
+    slots: [u8; SHARDS],
+    guards: SmallVec<[RwLockWriteGuard<'a, State>; 4]>,
 }
 
 impl StateOf<Arc<Latch>> for Locked<'_> {
     fn state_of(&mut self, id: &PodId) -> &mut State {
-        let index = self.shards.index_of(id);
-        let slot = self
-            .guards
-            .binary_search_by_key(&index, |(i, _)| *i)
-            .expect("a batch locks the shard of every pod it names");
-        &mut self.guards[slot].1
+        let slot = self.slots[self.shards.index_of(id)];
+        assert_ne!(
+            slot, NOT_LOCKED,
+            "a batch locks the shard of every pod it names"
+        );
+        &mut self.guards[usize::from(slot)]
     }
 }
