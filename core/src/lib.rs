@@ -126,6 +126,7 @@ mod plugin_names;
 mod pod;
 pub mod queue;
 pub mod scheduler;
+mod sharded;
 mod status;
 pub mod symmetry;
 pub mod sync;

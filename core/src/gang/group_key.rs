@@ -38,6 +38,11 @@ impl GroupKey {
         pod.group_key().cloned()
     }
 
+    /// The hash fixed when the key was built (what the registry spreads its shards by).
+    pub(crate) fn fixed_hash(&self) -> u64 {
+        self.0.hash
+    }
+
     /// The namespace.
     pub fn namespace(&self) -> &str {
         &self.0.namespace

@@ -129,6 +129,13 @@ impl Groups {
         Some(old)
     }
 
+    /// Takes a copy of every group of `other` (whose keys this one does not hold: the shards
+    /// of a registry are disjoint).
+    pub(crate) fn absorb(&mut self, other: &Groups) {
+        self.states
+            .extend(other.states.iter().map(|(k, s)| (k.clone(), s.clone())));
+    }
+
     /// The state of group `key`.
     pub fn get(&self, key: &GroupKey) -> Option<&GroupState> {
         self.states.get(key)

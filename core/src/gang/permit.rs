@@ -67,7 +67,7 @@ impl GangScheduling {
     }
 
     fn permit_upstream(&self, pod: &Pod, now: Time) -> Permit {
-        let verdict = upstream_permit(&self.inner.registry.lock(), pod);
+        let verdict = upstream_permit(&self.inner.registry.lock_for(pod), pod);
         match verdict {
             UpstreamVerdict::Reject(status) => Permit::Reject(status),
             UpstreamVerdict::Allow(siblings) => {
@@ -87,7 +87,7 @@ impl GangScheduling {
     }
 
     fn permit_hardened(&self, pod: &Pod, now: Time) -> Permit {
-        let mut groups = self.inner.registry.lock();
+        let mut groups = self.inner.registry.lock_for(pod);
         let mut waiting = Deferred {
             map: &self.inner.waiting,
             deliveries: Vec::new(),
@@ -159,7 +159,10 @@ impl GangScheduling {
             let reason =
                 reason.get_or_insert_with(|| timeout_message(self.inner.timeout, &GANG_SCHEDULING));
             let mut deliveries = Deliveries::none(&self.inner.waiting);
-            let mut groups = self.inner.registry.lock();
+            let mut groups = self
+                .inner
+                .registry
+                .lock_keys(due.iter().map(|(_, key)| key));
             for (deadline, key) in due {
                 let Some(state) = groups.get_mut(&key) else {
                     continue;

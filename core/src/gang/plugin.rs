@@ -118,7 +118,7 @@ impl GangScheduling {
     /// Hardened: if it was still waiting in a gang attempt (bound by someone else), its waiting
     /// entry is rejected so its binding cycle ends; it now counts as assigned towards quorum.
     pub fn on_pod_bound(&self, pod: &Pod) -> bool {
-        let mut groups = self.inner.registry.lock();
+        let mut groups = self.inner.registry.lock_for(pod);
         let in_attempt = self.hardened_waiter(&groups, pod);
         if !groups.bind_observed(pod) {
             return false;
@@ -139,7 +139,7 @@ impl GangScheduling {
     /// changes; the caller rejects the pod's own waiting entry (`WaitingPods::remove`).
     /// `None` (no-op) if it was not a member.
     pub fn on_pod_deleted(&self, pod: &Pod) -> Option<Pod> {
-        let mut groups = self.inner.registry.lock();
+        let mut groups = self.inner.registry.lock_for(pod);
         let in_attempt = self.hardened_waiter(&groups, pod);
         let deleted = groups.delete_pod(pod)?;
         if !in_attempt {
@@ -180,7 +180,7 @@ impl GangScheduling {
     /// gang has fewer than `min_count` members ([`gang_pre_enqueue`](super::gang_pre_enqueue)
     /// under the registry's lock).
     pub fn pre_enqueue(&self, pod: &Pod) -> Status {
-        super::gang_pre_enqueue(&self.inner.registry.read(), pod)
+        super::gang_pre_enqueue(&self.inner.registry.read_for(pod), pod)
     }
 
     /// Reserve: the pod is assumed in its group. Pods without a group: `Ok` (nothing to do).
@@ -188,7 +188,7 @@ impl GangScheduling {
         if GroupKey::of(pod).is_none() {
             return Ok(());
         }
-        let mut groups = self.inner.registry.lock();
+        let mut groups = self.inner.registry.lock_for(pod);
         let Some(state) = groups.state_of_mut(pod) else {
             return Err(ReserveError::NoGroupState(pod.id().clone()));
         };
@@ -203,7 +203,7 @@ impl GangScheduling {
     /// was waiting in an open gang attempt, the attempt fails and every other waiting member is
     /// rejected with it (H1). Unknown, deleted or unassumed pods: no-op.
     pub fn unreserve(&self, pod: &Pod) {
-        let mut groups = self.inner.registry.lock();
+        let mut groups = self.inner.registry.lock_for(pod);
         let in_attempt = self.hardened_waiter(&groups, pod);
         let Some(state) = groups.state_of_mut(pod) else {
             return;

@@ -1,16 +1,21 @@
 use std::fmt;
 
 use super::{AddPodError, GroupKey, GroupState, GroupUpdateError, Groups, PodGroup};
-use crate::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::sharded::{Locked, Sharded};
+use crate::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 use crate::Pod;
 
-/// The concurrent map of pod group states: [`Groups`] behind one reader-writer lock (reads —
-/// [`with_state`](GroupRegistry::with_state), copies, counts, PreEnqueue — share it). Cluster events (pod and
-/// PodGroup add, update, delete) feed it; the gang plugin reads and changes one group in one
-/// critical section. Clones share the registry.
+/// The concurrent map of pod group states: [`Groups`] split by group key into shards, each
+/// behind its own reader-writer lock (see `docs/architecture.md`). Everything the gang plugin
+/// does concerns one group, and takes only that group's shard: binding workers finishing one
+/// gang do not wait for the scheduling thread working on the next. Reads —
+/// [`with_state`](GroupRegistry::with_state), PreEnqueue — share a shard; whole-registry
+/// views ([`snapshot`](GroupRegistry::snapshot), [`len`](GroupRegistry::len)) read every shard
+/// at once. Cluster events (pod and PodGroup add, update, delete) feed it. Clones share the
+/// registry.
 #[derive(Clone, Default)]
 pub struct GroupRegistry {
-    groups: Arc<RwLock<Groups>>,
+    shards: Arc<Sharded<Groups>>,
 }
 
 impl GroupRegistry {
@@ -21,80 +26,131 @@ impl GroupRegistry {
 
     /// See [`Groups::add_pod`].
     pub fn add_pod(&self, pod: Pod, bound: bool) -> Result<(), AddPodError> {
-        self.lock().add_pod(pod, bound)
+        self.lock_for(&pod).add_pod(pod, bound)
     }
 
     /// See [`Groups::update_pod`].
     pub fn update_pod(&self, pod: Pod) -> bool {
-        self.lock().update_pod(pod)
+        self.lock_for(&pod).update_pod(pod)
     }
 
     /// See [`Groups::bind_observed`].
     pub fn bind_observed(&self, pod: &Pod) -> bool {
-        self.lock().bind_observed(pod)
+        self.lock_for(pod).bind_observed(pod)
     }
 
     /// See [`Groups::delete_pod`].
     pub fn delete_pod(&self, pod: &Pod) -> Option<Pod> {
-        self.lock().delete_pod(pod)
+        self.lock_for(pod).delete_pod(pod)
     }
 
     /// See [`Groups::add_group`].
     pub fn add_group(&self, group: PodGroup) -> Result<(), GroupUpdateError> {
-        self.lock().add_group(group)
+        self.lock_key(group.key()).add_group(group)
     }
 
     /// See [`Groups::update_group`].
     pub fn update_group(&self, group: PodGroup) -> Result<PodGroup, GroupUpdateError> {
-        self.lock().update_group(group)
+        self.lock_key(group.key()).update_group(group)
     }
 
     /// See [`Groups::delete_group`].
     pub fn delete_group(&self, key: &GroupKey) -> Option<PodGroup> {
-        self.lock().delete_group(key)
+        self.lock_key(key).delete_group(key)
     }
 
     /// A copy of group `key`'s state.
     pub fn state(&self, key: &GroupKey) -> Option<GroupState> {
-        self.read().get(key).cloned()
+        self.read_key(key).get(key).cloned()
     }
 
-    /// Runs `read` on group `key`'s state inside the registry's critical section, without
+    /// Runs `read` on group `key`'s state inside its shard's critical section, without
     /// copying it (e.g. to reach a gang's members in the waiting map, as Permit does). Keep
-    /// `read` short: every gang operation waits for it. `None` if the group has no state.
+    /// `read` short: every operation on that shard's groups waits for it. `None` if the group
+    /// has no state.
     pub fn with_state<R>(&self, key: &GroupKey, read: impl FnOnce(&GroupState) -> R) -> Option<R> {
-        self.read().get(key).map(read)
+        self.read_key(key).get(key).map(read)
     }
 
-    /// Runs `read` on every group's state in one critical section, without copying them.
-    /// Keep `read` short: every gang operation waits for it.
+    /// Runs `read` on every group's state, as of one instant (every shard read-locked while
+    /// they are gathered). `read` runs on a copy, with no lock held.
     pub fn with_groups<R>(&self, read: impl FnOnce(&Groups) -> R) -> R {
-        read(&self.read())
+        read(&self.snapshot())
     }
 
-    /// A copy of every group's state, taken in one critical section.
+    /// A copy of every group's state, taken in one critical section over all the shards.
     pub fn snapshot(&self) -> Groups {
-        self.read().clone()
+        let mut all = Groups::new();
+        for shard in self.shards.read_all() {
+            all.absorb(&shard);
+        }
+        all
     }
 
     /// How many groups have a state.
     pub fn len(&self) -> usize {
-        self.read().len()
+        self.shards.read_all().iter().map(|s| s.len()).sum()
     }
 
     /// Whether no group has a state.
     pub fn is_empty(&self) -> bool {
-        self.read().is_empty()
+        self.shards.read_all().iter().all(|s| s.is_empty())
     }
 
-    /// Exclusive access, for every change.
-    pub(crate) fn lock(&self) -> RwLockWriteGuard<'_, Groups> {
-        self.groups.write()
+    /// The shard of group `key`.
+    fn index_of(&self, key: &GroupKey) -> usize {
+        self.shards.index_of(key.fixed_hash())
     }
 
-    /// Shared access, for reads.
-    pub(crate) fn read(&self) -> RwLockReadGuard<'_, Groups> {
-        self.groups.read()
+    /// The shard of `pod`'s group (shard 0 for a pod that names none: no group changes).
+    fn index_for(&self, pod: &Pod) -> usize {
+        pod.group_key().map_or(0, |key| self.index_of(key))
+    }
+
+    /// Exclusive access to the shard holding `pod`'s group, for every change to it.
+    pub(crate) fn lock_for(&self, pod: &Pod) -> RwLockWriteGuard<'_, Groups> {
+        self.shards.write_at(self.index_for(pod))
+    }
+
+    /// Exclusive access to the shard holding group `key`.
+    pub(crate) fn lock_key(&self, key: &GroupKey) -> RwLockWriteGuard<'_, Groups> {
+        self.shards.write_at(self.index_of(key))
+    }
+
+    /// Exclusive access to the shards holding every group of `keys`, taken in shard order.
+    pub(crate) fn lock_keys<'a>(
+        &self,
+        keys: impl IntoIterator<Item = &'a GroupKey>,
+    ) -> LockedGroups<'_> {
+        LockedGroups {
+            registry: self,
+            locked: self
+                .shards
+                .write_many(keys.into_iter().map(|k| self.index_of(k))),
+        }
+    }
+
+    /// Shared access to the shard holding `pod`'s group.
+    pub(crate) fn read_for(&self, pod: &Pod) -> RwLockReadGuard<'_, Groups> {
+        self.shards.read_at(self.index_for(pod))
+    }
+
+    /// Shared access to the shard holding group `key`.
+    fn read_key(&self, key: &GroupKey) -> RwLockReadGuard<'_, Groups> {
+        self.shards.read_at(self.index_of(key))
+    }
+}
+
+/// The write locks of the shards some groups fall in.
+pub(crate) struct LockedGroups<'a> {
+    registry: &'a GroupRegistry,
+    locked: Locked<'a, Groups>,
+}
+
+impl LockedGroups<'_> {
+    /// Group `key`'s state, whose shard must be locked.
+    pub(crate) fn get_mut(&mut self, key: &GroupKey) -> Option<&mut GroupState> {
+        self.locked.at(self.registry.index_of(key)).get_mut(key)
     }
 }
 

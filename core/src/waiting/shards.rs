@@ -1,34 +1,20 @@
-//! The waiting map's locks: its pods spread by uid hash over a fixed number of shards, each a
-//! [`WaitingState`] behind its own reader-writer lock, so that threads deciding different pods
-//! neither wait for each other nor share a cache line. A decision on one pod takes one shard's
-//! lock. A decision on a gang takes the write lock of every shard its members fall in, in shard
-//! order — the one lock order, so two gangs cannot deadlock — and holds them all, so the gang
-//! is still decided in one step (H1). Views of the whole map take every shard's read lock, in
-//! the same order.
-
-use smallvec::SmallVec;
+//! The waiting map's shards: its pods spread by uid hash over [`Sharded`] states (see
+//! `sharded.rs` for the locking), and the counter its registrations are numbered from.
 
 use super::batch::StateOf;
 use super::latch::Latch;
 use super::state::WaitingState;
+use crate::sharded::{Locked, Sharded};
 use crate::sync::atomic::{AtomicU64, Ordering};
-use crate::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 use crate::PodId;
-
-/// How many shards a map has (a power of two, at most 255). Under loom two: few enough that
-/// the models stay small, enough that a gang's members can fall in different shards.
-pub(super) const SHARDS: usize = if cfg!(loom) { 2 } else { 64 };
 
 /// What each shard holds.
 pub(super) type State = WaitingState<Arc<Latch>>;
 
-/// One shard, on cache lines of its own (128 bytes: the adjacent-line prefetcher pairs lines).
-#[repr(align(128))]
-struct Shard(RwLock<State>);
-
 /// Every shard of one map, and the counter its registrations are numbered from.
 pub(super) struct Shards {
-    shards: Box<[Shard]>,
+    shards: Sharded<State>,
     /// The next registration's ticket. Drawn under the registering shard's write lock, only
     /// once the pod is known to be new, so the tickets run in registration order as one
     /// state's do.
@@ -36,25 +22,22 @@ pub(super) struct Shards {
 }
 
 impl Shards {
-    /// [`SHARDS`] empty shards.
+    /// Empty shards.
     pub(super) fn new() -> Shards {
         Shards {
-            shards: (0..SHARDS)
-                .map(|_| Shard(RwLock::new(WaitingState::new())))
-                .collect(),
+            shards: Sharded::new(),
             next_ticket: AtomicU64::new(0),
         }
     }
 
     /// How many shards there are.
     pub(super) fn count(&self) -> usize {
-        self.shards.len()
+        self.shards.count()
     }
 
-    /// The shard that holds pod `id`: bits of the hash fixed in the id, above those the
-    /// shard's own table uses first.
+    /// The shard that holds pod `id`, by the hash fixed in the id.
     pub(super) fn index_of(&self, id: &PodId) -> usize {
-        (id.fixed_hash() >> 40) as usize & (self.shards.len() - 1)
+        self.shards.index_of(id.fixed_hash())
     }
 
     /// Shared access to pod `id`'s shard.
@@ -69,36 +52,27 @@ impl Shards {
 
     /// Shared access to shard `index`.
     pub(super) fn read_at(&self, index: usize) -> RwLockReadGuard<'_, State> {
-        self.shards[index].0.read()
+        self.shards.read_at(index)
     }
 
     /// Exclusive access to shard `index`.
     pub(super) fn write_at(&self, index: usize) -> RwLockWriteGuard<'_, State> {
-        self.shards[index].0.write()
+        self.shards.write_at(index)
     }
 
     /// Exclusive access to every shard that holds a pod of `ids`, taken in shard order.
-    pub(super) fn write_many(&self, ids: &[PodId]) -> Locked<'_> {
-        let mut touched = [false; SHARDS];
-        for id in ids {
-            touched[self.index_of(id)] = true;
-        }
-        let mut slots = [NOT_LOCKED; SHARDS];
-        let mut guards = SmallVec::new();
-        for (index, _) in touched.iter().enumerate().filter(|(_, t)| **t) {
-            slots[index] = guards.len() as u8;
-            guards.push(self.write_at(index));
-        }
-        Locked {
+    pub(super) fn write_many(&self, ids: &[PodId]) -> LockedPods<'_> {
+        LockedPods {
             shards: self,
-            slots,
-            guards,
+            locked: self
+                .shards
+                .write_many(ids.iter().map(|id| self.index_of(id))),
         }
     }
 
     /// Shared access to every shard, taken in shard order: a consistent view of the whole map.
     pub(super) fn read_all(&self) -> Vec<RwLockReadGuard<'_, State>> {
-        (0..self.count()).map(|i| self.read_at(i)).collect()
+        self.shards.read_all()
     }
 
     /// Numbers a registration; call with the registering shard's write lock held.
@@ -114,24 +88,14 @@ impl Shards {
     }
 }
 
-/// A shard a batch has not locked, in [`Locked::slots`].
-const NOT_LOCKED: u8 = u8::MAX;
-
-/// The write locks of the shards a gang's members fall in, taken in shard order.
-pub(super) struct Locked<'a> {
+/// The write locks of the shards a gang's members fall in.
+pub(super) struct LockedPods<'a> {
     shards: &'a Shards,
-    /// For each shard, where its guard is in `guards` ([`NOT_LOCKED`] if it is not locked).
-    slots: [u8; SHARDS],
-    guards: SmallVec<[RwLockWriteGuard<'a, State>; 4]>,
+    locked: Locked<'a, State>,
 }
 
-impl StateOf<Arc<Latch>> for Locked<'_> {
+impl StateOf<Arc<Latch>> for LockedPods<'_> {
     fn state_of(&mut self, id: &PodId) -> &mut State {
-        let slot = self.slots[self.shards.index_of(id)];
-        assert_ne!(
-            slot, NOT_LOCKED,
-            "a batch locks the shard of every pod it names"
-        );
-        &mut self.guards[usize::from(slot)]
+        self.locked.at(self.shards.index_of(id))
     }
 }

@@ -29,11 +29,17 @@ enum Job {
 
 /// The waiting map's sink: a single decision is one job; the decisions of one step are split
 /// into one share per worker, so a gang of 10,000 wakes each worker once instead of being
-/// 10,000 messages.
+/// 10,000 messages. A share is split off only if it carries at least [`MIN_SHARE`] decisions.
 struct WorkerSink {
     jobs: Sender<Job>,
     workers: usize,
 }
+
+/// The fewest decisions worth waking another worker for. Binding one pod here is a registry
+/// update (well under a microsecond); waking a sleeping worker is a futex wake and a context
+/// switch (several microseconds) and puts one more thread on the registry lock. So a gang of 8
+/// goes to one worker as one job, and a gang of 10,000 is shared by all.
+const MIN_SHARE: usize = 64;
 
 impl DecisionSink for WorkerSink {
     fn deliver(&self, decision: Decision) {
@@ -41,7 +47,7 @@ impl DecisionSink for WorkerSink {
     }
 
     fn deliver_all(&self, mut decisions: Vec<Decision>) {
-        let share = decisions.len().div_ceil(self.workers).max(1);
+        let share = decisions.len().div_ceil(self.workers).max(MIN_SHARE);
         while decisions.len() > share {
             let rest = decisions.split_off(share);
             let _ = self.jobs.send(Job::Batch(decisions));
