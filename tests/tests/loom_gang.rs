@@ -8,7 +8,9 @@
 //! number 0 or at least `min_count − assigned`), I2 (every waiter wakes: loom reports a thread
 //! blocked forever as a deadlock) and, once the rejected members are unreserved, I5 and I6 (no
 //! reservation left without a live waiting or binding pod). The same model of race (a) run in
-//! Upstream mode must find the partial gang: that is the `#[should_panic]` witness.
+//! Upstream mode must find the partial gang: that is the `#[should_panic]` witness. Model (e)
+//! puts two gangs in different registry shards and races both quorums against one timer batch
+//! that fails both attempts under both shards' locks.
 
 use std::time::Duration;
 
@@ -300,5 +302,81 @@ fn d_permit_vs_gang_reject_before_registration_hardened() {
             .with_plugin("GangScheduling")
         );
         settle(&gang, &[(&pods[0], false), (&pods[1], false)]);
+    });
+}
+
+/// (e) Two gangs in different registry shards, each with its first member waiting: both last
+/// members' Permits race one timer call whose batch holds both gangs' attempts (so it locks both
+/// shards, in shard order). Each gang passes whole or times out whole.
+#[test]
+fn e_two_gangs_in_two_shards_vs_one_timer_batch_hardened() {
+    model(|| {
+        let gang = GangScheduling::with_timeout(
+            Mode::Hardened,
+            WaitingPods::new(),
+            Duration::from_secs(300),
+        );
+        let registry = gang.registry();
+        let g = GroupKey::new(NS, "g");
+        let other = (0..)
+            .map(|i| format!("h{i}"))
+            .find(|name| registry.shard_of(&GroupKey::new(NS, name)) != registry.shard_of(&g))
+            .expect("some group falls in another shard");
+        let mut gangs = Vec::new();
+        for name in ["g", other.as_str()] {
+            gang.on_group_added(PodGroup::gang(NS, name, 2).unwrap())
+                .unwrap();
+            let pods: Vec<Pod> = (0..2)
+                .map(|i| {
+                    let uid = format!("{name}-{i}");
+                    Pod::new(uid.as_str(), NS, &uid).with_group(name)
+                })
+                .collect();
+            for pod in &pods {
+                gang.on_pod_added(pod.clone(), false).unwrap();
+            }
+            let first = schedule(&gang, &pods[0]);
+            assert!(
+                matches!(first, Outcome::Waiting(_)),
+                "the first member waits"
+            );
+            gangs.push((pods, first));
+        }
+        let gang = Arc::new(gang);
+        let lasts: Vec<_> = gangs
+            .iter()
+            .map(|(pods, _)| {
+                let (gang, last) = (gang.clone(), pods[1].clone());
+                spawn(move || schedule(&gang, &last))
+            })
+            .collect();
+        let timer = spawn({
+            let gang = gang.clone();
+            move || gang.expire(DEADLINE)
+        });
+        let last_outcomes: Vec<Outcome> = lasts.into_iter().map(|t| t.join().unwrap()).collect();
+        let timed_out = timer.join().unwrap();
+        let mut outcomes = Vec::new();
+        for ((pods, first), last) in gangs.into_iter().zip(last_outcomes) {
+            let key = GroupKey::of(&pods[0]).unwrap();
+            let passed = [eventually(&gang, first), eventually(&gang, last)];
+            let count = passed.iter().filter(|p| **p).count();
+            assert_gang_atomic(count, 2);
+            assert_eq!(
+                timed_out.contains(&key),
+                count == 0,
+                "{key}: timed out exactly when it did not pass"
+            );
+            outcomes.push((pods, passed));
+        }
+        for (pods, passed) in &outcomes {
+            for (pod, passed) in pods.iter().zip(passed) {
+                if !passed {
+                    gang.unreserve(pod);
+                }
+            }
+        }
+        gang.registry().snapshot().check().expect("I5");
+        assert!(gang.waiting().is_empty(), "I6: no member is left waiting");
     });
 }

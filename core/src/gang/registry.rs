@@ -97,6 +97,17 @@ impl GroupRegistry {
         self.shards.read_all().iter().all(|s| s.is_empty())
     }
 
+    /// How many locks the registry spreads its groups over (a power of two; 2 under loom).
+    pub fn shards(&self) -> usize {
+        self.shards.count()
+    }
+
+    /// Which shard (`0..shards()`) holds group `key`: groups in different shards change under
+    /// different locks. Models use it to put two gangs in different shards.
+    pub fn shard_of(&self, key: &GroupKey) -> usize {
+        self.index_of(key)
+    }
+
     /// The shard of group `key`.
     fn index_of(&self, key: &GroupKey) -> usize {
         self.shards.index_of(key.fixed_hash())
