@@ -22,6 +22,14 @@ pub trait GangBatch: Clone + Send + Sync + 'static {
     fn waiting(&self, id: &PodId) -> bool;
 }
 
+/// The first of `b0`, `b1`, … that `map` keeps in another shard than `a`.
+pub fn in_another_shard(map: &WaitingPods, a: &PodId) -> PodId {
+    (0..)
+        .map(|i| PodId::from(format!("b{i}")))
+        .find(|b| map.shard_of(b) != map.shard_of(a))
+        .expect("some uid falls in another shard")
+}
+
 /// What each pod waits for.
 pub const PLUGINS: [&str; 2] = ["GangScheduling", "Other"];
 
@@ -36,10 +44,7 @@ impl GangBatch for RealShards {
     fn with_two_shards() -> Self {
         let map = WaitingPods::new();
         let a = PodId::from("a");
-        let b = (0..)
-            .map(|i| PodId::from(format!("b{i}")))
-            .find(|b| map.shard_of(b) != map.shard_of(&a))
-            .expect("some uid falls in another shard");
+        let b = in_another_shard(&map, &a);
         for id in [&a, &b] {
             let waits = PLUGINS.map(|p| (p.into(), Duration::from_secs(60)));
             map.add(Pod::new(id.as_str(), "ns", id.as_str()), waits, Time::ZERO)

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use gangway::sync::{model, thread};
 use gangway::{Pod, PodId, Time, WaitingPods};
-use gangway_tests::gang_batch::{GangBatch, RealShards, PLUGINS};
+use gangway_tests::gang_batch::{in_another_shard, GangBatch, RealShards, PLUGINS};
 
 fn spawn<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> thread::JoinHandle<T> {
     thread::spawn("model", f)
@@ -91,10 +91,7 @@ fn model_3_batch_allow_vs_expiry_across_shards() {
     model(|| {
         let (map, decisions) = WaitingPods::with_channel();
         let a = PodId::from("a");
-        let b = (0..)
-            .map(|i| PodId::from(format!("b{i}")))
-            .find(|b| map.shard_of(b) != map.shard_of(&a))
-            .unwrap();
+        let b = in_another_shard(&map, &a);
         for id in [&a, &b] {
             let waits = [(PLUGINS[0].into(), Duration::from_secs(60))];
             let pod = Pod::new(id.as_str(), "ns", id.as_str());
