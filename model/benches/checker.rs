@@ -1,6 +1,7 @@
 //! `gangway check`'s throughput: a full check of each preset (Hardened, 2 checker threads)
 //! through the same entry point as the command (`check::check_with`), reported as generated
-//! states per second (`Throughput::Elements` = the states a first run generated).
+//! states per second (`Throughput::Elements` = the states a first run generated), with the
+//! command's allocator (mimalloc).
 //!
 //! `cargo bench -p gangway-model --bench checker` (about a minute and a half on 2 cores).
 
@@ -9,6 +10,9 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use gangway::Mode;
 use gangway_model::check::{check_with, CheckReport, GangProtocol, Preset, Search};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Checker threads, as `gangway check` runs by default.
 const THREADS: usize = 2;
