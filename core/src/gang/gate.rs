@@ -1,5 +1,5 @@
 //! The gang plugin's queue side — PreEnqueue and the queueing hints — as pure functions over
-//! [`Groups`], so the plugin (under its registry lock) and the model checker (on its own
+//! [`Groups`], so the plugin (under its registry shard's lock) and the model checker (on its own
 //! states) run the same code.
 
 use super::{GangEvent, GroupKey, Groups, Policy};

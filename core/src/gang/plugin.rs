@@ -178,7 +178,7 @@ impl GangScheduling {
     /// PreEnqueue: may `pod` enter the active queue? Success for pods without a group and for
     /// Basic groups; `UnschedulableAndUnresolvable` while the PodGroup object is missing or a
     /// gang has fewer than `min_count` members ([`gang_pre_enqueue`](super::gang_pre_enqueue)
-    /// under the registry's lock).
+    /// under the group's registry shard lock).
     pub fn pre_enqueue(&self, pod: &Pod) -> Status {
         super::gang_pre_enqueue(&self.inner.registry.read_for(pod), pod)
     }

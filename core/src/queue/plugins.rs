@@ -36,7 +36,7 @@ pub struct Gate {
 /// The plugins the queue consults: PreEnqueue gates, queueing hints and the queue order.
 ///
 /// They run under the queue's lock, as in kube-scheduler: they must be quick and must not call
-/// back into the queue. (gangway's own gang plugin takes only the group registry's lock.)
+/// back into the queue. (gangway's own gang plugin takes only its group's registry shard lock.)
 pub trait QueuePlugins: Send + Sync {
     /// Runs the PreEnqueue plugins in order; the first that rejects gates the pod.
     fn pre_enqueue(&self, pod: &Pod) -> Result<(), Gate>;
