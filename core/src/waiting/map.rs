@@ -16,11 +16,11 @@ use crate::{PluginName, Pod, PodId, Status, Time};
 /// It is a [`WaitingState`] split by uid hash into shards, each behind its own lock, so that
 /// threads deciding different pods do not wait for each other; a gang's decision locks the
 /// shards of all its members at once, in shard order (see `docs/architecture.md`). Each pod
-/// is decided exactly once (I1): the first
-/// decision takes the pod out of the map, publishes it on the pod's latch and wakes its waiters
-/// (I2), and every later `allow`/`reject` reports `false` (H4). Decisions reach the binding side
-/// either through [`WaitingPod::wait`] or through a [`DecisionSink`] — a channel or callback
-/// called after the lock is released (H5) — so 100,000 pods can wait with a handful of threads.
+/// is decided exactly once (I1): the first decision takes the pod out of the map, publishes it
+/// on the pod's latch and wakes its waiters (I2), and every later `allow`/`reject` reports
+/// `false` (H4). Decisions reach the binding side either through [`WaitingPod::wait`] or
+/// through a [`DecisionSink`] — a channel or callback called after the locks are released (H5)
+/// — so 100,000 pods can wait with a handful of threads.
 /// Timeouts take effect only through [`expire`](WaitingPods::expire), called by a
 /// [`TimerDriver`](crate::TimerDriver) or a test.
 ///
