@@ -106,25 +106,10 @@ impl fmt::Display for PodId {
 /// assert_eq!(pod.group(), Some("trainer"));
 /// assert_eq!(pod.full_name(), "default/trainer-0");
 /// ```
-#[derive(Clone, Eq, PartialOrd, Ord)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Pod(Arc<PodFields>);
 
-/// Equal pods have equal fixed hashes, so a differing hash settles most comparisons at once.
-impl PartialEq for Pod {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0) || (self.0.hash == other.0.hash && *self.0 == *other.0)
-    }
-}
-
-/// Feeds the hash fixed when the pod was built (a function of its fields, so equal pods hash
-/// alike): states full of pods — the model checker's — hash one word per pod.
-impl Hash for Pod {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.0.hash);
-    }
-}
-
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct PodFields {
     id: PodId,
     namespace: Box<str>,
@@ -137,35 +122,12 @@ struct PodFields {
     cpu_millis: u64,
     memory_bytes: u64,
     node: Option<Box<str>>,
-    /// A hash of every field above, fixed whenever they change. Last, so that it never decides
-    /// an ordering the fields above have not.
-    hash: u64,
-}
-
-impl PodFields {
-    /// A hash of every field but `hash` itself.
-    fn content_hash(&self) -> u64 {
-        let mut hasher = DefaultHasher::new();
-        (
-            &self.id,
-            &self.namespace,
-            &self.name,
-            self.priority,
-            &self.group,
-            self.created,
-            self.cpu_millis,
-            self.memory_bytes,
-            &self.node,
-        )
-            .hash(&mut hasher);
-        hasher.finish()
-    }
 }
 
 impl Pod {
     /// A pod with priority 0, no scheduling group, created at [`Time::ZERO`].
     pub fn new(id: impl Into<PodId>, namespace: &str, name: &str) -> Pod {
-        let mut fields = PodFields {
+        Pod(Arc::new(PodFields {
             id: id.into(),
             namespace: namespace.into(),
             name: name.into(),
@@ -175,10 +137,7 @@ impl Pod {
             cpu_millis: 0,
             memory_bytes: 0,
             node: None,
-            hash: 0,
-        };
-        fields.hash = fields.content_hash();
-        Pod(Arc::new(fields))
+        }))
     }
 
     /// This pod with `priority` (higher is scheduled first).
@@ -235,9 +194,7 @@ impl Pod {
     }
 
     fn modify(mut self, change: impl FnOnce(&mut PodFields)) -> Pod {
-        let fields = Arc::make_mut(&mut self.0);
-        change(fields);
-        fields.hash = fields.content_hash();
+        change(Arc::make_mut(&mut self.0));
         self
     }
 
