@@ -9,8 +9,8 @@
 //! blocked forever as a deadlock) and, once the rejected members are unreserved, I5 and I6 (no
 //! reservation left without a live waiting or binding pod). The same model of race (a) run in
 //! Upstream mode must find the partial gang: that is the `#[should_panic]` witness. Model (e)
-//! puts two gangs in different registry shards and races both quorums against one timer batch
-//! that fails both attempts under both shards' locks.
+//! puts two gangs in different registry shards and races both quorums against one timer call
+//! that fails both attempts, each under its own shard's lock, and delivers them together.
 
 use std::time::Duration;
 
@@ -306,8 +306,9 @@ fn d_permit_vs_gang_reject_before_registration_hardened() {
 }
 
 /// (e) Two gangs in different registry shards, each with its first member waiting: both last
-/// members' Permits race one timer call whose batch holds both gangs' attempts (so it locks both
-/// shards, in shard order). Each gang passes whole or times out whole.
+/// members' Permits race one timer call whose batch holds both gangs' attempts (each failed
+/// under its own shard's lock, the batch delivered together). Each gang passes whole or times
+/// out whole.
 #[test]
 fn e_two_gangs_in_two_shards_vs_one_timer_batch_hardened() {
     model(|| {

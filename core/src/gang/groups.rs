@@ -8,7 +8,8 @@ use crate::{Pod, PodId};
 
 /// Every pod group the scheduler knows, as pure data: the group states keyed by
 /// (namespace, name), fed by cluster events. A group's state lives while it has members or a
-/// PodGroup object. [`GroupRegistry`](super::GroupRegistry) keeps it in shards, each behind its own lock.
+/// PodGroup object. [`GroupRegistry`](super::GroupRegistry) keeps it in shards, each behind its
+/// own lock.
 ///
 /// A pod's group is found with one hash lookup of the key the pod carries. Everything that
 /// shows the groups — [`iter`](Groups::iter), `Debug`, `Hash` — goes in key order, so the

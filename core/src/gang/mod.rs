@@ -3,7 +3,8 @@
 //! 1. [`PodGroup`], [`Policy`], [`GroupKey`] — the PodGroup object.
 //! 2. [`GroupState`] — one group as pure data: members, unscheduled / assumed / assigned, the
 //!    current gang attempt.
-//! 3. [`Groups`] — every group as pure data; [`GroupRegistry`] — that split into shards by group key, each behind its own lock.
+//! 3. [`Groups`] — every group as pure data; [`GroupRegistry`] — that split into shards by
+//!    group key, each behind its own lock.
 //! 4. [`GangScheduling`] — the plugin: PreEnqueue, Reserve, Unreserve, Permit, queueing hints,
 //!    in [`Mode::Upstream`](crate::Mode) or [`Mode::Hardened`](crate::Mode).
 //! 5. Errors, one per operation.

@@ -7,7 +7,7 @@ use crate::time::{Alarm, Deadlines};
 use crate::waiting::{timeout_message, Deliveries};
 use crate::{Mode, Pod, PodId, Status, Time, WaitingPod};
 
-/// How many due attempts [`GangScheduling::expire`] fails per critical section.
+/// How many due attempts [`GangScheduling::expire`] takes from the index, and delivers, at once.
 const EXPIRE_BATCH: usize = 64;
 
 /// The outcome of [`GangScheduling::permit`].
@@ -138,9 +138,9 @@ impl GangScheduling {
         let mut timed_out = Vec::new();
         let mut reason: Option<String> = None;
         loop {
-            // A batch of due attempts per critical section: a late timer catching up on
-            // 100,000 deadlines takes each lock a few thousand times, not 100,000, yet never
-            // holds the registry for long.
+            // A batch of due attempts per take of the attempt index, and one sink call per
+            // batch: a late timer catching up on 100,000 deadlines takes that lock and wakes
+            // the binding side a few thousand times, not 100,000.
             let due: Vec<(Time, GroupKey)> = {
                 let mut attempts = self.inner.attempts.lock();
                 let mut due = Vec::new();
@@ -159,11 +159,9 @@ impl GangScheduling {
             let reason =
                 reason.get_or_insert_with(|| timeout_message(self.inner.timeout, &GANG_SCHEDULING));
             let mut deliveries = Deliveries::none(&self.inner.waiting);
-            let mut groups = self
-                .inner
-                .registry
-                .lock_keys(due.iter().map(|(_, key)| key));
             for (deadline, key) in due {
+                // Each attempt fails on its own, under its own group's shard only.
+                let mut groups = self.inner.registry.lock_key(&key);
                 let Some(state) = groups.get_mut(&key) else {
                     continue;
                 };
@@ -176,8 +174,7 @@ impl GangScheduling {
                 deliveries.append(self.fail_and_reject(state, reason));
                 timed_out.push(key);
             }
-            drop(groups);
-            drop(deliveries); // delivers the batch, now that the group lock is released (H5)
+            drop(deliveries); // delivers the batch, with no group lock held (H5)
         }
     }
 

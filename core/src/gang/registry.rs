@@ -1,7 +1,7 @@
 use std::fmt;
 
 use super::{AddPodError, GroupKey, GroupState, GroupUpdateError, Groups, PodGroup};
-use crate::sharded::{Locked, Sharded};
+use crate::sharded::Sharded;
 use crate::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 use crate::Pod;
 
@@ -128,19 +128,6 @@ impl GroupRegistry {
         self.shards.write_at(self.index_of(key))
     }
 
-    /// Exclusive access to the shards holding every group of `keys`, taken in shard order.
-    pub(crate) fn lock_keys<'a>(
-        &self,
-        keys: impl IntoIterator<Item = &'a GroupKey>,
-    ) -> LockedGroups<'_> {
-        LockedGroups {
-            registry: self,
-            locked: self
-                .shards
-                .write_many(keys.into_iter().map(|k| self.index_of(k))),
-        }
-    }
-
     /// Shared access to the shard holding `pod`'s group.
     pub(crate) fn read_for(&self, pod: &Pod) -> RwLockReadGuard<'_, Groups> {
         self.shards.read_at(self.index_for(pod))
@@ -149,19 +136,6 @@ impl GroupRegistry {
     /// Shared access to the shard holding group `key`.
     fn read_key(&self, key: &GroupKey) -> RwLockReadGuard<'_, Groups> {
         self.shards.read_at(self.index_of(key))
-    }
-}
-
-/// The write locks of the shards some groups fall in.
-pub(crate) struct LockedGroups<'a> {
-    registry: &'a GroupRegistry,
-    locked: Locked<'a, Groups>,
-}
-
-impl LockedGroups<'_> {
-    /// Group `key`'s state, whose shard must be locked.
-    pub(crate) fn get_mut(&mut self, key: &GroupKey) -> Option<&mut GroupState> {
-        self.locked.at(self.registry.index_of(key)).get_mut(key)
     }
 }
 

@@ -3,10 +3,10 @@ use crate::{Pod, Status};
 
 /// One waiting pod's decision latch: the decision once made, and the condition variable its
 /// waiters sleep on. The decision is published exactly once, by the caller that took the pod
-/// out of the waiting state, while it still holds the shard's lock (lock order: shard, then latch),
-/// so a decision is visible on the latch the moment the pod leaves the map. Waiters hold only
-/// the latch's lock. It also holds the registered pod, so a [`WaitingPod`](super::WaitingPod)
-/// handle is the map and this one allocation.
+/// out of the waiting state, while it still holds the shard's lock (lock order: shard, then
+/// latch), so a decision is visible on the latch the moment the pod leaves the map. Waiters
+/// hold only the latch's lock. It also holds the registered pod, so a
+/// [`WaitingPod`](super::WaitingPod) handle is the map and this one allocation.
 #[derive(Debug)]
 pub(crate) struct Latch {
     pod: Pod,

@@ -100,7 +100,8 @@ pub enum AllowOutcome<L> {
 /// The waiting-pod map as pure data: the pods waiting at Permit, their pending plugins and a
 /// deadline index. Every transition is a `&mut self` method with no locking and no clock, so
 /// proptest, the model checker and the fuzzer drive it directly; [`WaitingPods`] is this
-/// struct split into shards behind their locks. `L` is whatever the owner attaches per pod (`()` in models).
+/// struct split into shards behind their locks. `L` is whatever the owner attaches per pod
+/// (`()` in models).
 ///
 /// It keeps, after every transition: each pod has at least one pending plugin, no plugin twice;
 /// the deadline index holds exactly one entry per pod, its earliest pending deadline

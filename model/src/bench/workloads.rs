@@ -66,10 +66,10 @@ impl fmt::Display for BenchLine {
 
 /// Runs `workload` at `scale` (1 = the Go program's size; larger for the scaling table) with
 /// `workers` binding workers (W3: operating threads), W3's "iterate over one gang" done the
-/// `iter` way (the other workloads ignore it). Fails, like the Go program, if the outcome is not the expected one: W1, W4 every pod
-/// bound; W2 every pod rejected by its timeout, none bound, and memory measured before the
-/// first deadline; all of them the waiting map empty and nothing assumed at the end; W3 every
-/// pod still waiting.
+/// `iter` way (the other workloads ignore it). Fails, like the Go program, if the outcome is
+/// not the expected one: W1, W4 every pod bound; W2 every pod rejected by its timeout, none
+/// bound, and memory measured before the first deadline; all of them the waiting map empty and
+/// nothing assumed at the end; W3 every pod still waiting.
 pub fn run(
     workload: Workload,
     scale: usize,
