@@ -118,6 +118,7 @@
 #![forbid(unsafe_code)]
 
 mod fast_hash;
+mod fresh_copies;
 pub mod gang;
 mod hint;
 mod mode;

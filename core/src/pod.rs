@@ -47,6 +47,22 @@ impl PartialOrd for PodId {
 }
 
 impl PodId {
+    /// An equal id in an allocation of its own (its hash kept).
+    pub(crate) fn fresh_copy(&self) -> PodId {
+        PodId {
+            hash: self.hash,
+            uid: Arc::from(&*self.uid),
+        }
+    }
+
+    /// How many handles share this id's allocation (tests of [`FreshCopies`]).
+    ///
+    /// [`FreshCopies`]: crate::symmetry::FreshCopies
+    #[cfg(test)]
+    pub(crate) fn handles(&self) -> usize {
+        Arc::strong_count(&self.uid)
+    }
+
     /// A pod id from its uid.
     pub fn new(uid: impl Into<Arc<str>>) -> PodId {
         let uid = uid.into();
@@ -191,6 +207,24 @@ impl Pod {
             f.id = id;
             f.name = name.into();
         })
+    }
+
+    /// An equal pod in allocations of its own, under `id` and `group` (equal copies of its
+    /// own id and key): a [`FreshCopies`](crate::symmetry::FreshCopies) image.
+    pub(crate) fn fresh_copy(&self, id: PodId, group: Option<GroupKey>) -> Pod {
+        debug_assert!(id == self.0.id && group == self.0.group);
+        Pod(Arc::new(PodFields {
+            id,
+            group,
+            ..(*self.0).clone()
+        }))
+    }
+
+    /// How many handles share this pod's allocation (tests of
+    /// [`FreshCopies`](crate::symmetry::FreshCopies)).
+    #[cfg(test)]
+    pub(crate) fn handles(&self) -> usize {
+        Arc::strong_count(&self.0)
     }
 
     fn modify(mut self, change: impl FnOnce(&mut PodFields)) -> Pod {

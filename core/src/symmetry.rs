@@ -27,7 +27,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::{Pod, PodId};
+pub use crate::fresh_copies::FreshCopies;
+use crate::sync::Arc;
+use crate::{GroupKey, Pod, PodGroup, PodId};
 
 /// A permutation of pods: each renamed pod's image, given as the pod it becomes. Pods it does
 /// not mention keep their names. Renaming a whole state with one permutation keeps every
@@ -101,32 +103,79 @@ impl PodRenaming {
     }
 }
 
+/// What a walk over a pure state ([`Renamed`]) replaces: every pod id and pod, and every
+/// group key and node name. A [`PodRenaming`] replaces pods by their images and keeps the
+/// rest; [`FreshCopies`] replaces every one of them by an equal copy in an allocation of its
+/// own, so that a model checker's threads never share a reference count.
+pub trait Relabel {
+    /// The image of `id`.
+    fn id(&self, id: &PodId) -> PodId;
+
+    /// The image of `pod` (its id's image, with the same or renamed name).
+    fn pod(&self, pod: &Pod) -> Pod;
+
+    /// The image of a group key: itself unless the relabeling copies keys.
+    fn group_key(&self, key: &GroupKey) -> GroupKey {
+        key.clone()
+    }
+
+    /// The image of a node name: itself unless the relabeling copies names.
+    fn node(&self, name: &Arc<str>) -> Arc<str> {
+        Arc::clone(name)
+    }
+
+    /// Whether every image is its source, the very value: a walk may return a plain clone.
+    fn is_identity(&self) -> bool {
+        false
+    }
+}
+
+impl Relabel for PodRenaming {
+    fn id(&self, id: &PodId) -> PodId {
+        PodRenaming::id(self, id)
+    }
+
+    fn pod(&self, pod: &Pod) -> Pod {
+        PodRenaming::pod(self, pod)
+    }
+
+    fn is_identity(&self) -> bool {
+        PodRenaming::is_identity(self)
+    }
+}
+
 /// A state that can be renamed: the same state with every pod replaced by its image.
 pub trait Renamed {
-    /// This state with each pod replaced by its image under `renaming`.
-    fn renamed(&self, renaming: &PodRenaming) -> Self;
+    /// This state with each pod (and, for a relabeling that copies them, each group key and
+    /// node name) replaced by its image under `renaming`.
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> Self;
 }
 
 impl Renamed for PodId {
-    fn renamed(&self, renaming: &PodRenaming) -> PodId {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> PodId {
         renaming.id(self)
     }
 }
 
 impl Renamed for Pod {
-    fn renamed(&self, renaming: &PodRenaming) -> Pod {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> Pod {
         renaming.pod(self)
     }
 }
 
+/// A PodGroup with its key's image under `renaming`.
+pub(crate) fn relabel_pod_group<R: Relabel + ?Sized>(group: &PodGroup, renaming: &R) -> PodGroup {
+    group.with_key(renaming.group_key(group.key()))
+}
+
 impl<T: Renamed + Ord> Renamed for BTreeSet<T> {
-    fn renamed(&self, renaming: &PodRenaming) -> BTreeSet<T> {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> BTreeSet<T> {
         self.iter().map(|x| x.renamed(renaming)).collect()
     }
 }
 
 impl<K: Renamed + Ord, V: Renamed> Renamed for BTreeMap<K, V> {
-    fn renamed(&self, renaming: &PodRenaming) -> BTreeMap<K, V> {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> BTreeMap<K, V> {
         self.iter()
             .map(|(k, v)| (k.renamed(renaming), v.renamed(renaming)))
             .collect()
@@ -134,13 +183,13 @@ impl<K: Renamed + Ord, V: Renamed> Renamed for BTreeMap<K, V> {
 }
 
 impl<T: Renamed> Renamed for Option<T> {
-    fn renamed(&self, renaming: &PodRenaming) -> Option<T> {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> Option<T> {
         self.as_ref().map(|x| x.renamed(renaming))
     }
 }
 
 impl<T: Renamed> Renamed for Vec<T> {
-    fn renamed(&self, renaming: &PodRenaming) -> Vec<T> {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> Vec<T> {
         self.iter().map(|x| x.renamed(renaming)).collect()
     }
 }

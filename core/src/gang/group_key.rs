@@ -39,6 +39,13 @@ impl GroupKey {
     }
 
     /// The hash fixed when the key was built (what the registry spreads its shards by).
+    /// How many handles share this key's allocation (tests of
+    /// [`FreshCopies`](crate::symmetry::FreshCopies)).
+    #[cfg(test)]
+    pub(crate) fn handles(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
     pub(crate) fn fixed_hash(&self) -> u64 {
         self.0.hash
     }

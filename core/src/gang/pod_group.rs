@@ -43,6 +43,16 @@ impl PodGroup {
         PodGroup::new(namespace, name, Policy::Gang { min_count })
     }
 
+    /// The same PodGroup under `key`, an equal key (a [`Relabel`](crate::symmetry::Relabel)
+    /// copying keys).
+    pub(crate) fn with_key(&self, key: GroupKey) -> PodGroup {
+        debug_assert_eq!(key, self.key);
+        PodGroup {
+            key,
+            policy: self.policy,
+        }
+    }
+
     /// The group's key.
     pub fn key(&self) -> &GroupKey {
         &self.key

@@ -2,11 +2,11 @@
 
 use super::group_state::Member;
 use super::{GangAttempt, GroupState, Groups};
-use crate::symmetry::{PodRenaming, Renamed};
+use crate::symmetry::{relabel_pod_group, Relabel, Renamed};
 
 /// The attempt with its waiting members renamed; its deadline and failure reason kept.
 impl Renamed for GangAttempt {
-    fn renamed(&self, renaming: &PodRenaming) -> GangAttempt {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> GangAttempt {
         GangAttempt {
             deadline: self.deadline,
             waiting: self.waiting.renamed(renaming),
@@ -17,7 +17,7 @@ impl Renamed for GangAttempt {
 
 /// The member's pod renamed; its place kept.
 impl Renamed for Member {
-    fn renamed(&self, renaming: &PodRenaming) -> Member {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> Member {
         Member {
             pod: Renamed::renamed(&self.pod, renaming),
             placement: self.placement,
@@ -27,10 +27,10 @@ impl Renamed for Member {
 
 /// The group with every member renamed in its pods, its partition (I5) and its attempt.
 impl Renamed for GroupState {
-    fn renamed(&self, renaming: &PodRenaming) -> GroupState {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> GroupState {
         GroupState {
-            key: self.key.clone(),
-            group: self.group.clone(),
+            key: renaming.group_key(&self.key),
+            group: self.group.as_ref().map(|g| relabel_pod_group(g, renaming)),
             members: self.members.renamed(renaming),
             counts: self.counts,
             attempt: self.attempt.renamed(renaming),
@@ -38,14 +38,14 @@ impl Renamed for GroupState {
     }
 }
 
-/// Every group renamed; the groups themselves keep their keys.
+/// Every group renamed; the groups keep their keys (copied by a relabeling that copies keys).
 impl Renamed for Groups {
-    fn renamed(&self, renaming: &PodRenaming) -> Groups {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> Groups {
         Groups {
             states: self
                 .states
                 .iter()
-                .map(|(key, state)| (key.clone(), state.renamed(renaming)))
+                .map(|(key, state)| (renaming.group_key(key), state.renamed(renaming)))
                 .collect(),
         }
     }
@@ -57,6 +57,7 @@ mod tests {
 
     use super::*;
     use crate::gang::PodGroup;
+    use crate::symmetry::PodRenaming;
     use crate::{Pod, PodId, Time};
 
     fn pods() -> Vec<Pod> {

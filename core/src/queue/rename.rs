@@ -2,20 +2,20 @@
 
 use super::state::Recorded;
 use super::{ClusterEvent, QueueState, QueuedPodInfo};
-use crate::symmetry::{PodRenaming, Renamed};
+use crate::symmetry::{relabel_pod_group, Relabel, Renamed};
 
 /// The record with its pod renamed; its times, attempts, rejectors and gate kept.
 impl Renamed for QueuedPodInfo {
-    fn renamed(&self, renaming: &PodRenaming) -> QueuedPodInfo {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> QueuedPodInfo {
         let mut info = self.clone();
         info.set_pod(self.pod().renamed(renaming));
         info
     }
 }
 
-/// The event with the pods it carries renamed; PodGroups and node names kept.
+/// The event with the pods and PodGroups it carries relabeled; node names (owned strings) kept.
 impl Renamed for ClusterEvent {
-    fn renamed(&self, renaming: &PodRenaming) -> ClusterEvent {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> ClusterEvent {
         let pod = |p: &crate::Pod| p.renamed(renaming);
         match self {
             ClusterEvent::UnscheduledPodAdd(p) => ClusterEvent::UnscheduledPodAdd(pod(p)),
@@ -25,10 +25,15 @@ impl Renamed for ClusterEvent {
             },
             ClusterEvent::AssignedPodAdd(p) => ClusterEvent::AssignedPodAdd(pod(p)),
             ClusterEvent::AssignedPodDelete(p) => ClusterEvent::AssignedPodDelete(pod(p)),
+            ClusterEvent::PodGroupAdd(g) => {
+                ClusterEvent::PodGroupAdd(relabel_pod_group(g, renaming))
+            }
+            ClusterEvent::PodGroupUpdate { old, new } => ClusterEvent::PodGroupUpdate {
+                old: relabel_pod_group(old, renaming),
+                new: relabel_pod_group(new, renaming),
+            },
             ClusterEvent::NodeAdd(_)
             | ClusterEvent::NodeUpdate(_)
-            | ClusterEvent::PodGroupAdd(_)
-            | ClusterEvent::PodGroupUpdate { .. }
             | ClusterEvent::ForceActivate
             | ClusterEvent::UnschedulableTimeout
             | ClusterEvent::BackoffComplete => self.clone(),
@@ -40,7 +45,7 @@ impl Renamed for ClusterEvent {
 /// its order breaks sort-key ties by pod id), the pods in flight and the recorded events.
 /// Slots, places, the backoff heaps and pool (keyed by slot), counters and times are kept.
 impl Renamed for QueueState {
-    fn renamed(&self, renaming: &PodRenaming) -> QueueState {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> QueueState {
         if renaming.is_identity() {
             return self.clone();
         }
@@ -149,6 +154,7 @@ mod tests {
     use super::*;
     use crate::gang::PodGroup;
     use crate::queue::{EventKind, NoPlugins, PluginSet, QueueConfig, QueuePlace};
+    use crate::symmetry::PodRenaming;
     use crate::{Pod, PodId, QueueingHint, Time};
 
     const NODE: &str = "NodeResourcesFit";

@@ -2,14 +2,14 @@
 //! the assumed index.
 
 use super::cache::{CacheState, NodeEntry, PodEntry};
-use crate::symmetry::{PodRenaming, Renamed};
+use crate::symmetry::{Relabel, Renamed};
 
 /// The cache with every pod renamed — in its node's pod set, in the pod map and in the
 /// assumed index alike; nodes, requests and phases kept. Keeps the node part of I5 that
 /// [`CacheState::check`] verifies: each node's requested resources are its pods' requests, and
 /// each pod is on exactly the node it names.
 impl Renamed for CacheState {
-    fn renamed(&self, renaming: &PodRenaming) -> CacheState {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> CacheState {
         let CacheState {
             nodes,
             pods,
@@ -28,7 +28,7 @@ impl Renamed for CacheState {
                     requested: *requested,
                     pods: pods.renamed(renaming),
                 };
-                (name.clone(), node)
+                (renaming.node(name), node)
             })
             .collect();
         let pods = pods
@@ -40,7 +40,7 @@ impl Renamed for CacheState {
                     phase,
                 } = entry;
                 let entry = PodEntry {
-                    node: node.clone(),
+                    node: renaming.node(node),
                     requests: *requests,
                     phase: *phase,
                 };
@@ -60,6 +60,7 @@ mod tests {
     use super::*;
     use crate::scheduler::{Node, PodPhase, RemovedPod, Resources};
     use crate::symmetry::permutations;
+    use crate::symmetry::PodRenaming;
     use crate::{Pod, PodId};
 
     /// Members a-0, a-1, a-2 of gang "a", each requesting something else, so that a renaming

@@ -1,12 +1,12 @@
 //! Renaming a [`WaitingState`]: every pod under its image, in the map and in the deadline index.
 
 use super::{WaitingEntry, WaitingState};
-use crate::symmetry::{PodRenaming, Renamed};
+use crate::symmetry::{Relabel, Renamed};
 
 /// The entry of the pod's image: the stored pod renamed; its ticket, pending plugins (with their
 /// deadlines) and latch kept, so it still has at least one pending plugin, none twice.
 impl<L: Clone> Renamed for WaitingEntry<L> {
-    fn renamed(&self, renaming: &PodRenaming) -> WaitingEntry<L> {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> WaitingEntry<L> {
         let WaitingEntry {
             pod,
             ticket,
@@ -27,7 +27,7 @@ impl<L: Clone> Renamed for WaitingEntry<L> {
 /// verifies: each pod is filed under its own id, and the index holds exactly one entry per pod
 /// with a deadline, its earliest.
 impl<L: Clone> Renamed for WaitingState<L> {
-    fn renamed(&self, renaming: &PodRenaming) -> WaitingState<L> {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> WaitingState<L> {
         let WaitingState {
             pods,
             deadlines,
@@ -53,6 +53,7 @@ mod tests {
 
     use super::*;
     use crate::symmetry::permutations;
+    use crate::symmetry::PodRenaming;
     use crate::waiting::{AllowOutcome, Decided};
     use crate::{Pod, PodId, Status, Time};
 

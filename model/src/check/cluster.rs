@@ -10,6 +10,7 @@ use gangway::queue::{QueueConfig, QueueState};
 use gangway::scheduler::{CacheState, Node};
 use gangway::{Mode, Pod, PodId, Resources, Time, WaitingState};
 
+use super::home::Home;
 use super::shared::Shared;
 
 /// One pod's resources: every pod asks for one "slot" of a node.
@@ -142,6 +143,9 @@ pub struct Cluster {
     /// Members still waiting (holding their reservations) that were waiting when a waiting
     /// sibling was deleted: the upstream "resources held while waiting" hazard (I6).
     pub held: BTreeSet<PodId>,
+    /// The checker thread whose allocations the state's values live in (not part of the
+    /// state: equal everywhere, hashed as nothing).
+    pub home: Home,
 }
 
 /// Shares every part: a part is copied only when the clone writes to it.
@@ -159,6 +163,7 @@ impl Clone for Cluster {
             partial: self.partial.clone(),
             timed_out: self.timed_out,
             held: self.held.clone(),
+            home: self.home,
         }
     }
 }
@@ -208,6 +213,7 @@ impl Cluster {
             partial: None,
             timed_out: false,
             held: BTreeSet::new(),
+            home: Home::here(),
         };
         if !config.arrivals {
             while let Some(id) = cluster.next_arrival() {

@@ -14,6 +14,7 @@
 
 mod cluster;
 mod dimensions;
+mod home;
 mod paths;
 mod properties;
 mod protocol;

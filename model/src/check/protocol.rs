@@ -8,6 +8,7 @@ use gangway::{Mode, PodId, Time};
 use stateright::{Model, Property};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
+use super::home::at_home;
 use super::properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};
 
 /// One critical section of the concurrent core, by the thread that runs it.
@@ -173,53 +174,7 @@ impl Model for GangProtocol {
     }
 
     fn next_state(&self, s: &Cluster, action: Action) -> Option<Cluster> {
-        let mut next = s.clone();
-        next.partial = None;
-        let mode = self.config.mode;
-        match action {
-            Action::Arrive(id) => {
-                next.arrive(&id, self.flaw != Some(Flaw::ArrivalSkipsMoveEvent));
-            }
-            Action::Schedule(id) => next.schedule(&id)?,
-            Action::HandBack(id) => next.hand_back(&id)?,
-            Action::Permit(id) => {
-                let passed = next.permit(mode, &id);
-                next.partial = self.gang_atomicity(s, &id, &passed);
-            }
-            Action::Deadline => {
-                next.now = s.now.max(self.next_deadline(s)?);
-                next.budget.timeouts -= 1;
-                next.expire(mode);
-            }
-            Action::FlushBackoff => next.flush_backoff()?,
-            Action::FlushLeftover => {
-                next.budget.flushes -= 1;
-                next.flush_leftover()?;
-            }
-            Action::Bind(id) => next.bind(&id)?,
-            Action::BindFails(id) => {
-                next.budget.bind_failures -= 1;
-                next.bind_fails(&id, self.flaw)?;
-            }
-            Action::Release(id) => next.release(mode, &id, self.flaw)?,
-            Action::Delete(id) => {
-                next.budget.deletes -= 1;
-                next.delete(mode, &id);
-            }
-            Action::UpdateGroup { group, min } => {
-                next.budget.group_updates -= 1;
-                next.update_group(&group, min)?;
-            }
-        }
-        let still_waiting = |id: &PodId| next.stage(id) == Stage::Waiting;
-        let held: BTreeSet<PodId> = next
-            .held
-            .iter()
-            .filter(|id| still_waiting(id))
-            .cloned()
-            .collect();
-        next.held = held;
-        Some(next)
+        at_home(s, action, |s, action| self.step(s, action))
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
@@ -299,5 +254,58 @@ impl GangProtocol {
                 passed.len()
             )
         })
+    }
+}
+
+impl GangProtocol {
+    /// The successor of `s` by `action` (on states of this thread's allocations).
+    fn step(&self, s: &Cluster, action: Action) -> Option<Cluster> {
+        let mut next = s.clone();
+        next.partial = None;
+        let mode = self.config.mode;
+        match action {
+            Action::Arrive(id) => {
+                next.arrive(&id, self.flaw != Some(Flaw::ArrivalSkipsMoveEvent));
+            }
+            Action::Schedule(id) => next.schedule(&id)?,
+            Action::HandBack(id) => next.hand_back(&id)?,
+            Action::Permit(id) => {
+                let passed = next.permit(mode, &id);
+                next.partial = self.gang_atomicity(s, &id, &passed);
+            }
+            Action::Deadline => {
+                next.now = s.now.max(self.next_deadline(s)?);
+                next.budget.timeouts -= 1;
+                next.expire(mode);
+            }
+            Action::FlushBackoff => next.flush_backoff()?,
+            Action::FlushLeftover => {
+                next.budget.flushes -= 1;
+                next.flush_leftover()?;
+            }
+            Action::Bind(id) => next.bind(&id)?,
+            Action::BindFails(id) => {
+                next.budget.bind_failures -= 1;
+                next.bind_fails(&id, self.flaw)?;
+            }
+            Action::Release(id) => next.release(mode, &id, self.flaw)?,
+            Action::Delete(id) => {
+                next.budget.deletes -= 1;
+                next.delete(mode, &id);
+            }
+            Action::UpdateGroup { group, min } => {
+                next.budget.group_updates -= 1;
+                next.update_group(&group, min)?;
+            }
+        }
+        let still_waiting = |id: &PodId| next.stage(id) == Stage::Waiting;
+        let held: BTreeSet<PodId> = next
+            .held
+            .iter()
+            .filter(|id| still_waiting(id))
+            .cloned()
+            .collect();
+        next.held = held;
+        Some(next)
     }
 }

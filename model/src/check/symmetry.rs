@@ -13,18 +13,19 @@ use std::collections::BTreeMap;
 
 use gangway::queue::{AnonymousRecord, QueuePlace};
 use gangway::scheduler::PodPhase;
-use gangway::symmetry::{PodRenaming, Renamed};
+use gangway::symmetry::{PodRenaming, Relabel, Renamed};
 use gangway::waiting::Ticket;
 use gangway::{PodId, Time};
 
 use super::cluster::{Cluster, Stage};
+use super::home::Home;
 use super::shared::Shared;
 
-/// The cluster with every pod replaced by its image: the core's pure states through their own
+/// The cluster with every pod replaced by its image (built on this thread): the core's pure states through their own
 /// [`Renamed`] impls, and the model's own records of each pod. Free text (a gang attempt's
 /// failure reason, the I3 message) keeps the names it quotes.
 impl Renamed for Cluster {
-    fn renamed(&self, renaming: &PodRenaming) -> Cluster {
+    fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> Cluster {
         Cluster {
             groups: Shared::new(self.groups.renamed(renaming)),
             waiting: Shared::new(self.waiting.renamed(renaming)),
@@ -42,6 +43,7 @@ impl Renamed for Cluster {
             partial: self.partial.clone(),
             timed_out: self.timed_out,
             held: self.held.renamed(renaming),
+            home: Home::here(),
         }
     }
 }
