@@ -3,7 +3,7 @@
 //! states per second (`Throughput::Elements` = the states a first run generated), with the
 //! command's allocator (mimalloc).
 //!
-//! `cargo bench -p gangway-model --bench checker` (about a minute and a half on 2 cores).
+//! `cargo bench -p gangway-model --bench checker` (about three minutes on 2 cores).
 
 use std::time::Duration;
 
@@ -18,10 +18,12 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const THREADS: usize = 2;
 
 /// The presets measured: name, preset, search.
-const CASES: [(&str, Preset, Search); 5] = [
+const CASES: [(&str, Preset, Search); 7] = [
     ("tiny/hardened/bfs", Preset::Tiny, Search::Bfs),
     ("small/hardened/bfs", Preset::Small, Search::Bfs),
     ("medium/hardened/bfs", Preset::Medium, Search::Bfs),
+    ("medium/hardened/dfs", Preset::Medium, Search::Dfs),
+    ("standard/hardened/dfs", Preset::Standard, Search::Dfs),
     ("small/hardened/symmetric", Preset::Small, Search::Symmetric),
     (
         "medium/hardened/symmetric",

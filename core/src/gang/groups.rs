@@ -2,9 +2,15 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
+use smallvec::SmallVec;
+
 use super::{AddPodError, GroupKey, GroupState, GroupUpdateError, PodGroup};
 use crate::fast_hash::{hash_unordered, BuildFastHasher};
 use crate::{Pod, PodId};
+
+/// Groups sorted for showing in key order: on the stack for up to eight groups (a model
+/// checker's state, an ordinary scheduler's few gangs), so walking them allocates nothing.
+type InKeyOrder<T> = SmallVec<[T; 8]>;
 
 /// Every pod group the scheduler knows, as pure data: the group states keyed by
 /// (namespace, name), fed by cluster events. A group's state lives while it has members or a
@@ -159,7 +165,7 @@ impl Groups {
 
     /// Every group state, in key order.
     pub fn iter(&self) -> impl Iterator<Item = &GroupState> {
-        let mut states: Vec<&GroupState> = self.states.values().collect();
+        let mut states: InKeyOrder<&GroupState> = self.states.values().collect();
         states.sort_unstable_by(|a, b| a.key().cmp(b.key()));
         states.into_iter()
     }
@@ -181,7 +187,7 @@ impl Groups {
 
     /// Verifies every group's invariants (I5) and that no unused state is kept.
     pub fn check(&self) -> Result<(), String> {
-        let mut entries: Vec<_> = self.states.iter().collect();
+        let mut entries: InKeyOrder<_> = self.states.iter().collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
         for (key, state) in entries {
             if state.key() != key {

@@ -131,7 +131,10 @@ mod tests {
                     .iter()
                     .map(|a| (a.clone(), model.next_state(&state, a.clone())))
                     .collect();
-                let next = successors.iter().filter_map(|(_, s)| s.clone()).nth(depth % 2);
+                let next = successors
+                    .iter()
+                    .filter_map(|(_, s)| s.clone())
+                    .nth(depth % 2);
                 walked.push((state, successors));
                 let Some(next) = next else { break };
                 state = next;
