@@ -121,6 +121,8 @@ mod fast_hash;
 mod fresh_copies;
 pub mod gang;
 mod hint;
+#[cfg(feature = "k8s")]
+pub mod k8s;
 mod mode;
 mod plugin;
 mod plugin_names;
@@ -131,6 +133,7 @@ mod sharded;
 mod status;
 pub mod symmetry;
 pub mod sync;
+pub mod telemetry;
 pub mod time;
 pub mod waiting;
 

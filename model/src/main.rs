@@ -209,6 +209,20 @@ fn write_check(out: &mut impl Write, report: &check::CheckReport) -> std::io::Re
 }
 
 fn simulate_command(options: &Options) -> ExitCode {
+    if let Some(level) = options.log {
+        let level = match level {
+            simulate::LogLevel::Info => tracing::Level::INFO,
+            simulate::LogLevel::Debug => tracing::Level::DEBUG,
+            simulate::LogLevel::Trace => tracing::Level::TRACE,
+        };
+        // Virtual time runs faster than the wall clock, so wall-clock stamps would mislead.
+        tracing_subscriber::fmt()
+            .with_max_level(level)
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .without_time()
+            .init();
+    }
     let report = simulate::load(options).and_then(|workload| simulate::run(options, &workload));
     let report = match report {
         Ok(report) => report,

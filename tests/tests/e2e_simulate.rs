@@ -26,6 +26,7 @@ fn options(mode: ModeArg, seed: u64, workload: Option<&str>) -> Options {
         min_gang: 2,
         max_gang: 12,
         basic_pods: 100,
+        log: None,
     }
 }
 

@@ -2,7 +2,8 @@ use std::fmt;
 
 use super::decide::UpstreamVerdict;
 use super::decide::{error, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting};
-use super::{GangScheduling, GroupKey, GroupState, GANG_SCHEDULING};
+use super::{GangScheduling, GroupKey, GroupState, Groups, GANG_SCHEDULING};
+use crate::telemetry::{self, GangOutcome};
 use crate::time::{Alarm, Deadlines};
 use crate::waiting::{timeout_message, Deliveries};
 use crate::{Mode, Pod, PodId, Status, Time, WaitingPod};
@@ -71,6 +72,9 @@ impl GangScheduling {
         match verdict {
             UpstreamVerdict::Reject(status) => Permit::Reject(status),
             UpstreamVerdict::Allow(siblings) => {
+                if !siblings.is_empty() {
+                    gang_admitted(pod, siblings.len() + 1);
+                }
                 for id in &siblings {
                     self.inner.waiting.allow(id, GANG_SCHEDULING.as_str());
                 }
@@ -92,13 +96,14 @@ impl GangScheduling {
             map: &self.inner.waiting,
             deliveries: Vec::new(),
         };
-        let open = groups
-            .state_of(pod)
-            .and_then(|s| s.attempt())
-            .map(|a| a.deadline());
+        let attempt = groups.state_of(pod).and_then(|s| s.attempt());
+        let open = attempt.map(|a| a.deadline());
+        let open_and_live = attempt.is_some_and(|a| a.failure().is_none());
+        // Told once every lock is released: a subscriber or recorder is the embedder's code.
+        let mut decided_as_a_whole: Option<Result<usize, String>> = None;
         let verdict = hardened_permit(&mut groups, &mut waiting, pod, now, self.inner.timeout);
         let permit = match verdict {
-            AttemptVerdict::Allow(_) => {
+            AttemptVerdict::Allow(allowed) => {
                 let now_open = groups
                     .state_of(pod)
                     .and_then(|s| s.attempt())
@@ -108,10 +113,17 @@ impl GangScheduling {
                     // holds open attempts only (and stays small however many gangs pass). A
                     // pod allowed without closing it (its group turned Basic) leaves it indexed.
                     self.inner.attempts.lock().remove(&(deadline, key.clone()));
+                    decided_as_a_whole = Some(Ok(allowed.len() + 1));
                 }
                 Permit::Allow
             }
-            AttemptVerdict::Reject(status) => Permit::Reject(status),
+            AttemptVerdict::Reject(status) => {
+                if open_and_live && !live_attempt(&groups, pod) {
+                    // A member was no longer waiting at quorum: the attempt failed here.
+                    decided_as_a_whole = Some(Err(status.message()));
+                }
+                Permit::Reject(status)
+            }
             AttemptVerdict::Wait {
                 registration,
                 activate,
@@ -128,6 +140,11 @@ impl GangScheduling {
         };
         drop(groups);
         drop(waiting); // delivers, now that the group lock is released (H5)
+        match decided_as_a_whole {
+            Some(Ok(members)) => gang_admitted(pod, members),
+            Some(Err(reason)) => gang_failed(pod.group_key(), &reason),
+            None => {}
+        }
         permit
     }
 
@@ -159,6 +176,7 @@ impl GangScheduling {
             let reason =
                 reason.get_or_insert_with(|| timeout_message(self.inner.timeout, &GANG_SCHEDULING));
             let mut deliveries = Deliveries::none(&self.inner.waiting);
+            let batch = timed_out.len();
             for (deadline, key) in due {
                 // Each attempt fails on its own, under its own group's shard only.
                 let mut groups = self.inner.registry.lock_key(&key);
@@ -175,6 +193,10 @@ impl GangScheduling {
                 timed_out.push(key);
             }
             drop(deliveries); // delivers the batch, with no group lock held (H5)
+            for key in &timed_out[batch..] {
+                telemetry::gang_attempt(GangOutcome::TimedOut);
+                tracing::info!(gang = %key, reason = reason.as_str(), "gang: attempt timed out");
+            }
         }
     }
 
@@ -211,6 +233,34 @@ impl GangScheduling {
             }
         }
     }
+}
+
+/// Whether `pod`'s group has an open attempt that has not failed.
+fn live_attempt(groups: &Groups, pod: &Pod) -> bool {
+    groups
+        .state_of(pod)
+        .and_then(|s| s.attempt())
+        .is_some_and(|a| a.failure().is_none())
+}
+
+/// Quorum released `members` members of `pod`'s gang together. Call it with no lock held.
+fn gang_admitted(pod: &Pod, members: usize) {
+    telemetry::gang_attempt(GangOutcome::Admitted);
+    tracing::info!(
+        gang = pod.group(),
+        members,
+        "gang: quorum, members allowed together"
+    );
+}
+
+/// A gang attempt failed as a whole for `reason` (a member lost). Call it with no lock held.
+pub(super) fn gang_failed(key: Option<&GroupKey>, reason: &str) {
+    telemetry::gang_attempt(GangOutcome::Failed);
+    tracing::info!(
+        gang = key.map(tracing::field::display),
+        reason,
+        "gang: attempt failed"
+    );
 }
 
 impl Deadlines for GangScheduling {

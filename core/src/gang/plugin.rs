@@ -157,6 +157,7 @@ impl GangScheduling {
             .reject_all_deferred(&members, GANG_SCHEDULING, &reason);
         drop(groups);
         deliveries.deliver();
+        super::permit::gang_failed(pod.group_key(), &reason);
         Some(deleted)
     }
 
@@ -208,13 +209,14 @@ impl GangScheduling {
         let Some(state) = groups.state_of_mut(pod) else {
             return;
         };
-        let deliveries = in_attempt.then(|| {
-            let reason = format!("gang member {} was unreserved", pod.full_name());
-            self.fail_and_reject(state, &reason)
-        });
+        let reason = in_attempt.then(|| format!("gang member {} was unreserved", pod.full_name()));
+        let deliveries = reason.as_ref().map(|r| self.fail_and_reject(state, r));
         state.forget(pod.id());
         drop(groups);
         drop(deliveries); // delivers, now that the group lock is released
+        if let Some(reason) = reason {
+            super::permit::gang_failed(pod.group_key(), &reason);
+        }
     }
 
     /// The queueing hint for `pod`, rejected by this plugin, after `event`: `Queue` when a

@@ -5,7 +5,7 @@ use super::{
     QueueState, QueuedPodInfo,
 };
 use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
-use crate::{Pod, PodId, Time};
+use crate::{telemetry, Pod, PodId, Time};
 
 /// The scheduling queue: a [`QueueState`] behind one lock, with a `pop` that blocks until a pod
 /// is active or the queue is closed. Every operation that can make a pod active wakes the
@@ -49,7 +49,7 @@ impl SchedulingQueue {
 
     /// See [`QueueState::delete`].
     pub fn delete(&self, id: &PodId) -> bool {
-        self.lock().delete(id)
+        self.with_wake(|state, _| state.delete(id))
     }
 
     /// Blocks until a pod is active and pops it; `None` once the queue is closed and empty.
@@ -57,6 +57,9 @@ impl SchedulingQueue {
         let mut state = self.lock();
         loop {
             if let Some(popped) = state.pop() {
+                let lengths = state.lengths();
+                drop(state);
+                telemetry::pending_pods(&lengths);
                 return Some(popped);
             }
             if state.is_closed() {
@@ -68,12 +71,12 @@ impl SchedulingQueue {
 
     /// Pops a pod if one is active, without blocking.
     pub fn try_pop(&self) -> Option<Popped> {
-        self.lock().pop()
+        self.with_wake(|state, _| state.pop())
     }
 
     /// See [`QueueState::done`].
     pub fn done(&self, id: &PodId) -> bool {
-        self.lock().done(id)
+        self.with_wake(|state, _| state.done(id))
     }
 
     /// See [`QueueState::add_unschedulable_if_not_present`].
@@ -96,7 +99,11 @@ impl SchedulingQueue {
 
     /// See [`QueueState::activate`].
     pub fn activate(&self, ids: &[PodId], now: Time) -> usize {
-        self.with_wake(|state, plugins| state.activate(ids, now, plugins))
+        let activated = self.with_wake(|state, plugins| state.activate(ids, now, plugins));
+        if activated > 0 {
+            tracing::debug!(activated, "queue: siblings activated");
+        }
+        activated
     }
 
     /// See [`QueueState::move_all_to_active_or_backoff`].
@@ -106,19 +113,35 @@ impl SchedulingQueue {
         precheck: Option<&dyn Fn(&QueuedPodInfo) -> bool>,
         now: Time,
     ) -> usize {
-        self.with_wake(|state, plugins| {
+        let kind = event.kind();
+        let moved = self.with_wake(|state, plugins| {
             state.move_all_to_active_or_backoff(event, precheck, now, plugins)
-        })
+        });
+        if moved > 0 {
+            tracing::debug!(event = ?kind, moved, "queue: moved to active or backoff");
+        } else {
+            tracing::trace!(event = ?kind, "queue: nothing to move");
+        }
+        moved
     }
 
     /// See [`QueueState::flush_backoff_completed`].
     pub fn flush_backoff_completed(&self, now: Time) -> usize {
-        self.with_wake(|state, plugins| state.flush_backoff_completed(now, plugins))
+        let moved = self.with_wake(|state, plugins| state.flush_backoff_completed(now, plugins));
+        if moved > 0 {
+            tracing::debug!(moved, "queue: backoff completed");
+        }
+        moved
     }
 
     /// See [`QueueState::flush_unschedulable_leftover`].
     pub fn flush_unschedulable_leftover(&self, now: Time) -> usize {
-        self.with_wake(|state, plugins| state.flush_unschedulable_leftover(now, plugins))
+        let moved =
+            self.with_wake(|state, plugins| state.flush_unschedulable_leftover(now, plugins));
+        if moved > 0 {
+            tracing::debug!(moved, "queue: unschedulable leftover flushed");
+        }
+        moved
     }
 
     /// Closes the queue and wakes every blocked `pop`.
@@ -152,16 +175,19 @@ impl SchedulingQueue {
         self.lock().clone()
     }
 
-    /// Runs `f` under the lock and wakes the poppers if the active queue grew.
+    /// Runs `f` under the lock, wakes the poppers if the active queue grew, and publishes the
+    /// queue's lengths ([`telemetry::PENDING_PODS`]) once the lock is released.
     fn with_wake<R>(&self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R {
         let mut state = self.lock();
         let before = state.active_len();
         let result = f(&mut state, &*self.shared.plugins);
         let grew = state.active_len() > before;
+        let lengths = state.lengths();
         drop(state);
         if grew {
             self.shared.active.notify_all();
         }
+        telemetry::pending_pods(&lengths);
         result
     }
 

@@ -4,6 +4,7 @@ use crate::{Decision, Mode, PluginName, Pod, PodId, Status, Time};
 
 use super::scheduler::Job;
 use super::Scheduler;
+use crate::telemetry::{self, BindingResult, ScheduleResult};
 
 /// Why a binding cycle did not bind.
 enum Failure {
@@ -24,8 +25,8 @@ impl Scheduler {
         let mut ran = 0;
         while let Some(job) = self.inner.job_queue.try_recv() {
             match job {
-                Job::Decided(decision) => {
-                    self.binding_cycle(decision, now);
+                Job::Decided { decision, waited } => {
+                    self.binding_cycle(decision, waited, now);
                     ran += 1;
                 }
                 Job::Stop => {}
@@ -38,7 +39,7 @@ impl Scheduler {
     /// hand it back (upstream's order: unreserve, forget, announce the freed resources —
     /// deferred and excluding the pod when it was rejected, at once when it was an error —
     /// then requeue). A decision for a pod this scheduler is not binding is ignored.
-    pub(super) fn binding_cycle(&self, decision: Decision, now: Time) {
+    pub(super) fn binding_cycle(&self, decision: Decision, waited: bool, now: Time) {
         let pod = decision.pod;
         let id = pod.id().clone();
         let Some((info, node, since, deleted)) = self
@@ -50,10 +51,19 @@ impl Scheduler {
         else {
             return;
         };
-        self.inner
-            .permit_waits
-            .lock()
-            .push((now.saturating_duration_since(since)).as_nanos() as u64);
+        let _span = tracing::debug_span!(
+            "binding_cycle",
+            pod = %id,
+            gang = pod.group(),
+            node = node.as_str()
+        )
+        .entered();
+        let wait = now.saturating_duration_since(since);
+        self.inner.permit_waits.lock().push(wait.as_nanos() as u64);
+        if waited {
+            telemetry::permit_waited(wait, decision.status.code());
+            permit_decided(&id, &pod, &decision.status);
+        }
         let outcome = if deleted {
             Err(Failure::Deleted)
         } else if decision.status.is_success() {
@@ -71,12 +81,18 @@ impl Scheduler {
             .remove(&id)
             .is_none_or(|a| a.deleted);
         match (outcome, deleted) {
-            (Ok(()), false) => self.bound(&pod, &id),
+            (Ok(()), false) => {
+                self.bound(&pod, &id);
+                telemetry::binding_attempt(BindingResult::Bound);
+                telemetry::schedule_attempt(ScheduleResult::Scheduled);
+                tracing::debug!(pod = %id, node = node.as_str(), "bound");
+            }
             (Ok(()), true) => {
                 // Bound, but deleted meanwhile: it is gone, its resources are free.
                 self.inner.cache.remove_pod(&id);
                 self.inner.queue.done(&id);
                 self.inner.stats.lock().deleted_in_flight += 1;
+                telemetry::binding_attempt(BindingResult::Deleted);
                 self.moved(ClusterEvent::AssignedPodDelete(pod), now);
             }
             (Err(_), true) => self.failed(pod, info, Failure::Deleted, now),
@@ -112,6 +128,13 @@ impl Scheduler {
                 waits.push(now.saturating_duration_since(*since).as_nanos() as u64);
             }
         }
+        // Each sibling waited at Permit, and this is its binding cycle too.
+        for (info, since) in &siblings {
+            telemetry::permit_waited(now.saturating_duration_since(*since), status.code());
+            permit_decided(info.id(), info.pod(), status);
+            telemetry::binding_attempt(BindingResult::Rejected);
+            telemetry::schedule_attempt(attempt_result(status));
+        }
         let mut members = vec![first];
         for (info, _) in siblings {
             self.inner.gang.unreserve(info.pod());
@@ -144,11 +167,14 @@ impl Scheduler {
         let freed = ClusterEvent::AssignedPodDelete(pod.clone());
         match failure {
             Failure::Deleted => {
+                telemetry::binding_attempt(BindingResult::Deleted);
                 self.inner.queue.done(&id);
                 self.inner.stats.lock().deleted_in_flight += 1;
                 self.moved(freed, now);
             }
             Failure::Rejected(status) => {
+                telemetry::binding_attempt(BindingResult::Rejected);
+                telemetry::schedule_attempt(attempt_result(&status));
                 {
                     let mut stats = self.inner.stats.lock();
                     stats.permit_rejections += 1;
@@ -170,12 +196,41 @@ impl Scheduler {
                     .move_all_to_active_or_backoff(freed, Some(&not_this_pod), now);
             }
             Failure::Error => {
+                telemetry::binding_attempt(BindingResult::Error);
+                telemetry::schedule_attempt(ScheduleResult::Error);
+                tracing::debug!(pod = %id, "bind failed");
                 self.inner.stats.lock().bind_failures += 1;
                 self.moved(freed, now);
                 // No rejecting plugin: it backs off in the error backoff.
                 let _ = self.inner.queue.add_unschedulable_if_not_present(info, now);
             }
         }
+    }
+}
+
+/// A rejection's result as kube-scheduler counts scheduling attempts: an error is an error,
+/// anything else (a plugin's rejection, a timeout) unschedulable.
+pub(super) fn attempt_result(status: &Status) -> ScheduleResult {
+    if status.code() == crate::Code::Error {
+        ScheduleResult::Error
+    } else {
+        ScheduleResult::Unschedulable
+    }
+}
+
+/// The event for a Permit decision that reached a pod that waited.
+fn permit_decided(id: &PodId, pod: &Pod, status: &Status) {
+    let plugin = status.plugin().map(PluginName::as_str);
+    if status.is_success() {
+        tracing::debug!(pod = %id, gang = pod.group(), "permit: allowed after waiting");
+    } else {
+        tracing::debug!(
+            pod = %id,
+            gang = pod.group(),
+            plugin,
+            reason = status.message(),
+            "permit: rejected after waiting"
+        );
     }
 }
 

@@ -4,6 +4,7 @@ use crate::{Decision, Permit, PodId, Status, Time};
 
 use super::scheduler::{Assignment, Job};
 use super::Scheduler;
+use crate::telemetry::{self, ScheduleResult};
 
 /// What one scheduling cycle did with the pod it popped.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +54,8 @@ impl Scheduler {
         let info = popped.info;
         let pod = info.pod().clone();
         let id = pod.id().clone();
+        let _span =
+            tracing::debug_span!("scheduling_cycle", pod = %id, gang = pod.group()).entered();
         let placed = self
             .inner
             .cache
@@ -61,6 +64,8 @@ impl Scheduler {
             Ok(node) => node,
             Err(status) => {
                 self.inner.stats.lock().unschedulable += 1;
+                telemetry::schedule_attempt(ScheduleResult::Unschedulable);
+                tracing::debug!(pod = %id, reason = status.message(), "no node fits");
                 let plugin = status
                     .plugin()
                     .cloned()
@@ -74,6 +79,8 @@ impl Scheduler {
         };
         if let Err(e) = self.inner.cache.assume(&pod, &node) {
             let status = Status::unschedulable(e.to_string());
+            telemetry::schedule_attempt(ScheduleResult::Error);
+            tracing::debug!(pod = %id, error = %e, "assume failed");
             // An error, not a plugin's verdict: error backoff.
             let _ = self.inner.queue.add_unschedulable_if_not_present(info, now);
             return CycleOutcome::Unschedulable { pod: id, status };
@@ -81,6 +88,8 @@ impl Scheduler {
         if let Err(e) = self.inner.gang.reserve(&pod) {
             self.inner.cache.forget(&id);
             let status = Status::unschedulable(e.to_string()).with_plugin(GANG_SCHEDULING);
+            telemetry::schedule_attempt(ScheduleResult::Unschedulable);
+            tracing::debug!(pod = %id, error = %e, plugin = GANG_SCHEDULING.as_str(), "reserve failed");
             let _ = self
                 .inner
                 .queue
@@ -100,24 +109,46 @@ impl Scheduler {
         );
         match self.inner.gang.permit(&pod, now) {
             Permit::Allow => {
+                tracing::debug!(pod = %id, gang = pod.group(), node = node.as_str(), "permit: allowed");
                 let decision = Decision {
                     pod,
                     status: Status::success(),
                 };
-                let _ = self.inner.jobs.send(Job::Decided(decision));
+                let _ = self.inner.jobs.send(Job::Decided {
+                    decision,
+                    waited: false,
+                });
                 CycleOutcome::Allowed { pod: id, node }
             }
             Permit::Wait { activate, .. } => {
+                tracing::debug!(
+                    pod = %id,
+                    gang = pod.group(),
+                    plugin = GANG_SCHEDULING.as_str(),
+                    node = node.as_str(),
+                    "permit: waiting"
+                );
                 let siblings: Vec<PodId> = activate.iter().map(|p| p.id().clone()).collect();
                 self.inner.queue.activate(&siblings, now);
                 CycleOutcome::Waiting { pod: id, node }
             }
             Permit::Reject(status) => {
+                // Counted as an attempt by its binding cycle, which releases it.
+                tracing::debug!(
+                    pod = %id,
+                    gang = pod.group(),
+                    plugin = status.plugin().map(|p| p.as_str()),
+                    reason = status.message(),
+                    "permit: rejected"
+                );
                 let decision = Decision {
                     pod,
                     status: status.clone(),
                 };
-                let _ = self.inner.jobs.send(Job::Decided(decision));
+                let _ = self.inner.jobs.send(Job::Decided {
+                    decision,
+                    waited: false,
+                });
                 CycleOutcome::Rejected { pod: id, status }
             }
         }

@@ -39,8 +39,10 @@ impl Scheduler {
                 let scheduler = self.clone();
                 let clock = clock.clone();
                 thread::spawn("gangway-binding", move || {
-                    while let Ok(Job::Decided(decision)) = scheduler.inner.job_queue.recv() {
-                        scheduler.binding_cycle(decision, clock.now());
+                    while let Ok(Job::Decided { decision, waited }) =
+                        scheduler.inner.job_queue.recv()
+                    {
+                        scheduler.binding_cycle(decision, waited, clock.now());
                     }
                 })
             })

@@ -65,8 +65,14 @@ pub(super) struct Assignment {
 
 /// Work for a binding worker.
 pub(super) enum Job {
-    /// A pod's Permit decision (allowed at once, or decided while waiting).
-    Decided(crate::Decision),
+    /// A pod's Permit decision: allowed or rejected at once (`waited` false), or decided while
+    /// it waited in the waiting map.
+    Decided {
+        /// The decision.
+        decision: crate::Decision,
+        /// It came from the waiting map (the pod waited at Permit).
+        waited: bool,
+    },
     /// Stop (one per worker, at shutdown).
     Stop,
 }
@@ -93,7 +99,10 @@ impl Scheduler {
                     a.rejected = true;
                 }
             }
-            let _ = sink.send(Job::Decided(d));
+            let _ = sink.send(Job::Decided {
+                decision: d,
+                waited: true,
+            });
         });
         let gang =
             GangScheduling::with_timeout(config.mode, waiting.clone(), config.permit_timeout);

@@ -50,10 +50,11 @@ fn queued(s: &Scheduler, id: &PodId) -> bool {
 fn a_timed_out_hardened_gang_comes_back_together_in_one_binding_cycle() {
     let s = three_waiting(Mode::Hardened);
     s.tick(Time::from_secs(10));
-    let Some(Job::Decided(first)) = s.inner.job_queue.try_recv() else {
+    let Some(Job::Decided { decision, waited }) = s.inner.job_queue.try_recv() else {
         panic!("a rejection is queued");
     };
-    s.binding_cycle(first, Time::from_secs(10));
+    assert!(waited, "the pod waited at Permit");
+    s.binding_cycle(decision, waited, Time::from_secs(10));
     let waited: Vec<PodId> = (0..3).map(|i| member(i).id().clone()).collect();
     assert!(waited.iter().all(|id| queued(&s, id)), "all three are back");
     assert!(s.in_binding().is_empty());
@@ -76,10 +77,10 @@ fn a_timed_out_hardened_gang_comes_back_together_in_one_binding_cycle() {
 fn upstream_members_come_back_one_binding_cycle_at_a_time() {
     let s = three_waiting(Mode::Upstream);
     s.tick(Time::from_secs(10));
-    let Some(Job::Decided(first)) = s.inner.job_queue.try_recv() else {
+    let Some(Job::Decided { decision, waited }) = s.inner.job_queue.try_recv() else {
         panic!("a rejection is queued");
     };
-    s.binding_cycle(first, Time::from_secs(10));
+    s.binding_cycle(decision, waited, Time::from_secs(10));
     let back = (0..3).filter(|&i| queued(&s, member(i).id())).count();
     assert_eq!(back, 1);
     assert_eq!(s.run_binding_cycles(Time::from_secs(10)), 2);

@@ -17,7 +17,7 @@ mod report_tests;
 #[cfg(test)]
 mod workload_tests;
 
-pub use options::{ModeArg, Options};
+pub use options::{LogLevel, ModeArg, Options};
 pub use progress::Progress;
 pub use report::{percentile, Report};
 pub use workload::{GenerateSpec, GroupSpec, NodeSpec, PodSpec, Workload, WorkloadError};

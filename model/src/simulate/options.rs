@@ -59,6 +59,23 @@ pub struct Options {
     /// Pods outside any gang in the generated workload (a quarter of them in Basic groups).
     #[arg(long, default_value_t = 2000, value_name = "N")]
     pub basic_pods: usize,
+
+    /// Print the core's tracing spans and events on stderr: scheduling and binding cycles,
+    /// every Permit decision, gang allows and rejections, queue moves. LEVEL is `info` (gang
+    /// decisions only), `debug` (the default: every decision and move) or `trace`.
+    #[arg(long, value_name = "LEVEL", num_args = 0..=1, default_missing_value = "debug")]
+    pub log: Option<LogLevel>,
+}
+
+/// How much `--log` shows.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogLevel {
+    /// Gang attempts decided as a whole.
+    Info,
+    /// Every cycle, decision and queue move.
+    Debug,
+    /// Everything.
+    Trace,
 }
 
 impl Options {

@@ -1,0 +1,177 @@
+//! What a running gangway tells its operators: `tracing` spans and events, and metrics through
+//! the [`metrics`](https://docs.rs/metrics) facade, under the names kube-scheduler operators
+//! already chart.
+//!
+//! Neither costs anything to speak of when nobody listens: a `tracing` callsite with no
+//! subscriber interested is one relaxed load and a branch, and with no metrics recorder
+//! installed every update goes to the facade's no-op recorder. Install a subscriber (for
+//! example `tracing_subscriber::fmt`) or a recorder (for example
+//! `metrics_exporter_prometheus`) in your binary to see them; call [`describe_metrics`] once
+//! after installing a recorder to give each metric its help text and unit.
+//!
+//! # Metrics
+//!
+//! | name | kind | labels | what |
+//! |---|---|---|---|
+//! | [`PENDING_PODS`] | gauge | `queue`: `active`, `backoff`, `unschedulable`, `gated` | pods in each part of the scheduling queue, after every queue operation |
+//! | [`PERMIT_WAIT_DURATION`] | histogram (seconds) | `result`: the decision's code, `Success`, `Unschedulable`, `Error`, … | how long a pod waited at Permit, measured by its binding cycle |
+//! | [`SCHEDULE_ATTEMPTS`] | counter | `result`: `scheduled`, `unschedulable`, `error` | scheduling attempts by result, as kube-scheduler counts them: `scheduled` once the pod is bound |
+//! | [`BINDING_ATTEMPTS`] | counter | `result`: `bound`, `rejected`, `error`, `deleted` | binding cycles by result |
+//! | [`GANG_ATTEMPTS`] | counter | `outcome`: `admitted`, `timed_out`, `failed` | gang attempts decided as a whole: quorum reached, the attempt's deadline passed, or a member lost (Hardened) |
+
+use std::time::Duration;
+
+use metrics::{Key, Label, Metadata};
+
+use crate::queue::QueueLengths;
+use crate::Code;
+
+/// Gauge: pods in the scheduling queue, by `queue` (`active`, `backoff`, `unschedulable`,
+/// `gated`): kube-scheduler's `scheduler_pending_pods`.
+pub const PENDING_PODS: &str = "scheduler_pending_pods";
+
+/// Histogram, seconds: how long a pod waited at Permit, by `result` (the decision's status
+/// code): kube-scheduler's `scheduler_permit_wait_duration_seconds`.
+pub const PERMIT_WAIT_DURATION: &str = "scheduler_permit_wait_duration_seconds";
+
+/// Counter: scheduling attempts by `result` (`scheduled`, `unschedulable`, `error`):
+/// kube-scheduler's `scheduler_schedule_attempts_total`.
+pub const SCHEDULE_ATTEMPTS: &str = "scheduler_schedule_attempts_total";
+
+/// Counter: binding cycles by `result` (`bound`, `rejected`, `error`, `deleted`).
+pub const BINDING_ATTEMPTS: &str = "scheduler_binding_attempts_total";
+
+/// Counter: gang attempts decided as a whole, by `outcome` (`admitted`, `timed_out`,
+/// `failed`).
+pub const GANG_ATTEMPTS: &str = "scheduler_gang_attempts_total";
+
+/// Gives every metric above its help text and unit in the installed recorder. Call it once,
+/// after installing the recorder; without one it does nothing.
+pub fn describe_metrics() {
+    use metrics::{describe_counter, describe_gauge, describe_histogram, Unit};
+    describe_gauge!(PENDING_PODS, "Pods in the scheduling queue, by queue.");
+    describe_histogram!(
+        PERMIT_WAIT_DURATION,
+        Unit::Seconds,
+        "Duration of waiting on permit, by the decision's code."
+    );
+    describe_counter!(SCHEDULE_ATTEMPTS, "Scheduling attempts, by result.");
+    describe_counter!(BINDING_ATTEMPTS, "Binding cycles, by result.");
+    describe_counter!(
+        GANG_ATTEMPTS,
+        "Gang attempts decided as a whole, by outcome."
+    );
+}
+
+/// A metric key with one label, built at compile time: recording through it allocates
+/// nothing and, with no recorder installed, costs a few loads.
+macro_rules! key {
+    ($name:expr, $label:literal => $value:literal) => {{
+        static LABELS: [Label; 1] = [Label::from_static_parts($label, $value)];
+        static KEY: Key = Key::from_static_parts($name, &LABELS);
+        &KEY
+    }};
+}
+
+static METADATA: Metadata<'static> =
+    Metadata::new(module_path!(), metrics::Level::INFO, Some(module_path!()));
+
+fn gauge(key: &'static Key) -> metrics::Gauge {
+    metrics::with_recorder(|r| r.register_gauge(key, &METADATA))
+}
+
+fn counter(key: &'static Key) -> metrics::Counter {
+    metrics::with_recorder(|r| r.register_counter(key, &METADATA))
+}
+
+/// Publishes the queue's lengths ([`PENDING_PODS`]); `unschedulable` leaves out the gated pods
+/// (they have their own label), `backoff` counts both backoff heaps.
+pub(crate) fn pending_pods(lengths: &QueueLengths) {
+    let unschedulable = lengths.unschedulable.saturating_sub(lengths.gated);
+    let backoff = lengths.backoff + lengths.error_backoff;
+    gauge(key!(PENDING_PODS, "queue" => "active")).set(lengths.active as f64);
+    gauge(key!(PENDING_PODS, "queue" => "backoff")).set(backoff as f64);
+    gauge(key!(PENDING_PODS, "queue" => "unschedulable")).set(unschedulable as f64);
+    gauge(key!(PENDING_PODS, "queue" => "gated")).set(lengths.gated as f64);
+}
+
+/// A pod that waited at Permit got its decision after `waited` ([`PERMIT_WAIT_DURATION`],
+/// labelled with the decision's code as kube-scheduler spells it).
+pub(crate) fn permit_waited(waited: Duration, code: Code) {
+    let key = match code {
+        Code::Success => key!(PERMIT_WAIT_DURATION, "result" => "Success"),
+        Code::Error => key!(PERMIT_WAIT_DURATION, "result" => "Error"),
+        Code::Unschedulable => key!(PERMIT_WAIT_DURATION, "result" => "Unschedulable"),
+        Code::UnschedulableAndUnresolvable => {
+            key!(PERMIT_WAIT_DURATION, "result" => "UnschedulableAndUnresolvable")
+        }
+        Code::Wait => key!(PERMIT_WAIT_DURATION, "result" => "Wait"),
+        Code::Skip => key!(PERMIT_WAIT_DURATION, "result" => "Skip"),
+        Code::Pending => key!(PERMIT_WAIT_DURATION, "result" => "Pending"),
+    };
+    metrics::with_recorder(|r| r.register_histogram(key, &METADATA)).record(waited.as_secs_f64());
+}
+
+/// How a scheduling attempt ended ([`SCHEDULE_ATTEMPTS`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ScheduleResult {
+    /// Bound.
+    Scheduled,
+    /// No room, a plugin's rejection, a Permit rejection.
+    Unschedulable,
+    /// An internal error or a failed bind.
+    Error,
+}
+
+pub(crate) fn schedule_attempt(result: ScheduleResult) {
+    let key = match result {
+        ScheduleResult::Scheduled => key!(SCHEDULE_ATTEMPTS, "result" => "scheduled"),
+        ScheduleResult::Unschedulable => key!(SCHEDULE_ATTEMPTS, "result" => "unschedulable"),
+        ScheduleResult::Error => key!(SCHEDULE_ATTEMPTS, "result" => "error"),
+    };
+    counter(key).increment(1);
+}
+
+/// How a binding cycle ended ([`BINDING_ATTEMPTS`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum BindingResult {
+    /// The binder bound the pod.
+    Bound,
+    /// Permit rejected it: released and requeued.
+    Rejected,
+    /// The binder failed: released and requeued.
+    Error,
+    /// Deleted meanwhile.
+    Deleted,
+}
+
+pub(crate) fn binding_attempt(result: BindingResult) {
+    let key = match result {
+        BindingResult::Bound => key!(BINDING_ATTEMPTS, "result" => "bound"),
+        BindingResult::Rejected => key!(BINDING_ATTEMPTS, "result" => "rejected"),
+        BindingResult::Error => key!(BINDING_ATTEMPTS, "result" => "error"),
+        BindingResult::Deleted => key!(BINDING_ATTEMPTS, "result" => "deleted"),
+    };
+    counter(key).increment(1);
+}
+
+/// How a gang attempt was decided as a whole ([`GANG_ATTEMPTS`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum GangOutcome {
+    /// Quorum released the waiting members together.
+    Admitted,
+    /// The attempt's deadline passed (Hardened).
+    TimedOut,
+    /// A waiting member was deleted or unreserved, or was no longer waiting at quorum
+    /// (Hardened).
+    Failed,
+}
+
+pub(crate) fn gang_attempt(outcome: GangOutcome) {
+    let key = match outcome {
+        GangOutcome::Admitted => key!(GANG_ATTEMPTS, "outcome" => "admitted"),
+        GangOutcome::TimedOut => key!(GANG_ATTEMPTS, "outcome" => "timed_out"),
+        GangOutcome::Failed => key!(GANG_ATTEMPTS, "outcome" => "failed"),
+    };
+    counter(key).increment(1);
+}
