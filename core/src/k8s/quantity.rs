@@ -1,0 +1,201 @@
+use super::QuantityError;
+
+/// The value of a Kubernetes quantity in whole units, rounded up: what Go's
+/// `Quantity.Value()` returns, e.g. a `memory` request in bytes.
+///
+/// The grammar is Kubernetes' own: an optional sign, digits with an optional decimal point
+/// (`1`, `1.5`, `1.`, `.5`), then one suffix — decimal SI (`n`, `u`, `m`, none, `k`, `M`, `G`,
+/// `T`, `P`, `E`), binary SI (`Ki`, `Mi`, `Gi`, `Ti`, `Pi`, `Ei`) or a decimal exponent (`e3`,
+/// `E-2`, `e+6`). The arithmetic is exact (no floating point) and any fraction of a unit rounds
+/// up, as Kubernetes rounds a quantity up rather than to nothing: `1.5` bytes is 2 bytes.
+///
+/// Errors: [`Malformed`](QuantityError::Malformed) without a digit (`""`, `"-"`, `"."`, `"m"`),
+/// [`UnknownSuffix`](QuantityError::UnknownSuffix) (`12x`, `1K`, `1 Gi`),
+/// [`Negative`](QuantityError::Negative) below zero (`-0` is zero), and
+/// [`TooLarge`](QuantityError::TooLarge) above 2^63 − 1, the largest Kubernetes quantity.
+/// Go's parser also accepts a bare sign or point as zero and caps a too large value; this one
+/// reports both.
+///
+/// ```
+/// use gangway::k8s::{quantity_value, QuantityError};
+/// assert_eq!(quantity_value("128974848"), Ok(128_974_848));
+/// assert_eq!(quantity_value("129e6"), Ok(129_000_000));
+/// assert_eq!(quantity_value("123Mi"), Ok(128_974_848));
+/// assert_eq!(quantity_value("1.5"), Ok(2)); // rounded up to whole bytes
+/// assert!(matches!(quantity_value("12x"), Err(QuantityError::UnknownSuffix { .. })));
+/// ```
+pub fn quantity_value(quantity: &str) -> Result<u64, QuantityError> {
+    parse(quantity, 0)
+}
+
+/// The value of a Kubernetes quantity in thousandths, rounded up: what Go's
+/// `Quantity.MilliValue()` returns, e.g. a `cpu` request in millicores.
+///
+/// Same grammar, rounding and errors as [`quantity_value`]; the value is 1000 times larger, so
+/// [`TooLarge`](QuantityError::TooLarge) starts above 2^63 − 1 thousandths.
+///
+/// ```
+/// use gangway::k8s::quantity_milli_value;
+/// assert_eq!(quantity_milli_value("500m"), Ok(500));
+/// assert_eq!(quantity_milli_value("2"), Ok(2000));
+/// assert_eq!(quantity_milli_value("0.1"), Ok(100));
+/// assert_eq!(quantity_milli_value("0.0001"), Ok(1)); // rounded up to whole millicores
+/// ```
+pub fn quantity_milli_value(quantity: &str) -> Result<u64, QuantityError> {
+    parse(quantity, 3)
+}
+
+/// Exponents beyond this (either way) behave alike: saturating here keeps the arithmetic in
+/// range for any input.
+const EXPONENT_CAP: i64 = 1_000_000;
+
+/// Digits in `i64::MAX`.
+const MAX_DIGITS: i64 = 19;
+
+/// The quantity times `10^scale`, rounded up.
+fn parse(quantity: &str, scale: i64) -> Result<u64, QuantityError> {
+    let (negative, unsigned) = match quantity.as_bytes().first() {
+        Some(b'-') => (true, &quantity[1..]),
+        Some(b'+') => (false, &quantity[1..]),
+        _ => (false, quantity),
+    };
+    let (int, rest) = split_digits(unsigned);
+    let (frac, suffix) = match rest.strip_prefix('.') {
+        Some(after_point) => split_digits(after_point),
+        None => ("", rest),
+    };
+    if int.is_empty() && frac.is_empty() {
+        return Err(QuantityError::Malformed(quantity.to_owned()));
+    }
+    let Some((exp10, exp2)) = suffix_exponents(suffix) else {
+        return Err(QuantityError::UnknownSuffix {
+            quantity: quantity.to_owned(),
+            suffix: suffix.to_owned(),
+        });
+    };
+
+    // The value is `digits × 10^exp × 2^exp2`, `digits` an integer without leading zeros.
+    let mut digits: Vec<u8> = int
+        .bytes()
+        .chain(frac.bytes())
+        .map(|d| d - b'0')
+        .skip_while(|&d| d == 0)
+        .collect();
+    if digits.is_empty() {
+        return Ok(0);
+    }
+    if negative {
+        return Err(QuantityError::Negative(quantity.to_owned()));
+    }
+    let mut exp = exp10
+        .saturating_sub(count(frac.len()))
+        .saturating_add(scale);
+    while digits.last() == Some(&0) {
+        digits.pop();
+        exp = exp.saturating_add(1);
+    }
+    multiply(&mut digits, 1u64 << exp2);
+
+    let too_large = || QuantityError::TooLarge(quantity.to_owned());
+    let int_digits = count(digits.len()).saturating_add(exp);
+    if int_digits > MAX_DIGITS {
+        return Err(too_large());
+    }
+    let value = if int_digits <= 0 {
+        1 // a nonzero fraction of one, rounded up
+    } else if exp >= 0 {
+        // At most 19 digits: fits in a u64.
+        let zeros = std::iter::repeat_n(0, usize::try_from(exp).unwrap_or(0));
+        decimal(digits.iter().copied().chain(zeros))
+    } else {
+        let split = usize::try_from(int_digits).unwrap_or(0).min(digits.len());
+        let (whole, fraction) = digits.split_at(split);
+        decimal(whole.iter().copied()) + u64::from(fraction.iter().any(|&d| d != 0))
+    };
+    if value > i64::MAX as u64 {
+        return Err(too_large());
+    }
+    Ok(value)
+}
+
+/// The leading ASCII digits of `s`, and the rest.
+fn split_digits(s: &str) -> (&str, &str) {
+    let n = s.bytes().take_while(u8::is_ascii_digit).count();
+    s.split_at(n)
+}
+
+/// A length as an `i64` exponent.
+fn count(len: usize) -> i64 {
+    i64::try_from(len).unwrap_or(i64::MAX)
+}
+
+/// The decimal and binary exponents a suffix stands for, or `None` if it is not one.
+fn suffix_exponents(suffix: &str) -> Option<(i64, u32)> {
+    let decimal = match suffix {
+        "n" => -9,
+        "u" => -6,
+        "m" => -3,
+        "" => 0,
+        "k" => 3,
+        "M" => 6,
+        "G" => 9,
+        "T" => 12,
+        "P" => 15,
+        "E" => 18,
+        "Ki" => return Some((0, 10)),
+        "Mi" => return Some((0, 20)),
+        "Gi" => return Some((0, 30)),
+        "Ti" => return Some((0, 40)),
+        "Pi" => return Some((0, 50)),
+        "Ei" => return Some((0, 60)),
+        _ => return Some((exponent(suffix)?, 0)),
+    };
+    Some((decimal, 0))
+}
+
+/// The exponent of `e<signed integer>` / `E<signed integer>`, saturated at ±[`EXPONENT_CAP`].
+fn exponent(suffix: &str) -> Option<i64> {
+    let signed = suffix.strip_prefix(['e', 'E'])?;
+    let (negative, digits) = match signed.as_bytes().first() {
+        Some(b'-') => (true, &signed[1..]),
+        Some(b'+') => (false, &signed[1..]),
+        _ => (false, signed),
+    };
+    if digits.is_empty() || !digits.bytes().all(|d| d.is_ascii_digit()) {
+        return None;
+    }
+    let magnitude = digits
+        .bytes()
+        .fold(0i64, |n, d| {
+            n.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+        })
+        .min(EXPONENT_CAP);
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// `digits` (most significant first) times `factor`, in place.
+fn multiply(digits: &mut Vec<u8>, factor: u64) {
+    if factor == 1 {
+        return;
+    }
+    let mut carry: u128 = 0;
+    for d in digits.iter_mut().rev() {
+        let product = u128::from(*d) * u128::from(factor) + carry;
+        *d = (product % 10) as u8;
+        carry = product / 10;
+    }
+    let mut head = Vec::new();
+    while carry > 0 {
+        head.push((carry % 10) as u8);
+        carry /= 10;
+    }
+    head.reverse();
+    digits.splice(0..0, head);
+}
+
+/// The number the decimal digits spell (at most 19 of them, or it saturates).
+fn decimal(digits: impl Iterator<Item = u8>) -> u64 {
+    digits.fold(0u64, |n, d| {
+        n.saturating_mul(10).saturating_add(u64::from(d))
+    })
+}
