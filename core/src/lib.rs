@@ -4,8 +4,13 @@
 //! member at its Permit step until enough members are placed, then lets them all go. gangway
 //! implements that barrier — the waiting-pod map, the gang state machine and the scheduling
 //! queue — as a library whose every lock, wake-up and timeout race is explored exhaustively with
-//! [loom](https://docs.rs/loom), and whose invariants (I1–I8 in `docs/guarantees.md`) each have
-//! a checker and a witness that the checker finds their violation.
+//! [loom](https://docs.rs/loom), and whose invariants ([below](#guarantees-and-their-checkers))
+//! each have a checker and a witness that the checker finds their violation.
+//!
+//! The sections build up from one waiting pod to a whole [`Scheduler`]. Two longer programs
+//! print what happens step by step: `cargo run -p gangway --example permit_barrier` (the
+//! barrier alone, a quorum and a timeout) and `--example embed_scheduler` (a scheduler with a
+//! binder that fails).
 //!
 //! # Parking pods at Permit
 //!
@@ -18,16 +23,19 @@
 //! use gangway::{Pod, Time, WaitingPods};
 //!
 //! let waiting = WaitingPods::new();
-//! let five_minutes = Duration::from_secs(300);
+//! let gang_wait = || [("GangScheduling".into(), Duration::from_secs(300))];
 //!
 //! // Two members of a gang of three passed Permit with `Wait`.
-//! let a = waiting.add(Pod::new("a", "ml", "trainer-0"), [("GangScheduling".into(), five_minutes)], Time::ZERO).unwrap();
-//! let b = waiting.add(Pod::new("b", "ml", "trainer-1"), [("GangScheduling".into(), five_minutes)], Time::ZERO).unwrap();
+//! let a = waiting.add(Pod::new("a", "ml", "trainer-0"), gang_wait(), Time::ZERO)?;
+//! let b = waiting.add(Pod::new("b", "ml", "trainer-1"), gang_wait(), Time::ZERO)?;
 //!
 //! // The third reaches quorum and allows its waiting siblings.
-//! waiting.for_each(|wp| { wp.allow("GangScheduling"); });
+//! waiting.for_each(|wp| {
+//!     wp.allow("GangScheduling");
+//! });
 //! assert!(a.wait().is_success() && b.wait().is_success());
 //! assert!(waiting.is_empty());
+//! # Ok::<(), gangway::AddError>(())
 //! ```
 //!
 //! # A gang through the barrier
@@ -43,7 +51,8 @@
 //! let gang = GangScheduling::new(Mode::Hardened, WaitingPods::new());
 //! gang.on_group_added(PodGroup::gang("ml", "trainer", 3).unwrap()).unwrap();
 //! let pods: Vec<Pod> = (0..3)
-//!     .map(|i| Pod::new(format!("uid-{i}"), "ml", &format!("trainer-{i}")).with_group("trainer"))
+//!     .map(|i| Pod::new(format!("uid-{i}"), "ml", &format!("trainer-{i}")))
+//!     .map(|pod| pod.with_group("trainer"))
 //!     .collect();
 //! for pod in &pods[..2] {
 //!     gang.on_pod_added(pod.clone(), false).unwrap();
@@ -68,7 +77,8 @@
 //! # Timeouts are data
 //!
 //! Nothing in gangway reads a clock. A timeout takes effect only when somebody calls
-//! [`WaitingPods::expire`] with a [`Time`]: a test, a loom thread, the model checker, or the
+//! [`WaitingPods::expire`] (or [`GangScheduling::expire`], for a Hardened gang attempt's one
+//! deadline) with a [`Time`]: a test, a loom thread, the model checker, or the
 //! [`TimerDriver`] — one thread for the whole map, not a timer per pod.
 //!
 //! ```
@@ -76,11 +86,16 @@
 //! use gangway::{Pod, Time, WaitingPods};
 //!
 //! let waiting = WaitingPods::new();
-//! let wp = waiting.add(Pod::new("a", "ml", "trainer-0"), [("GangScheduling".into(), Duration::from_secs(300))], Time::ZERO).unwrap();
+//! let pod = Pod::new("a", "ml", "trainer-0");
+//! let wp = waiting.add(pod, [("GangScheduling".into(), Duration::from_secs(300))], Time::ZERO)?;
 //! assert!(waiting.expire(Time::from_secs(299)).is_empty());
 //! let expired = waiting.expire(Time::from_secs(300));
-//! assert_eq!(expired[0].status.message(), "rejected due to timeout after waiting 5m0s at plugin GangScheduling");
+//! assert_eq!(
+//!     expired[0].status.message(),
+//!     "rejected due to timeout after waiting 5m0s at plugin GangScheduling"
+//! );
 //! assert!(wp.wait().is_rejected());
+//! # Ok::<(), gangway::AddError>(())
 //! ```
 //!
 //! # Many waiting pods, few threads
@@ -99,20 +114,170 @@
 //!
 //! for i in 0..1000 {
 //!     let pod = Pod::new(format!("uid-{i}"), "ml", &format!("worker-{i}"));
-//!     waiting.add(pod, [("GangScheduling".into(), Duration::from_secs(60))], clock.now()).unwrap();
+//!     waiting.add(pod, [("GangScheduling".into(), Duration::from_secs(60))], clock.now())?;
 //! }
 //! clock.advance(Duration::from_secs(60)); // the timer thread expires all of them
 //! for _ in 0..1000 {
 //!     assert!(decisions.recv().unwrap().status.is_rejected());
 //! }
+//! # Ok::<(), gangway::AddError>(())
 //! ```
 //!
-//! # Checked, not hoped
+//! # Embedding the `Scheduler`
 //!
-//! Every component is a pure struct with `&mut self` transitions ([`WaitingState`]) behind a
-//! thin lock ([`WaitingPods`]); the locks come from one facade, [`sync`], which becomes loom's
-//! under `RUSTFLAGS="--cfg loom"`. See `docs/verification.md` for the loom models, property
-//! tests and what each proves.
+//! A [`Scheduler`] wires the queue, the gang plugin, the waiting map and a cache of node
+//! reservations together. You bring the two steps that touch the world: a
+//! [`Placement`](scheduler::Placement) picks a node for a pod (kube-scheduler's Filter and
+//! Score; [`ResourceFit`](scheduler::ResourceFit) by default), and a
+//! [`Binder`](scheduler::Binder) writes the binding (the API server; an
+//! [`InMemoryBinder`](scheduler::InMemoryBinder) by default). Closures of the right shape are
+//! both. Cluster events come in through `add_node`, `add_group`, `add_pod`, … Each
+//! [`schedule_one`](Scheduler::schedule_one) is one scheduling cycle (pop, place, assume,
+//! reserve, Permit) and reports a [`CycleOutcome`](scheduler::CycleOutcome); pods that passed
+//! Permit, at once or after waiting, reach their binding cycles through a channel, and
+//! [`run_binding_cycles`](Scheduler::run_binding_cycles) runs those that are ready;
+//! [`tick`](Scheduler::tick) applies whatever is due (permit deadlines, backoff flushes).
+//! Driven by hand like this, with explicit [`Time`]s, a run is deterministic.
+//! [`start`](Scheduler::start) runs the same steps on threads instead — a scheduling loop, a
+//! few binding workers and one timer, reading a [`Clock`] — until
+//! [`RunningScheduler::shutdown`](scheduler::RunningScheduler::shutdown).
+//!
+//! ```
+//! use gangway::scheduler::{BindError, CacheState, CycleOutcome, Node};
+//! use gangway::sync::{Arc, Mutex};
+//! use gangway::{Pod, PodGroup, Resources, Scheduler, SchedulerConfig, Status, Time};
+//!
+//! // Placement: the first node, by name, with room for the pod.
+//! let first_fit = |pod: &Pod, cache: &CacheState| -> Result<String, Status> {
+//!     cache
+//!         .nodes()
+//!         .find(|node| pod.requests().fits_in(node.free()))
+//!         .map(|node| node.name().to_owned())
+//!         .ok_or_else(|| Status::unschedulable("no node has room").with_plugin("FirstFit"))
+//! };
+//! // Binder: your API-server call goes here; this one keeps a list.
+//! let bindings = Arc::new(Mutex::new(Vec::new()));
+//! let binder = {
+//!     let bindings = bindings.clone();
+//!     move |pod: &Pod, node: &str| -> Result<(), BindError> {
+//!         bindings.lock().push(format!("{} -> {node}", pod.name()));
+//!         Ok(())
+//!     }
+//! };
+//! let s = Scheduler::with(SchedulerConfig::default(), first_fit, binder);
+//!
+//! let now = Time::ZERO;
+//! for name in ["node-a", "node-b"] {
+//!     s.add_node(Node::new(name, Resources::new(2_000, 8 << 30)), now)?; // 2 CPUs, 8 GiB
+//! }
+//! s.add_group(PodGroup::gang("ml", "trainer", 3)?, now)?;
+//! for i in 0..3 {
+//!     let name = format!("trainer-{i}");
+//!     let pod = Pod::new(name.as_str(), "ml", &name)
+//!         .with_group("trainer")
+//!         .with_requests(Resources::new(1_000, 1 << 30));
+//!     s.add_pod(pod, now)?;
+//! }
+//!
+//! // Scheduling cycles: two members wait at Permit, the third reaches quorum.
+//! let mut outcomes = Vec::new();
+//! while let Some(outcome) = s.schedule_one(now) {
+//!     outcomes.push(outcome);
+//! }
+//! assert!(matches!(outcomes[..], [
+//!     CycleOutcome::Waiting { .. },
+//!     CycleOutcome::Waiting { .. },
+//!     CycleOutcome::Allowed { .. },
+//! ]));
+//! // Binding cycles: all three passed Permit together, and all three are bound.
+//! assert_eq!(s.run_binding_cycles(now), 3);
+//! assert_eq!(bindings.lock().len(), 3);
+//! assert!(["trainer-0", "trainer-1", "trainer-2"].iter().all(|&id| s.is_bound(&id.into())));
+//! s.check()?; // I4, I5, I6 hold
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Choosing a `Mode`
+//!
+//! [`Mode::Upstream`] follows kube-scheduler 1.36 step for step, races included: each member
+//! waits on its own timer, quorum allows the waiting members one at a time, and a member's
+//! timeout or delete leaves its siblings waiting — so a gang can bind partially, or hold
+//! reservations for a gang already lost. [`Mode::Hardened`], the default, keeps upstream's
+//! behaviour otherwise and adds the guarantees H1–H5: one decision for the whole gang attempt,
+//! whole-gang release, one deadline per attempt, exact decision reports, and no user code under
+//! a gangway lock. Pick `Upstream` to reproduce what a real cluster does — conformance tests,
+//! replaying an incident, or showing that a checker finds upstream's races; pick `Hardened`
+//! for everything else. Set it in [`SchedulerConfig::mode`] or pass it to
+//! [`GangScheduling::new`]. The same race in both modes:
+//!
+//! ```
+//! use gangway::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
+//!
+//! for mode in [Mode::Upstream, Mode::Hardened] {
+//!     let gang = GangScheduling::new(mode, WaitingPods::new());
+//!     gang.on_group_added(PodGroup::gang("ml", "g", 2).unwrap()).unwrap();
+//!     let (p0, p1) = (Pod::new("p0", "ml", "p0"), Pod::new("p1", "ml", "p1"));
+//!     let (p0, p1) = (p0.with_group("g"), p1.with_group("g"));
+//!     gang.on_pod_added(p0.clone(), false).unwrap();
+//!     gang.on_pod_added(p1.clone(), false).unwrap();
+//!
+//!     gang.reserve(&p0).unwrap();
+//!     let Permit::Wait { waiting: w0, .. } = gang.permit(&p0, Time::ZERO) else { panic!() };
+//!     // p0's deadline passes (its own timer upstream, the attempt's when hardened) ...
+//!     let deadline = Time::from_secs(300);
+//!     gang.waiting().expire(deadline);
+//!     gang.expire(deadline);
+//!     // ... and p1 reaches Permit before p0's binding cycle has released p0.
+//!     gang.reserve(&p1).unwrap();
+//!     let p1_passes = matches!(gang.permit(&p1, deadline), Permit::Allow);
+//!
+//!     assert!(w0.wait().is_rejected());
+//!     // Upstream: p1 binds alone, a partial gang. Hardened: nobody passes (I3).
+//!     assert_eq!(p1_passes, mode == Mode::Upstream);
+//! }
+//! ```
+//!
+//! # Guarantees and their checkers
+//!
+//! The contract, with every proof and witness, is `docs/guarantees.md`; how to run each checker
+//! is `docs/verification.md`. In short: `loom_*` (loom models), `prop_*` (proptest against a
+//! reference model), `regression_*` and `e2e_*` are test files in `tests/tests/`; `check` is
+//! the protocol model checker (`gangway check`, in `model/src/check/`), which checks I3–I8 over
+//! every interleaving of the gang and queue protocol; `queue_moves` is the cargo-fuzz target
+//! in `fuzz/fuzz_targets/`.
+//!
+//! | | what it means | checked by |
+//! |---|---|---|
+//! | I1 | a waiting pod is decided exactly once | `loom_waiting`, `prop_waiting` |
+//! | I2 | no lost wake-up | `loom_waiting`, `loom_timer`, `loom_queue`, `e2e_timer` |
+//! | I3 | 0 or a quorum of a gang pass Permit | `loom_gang`, `regression_partial_gang`, `check` |
+//! | I4 | each pod is in exactly one place | `prop_queue`, `loom_queue`, `queue_moves`, `check` |
+//! | I5 | group and node accounting add up | `loom_gang`, `prop_gang`, `check`, `e2e_scheduler` |
+//! | I6 | no leaked reservation | `loom_gang`, `regression_held_reservations`, `check` |
+//! | I7 | an event during a pod's attempt is not lost | `prop_queue`, `queue_moves`, `check` |
+//! | I8 | a gang with room and all members binds | `check`, `e2e_scheduler`, `e2e_simulate` |
+//! | H1 | one critical section decides a gang attempt | `loom_gang`, `loom_shards`, `prop_shards` |
+//! | H2 | a failed attempt's members go back together | `e2e_queue_gang`, unit tests |
+//! | H3 | one deadline per gang attempt | `loom_gang`, unit tests |
+//! | H4 | `allow`/`reject` say whether this call decided | `loom_waiting`, `prop_waiting` |
+//! | H5 | no user code under a gangway lock | `loom_waiting`, `prop_waiting` |
+//!
+//! Each row also has a witness: its checker, run on a deliberately broken variant or in
+//! [`Mode::Upstream`], must find the violation. What makes the core checkable: every component
+//! is a pure struct with `&mut self` transitions ([`WaitingState`]) behind a thin lock
+//! ([`WaitingPods`]), and the locks come from one facade, [`sync`], which becomes loom's under
+//! `RUSTFLAGS="--cfg loom"`.
+//!
+//! # Observability
+//!
+//! The scheduler emits `tracing` spans and events, seen once a subscriber is installed, and
+//! metrics through the `metrics` facade under kube-scheduler's names; [`telemetry`] lists them
+//! and has `describe_metrics()`.
+//!
+//! # Kubernetes types
+//!
+//! With the optional `k8s` feature, the module `gangway::k8s` converts k8s-openapi's `Pod` and
+//! `PodGroup` objects into gangway's [`Pod`] and [`PodGroup`].
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
