@@ -159,3 +159,34 @@ fn permit_waits_are_in_seconds() {
         .collect();
     assert_eq!(waits, vec![10.0, 10.0]);
 }
+
+/// `describe_metrics` gives each metric its help text (and the wait histogram its unit).
+#[test]
+fn every_metric_is_described() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    metrics::with_local_recorder(&recorder, || {
+        gangway::telemetry::describe_metrics();
+        run();
+    });
+    let snapshot = snapshotter.snapshot().into_vec();
+    for name in [
+        PENDING_PODS,
+        PERMIT_WAIT_DURATION,
+        SCHEDULE_ATTEMPTS,
+        BINDING_ATTEMPTS,
+        GANG_ATTEMPTS,
+    ] {
+        let described = snapshot
+            .iter()
+            .find(|(ck, _, _, _)| ck.key().name() == name)
+            .map(|(_, unit, help, _)| (*unit, help.clone()));
+        let Some((unit, Some(help))) = described else {
+            panic!("{name} is recorded and described: {described:?}");
+        };
+        assert!(!help.is_empty());
+        if name == PERMIT_WAIT_DURATION {
+            assert_eq!(unit, Some(metrics::Unit::Seconds));
+        }
+    }
+}
