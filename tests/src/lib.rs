@@ -11,6 +11,7 @@
 //! 6. [`replay`] — a model-checker path replayed against the real concurrent core.
 //! 7. [`gang_batch`] — a gang's batch decision on the sharded waiting map, real and broken,
 //!    for the `loom_shards` models.
+//! 8. [`simulate_options`] — `gangway simulate`'s options for the end-to-end tests.
 
 #![deny(missing_docs)]
 
@@ -23,5 +24,9 @@ pub mod gang_lockstep;
 pub mod queue_conformance;
 #[cfg(not(loom))]
 pub mod replay;
+#[cfg(not(loom))]
+mod simulate_options;
 
 pub use decision_point::{DecisionPoint, RealPod, GANG, OTHER};
+#[cfg(not(loom))]
+pub use simulate_options::simulate_options;

@@ -7,27 +7,10 @@
 use std::path::PathBuf;
 
 use gangway_model::simulate::{self, ModeArg, Options, Report, Workload};
+use gangway_tests::simulate_options;
 
 fn options(mode: ModeArg, seed: u64, workload: Option<&str>) -> Options {
-    Options {
-        workload: workload.map(|name| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../model/workloads")
-                .join(name)
-        }),
-        mode,
-        seed,
-        bind_failure_rate: 0.0,
-        delete_rate: 0.0,
-        json: true,
-        real_time: false,
-        nodes: 40,
-        gangs: 60,
-        min_gang: 2,
-        max_gang: 12,
-        basic_pods: 100,
-        log: None,
-    }
+    simulate_options(mode, seed, workload)
 }
 
 fn simulate(options: &Options) -> Report {

@@ -4,11 +4,10 @@
 //! subscriber would stay silent).
 #![cfg(not(loom))]
 
-use std::io::Write;
-use std::path::PathBuf;
-
 use gangway::sync::{Arc, Mutex};
 use gangway_model::simulate::{self, ModeArg, Options};
+use gangway_tests::simulate_options;
+use std::io::Write;
 
 /// A buffer the subscriber writes to.
 #[derive(Clone, Default)]
@@ -28,21 +27,8 @@ impl Write for Buffer {
 /// --log` runs it.
 fn options() -> Options {
     Options {
-        workload: Some(
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../model/workloads/small.toml"),
-        ),
-        mode: ModeArg::Hardened,
-        seed: 1,
-        bind_failure_rate: 0.0,
-        delete_rate: 0.0,
-        json: true,
-        real_time: false,
-        nodes: 40,
-        gangs: 60,
-        min_gang: 2,
-        max_gang: 12,
-        basic_pods: 100,
         log: Some(simulate::LogLevel::Debug),
+        ..simulate_options(ModeArg::Hardened, 1, Some("small.toml"))
     }
 }
 
