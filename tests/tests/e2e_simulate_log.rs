@@ -32,8 +32,9 @@ fn options() -> Options {
     }
 }
 
-/// A gang through the barrier shows its scheduling and binding cycles, each Permit decision,
-/// the gang's quorum and the queue's moves.
+/// A gang through the barrier shows its scheduling cycles (with the node once placed) and
+/// binding cycles, each Permit decision, each waiting pod's decision, the gang's quorum and
+/// the queue's moves.
 #[test]
 fn the_log_shows_cycles_decisions_gangs_and_queue_moves() {
     let buffer = Buffer::default();
@@ -55,6 +56,8 @@ fn the_log_shows_cycles_decisions_gangs_and_queue_moves() {
         "binding_cycle{pod=",
         "permit: waiting",
         "permit: allowed",
+        "waiting pod: allowed",
+        "node=\"node-",
         "plugin=\"GangScheduling\"",
         "gang: quorum, members allowed together",
         "bound",
@@ -62,4 +65,52 @@ fn the_log_shows_cycles_decisions_gangs_and_queue_moves() {
     ] {
         assert!(log.contains(expected), "the log shows {expected:?}:\n{log}");
     }
+
+    // An embedder of the gang plugin alone, with no scheduler, sees the same decisions.
+    buffer.0.lock().clear();
+    plugin_alone();
+    let log = String::from_utf8(buffer.0.lock().clone()).unwrap();
+    for expected in [
+        "permit: waiting pod=uid-0 gang=\"alone\" plugin=\"GangScheduling\"",
+        "permit: allowed pod=uid-1 gang=\"alone\"",
+        "gang: quorum, members allowed together gang=\"alone\" members=2",
+        "waiting pod: allowed pod=uid-0 gang=\"alone\"",
+        "gang: attempt timed out gang=ml/late",
+        "waiting pod: rejected pod=uid-2 gang=\"late\" plugin=\"GangScheduling\"",
+    ] {
+        assert!(log.contains(expected), "the log shows {expected:?}:\n{log}");
+    }
+}
+
+/// A gang of two through the Hardened plugin and the waiting map alone, and a second gang
+/// whose attempt times out.
+fn plugin_alone() {
+    use gangway::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
+
+    let gang = GangScheduling::new(Mode::Hardened, WaitingPods::new());
+    for (name, min) in [("alone", 2), ("late", 2)] {
+        gang.on_group_added(PodGroup::gang("ml", name, min).unwrap())
+            .unwrap();
+    }
+    let pod = |i: usize, group: &str| {
+        Pod::new(format!("uid-{i}"), "ml", &format!("p-{i}")).with_group(group)
+    };
+    let pods = [
+        pod(0, "alone"),
+        pod(1, "alone"),
+        pod(2, "late"),
+        pod(3, "late"),
+    ];
+    for p in &pods {
+        gang.on_pod_added(p.clone(), false).unwrap();
+    }
+    for p in [&pods[0], &pods[1], &pods[2]] {
+        gang.reserve(p).unwrap();
+        let permit = gang.permit(p, Time::ZERO);
+        assert_eq!(
+            matches!(permit, Permit::Wait { .. }),
+            p.id() != pods[1].id()
+        );
+    }
+    gang.expire(Time::from_secs(300));
 }

@@ -58,13 +58,13 @@ impl GangScheduling {
     /// reserved in its group from that moment (its caller's unreserve is then a no-op there),
     /// so a late unreserve cannot lend it to the next member's quorum.
     pub fn permit(&self, pod: &Pod, now: Time) -> Permit {
-        if GroupKey::of(pod).is_none() {
-            return Permit::Allow;
-        }
-        match self.inner.mode {
-            Mode::Upstream => self.permit_upstream(pod, now),
-            Mode::Hardened => self.permit_hardened(pod, now),
-        }
+        let permit = match (GroupKey::of(pod), self.inner.mode) {
+            (None, _) => Permit::Allow,
+            (Some(_), Mode::Upstream) => self.permit_upstream(pod, now),
+            (Some(_), Mode::Hardened) => self.permit_hardened(pod, now),
+        };
+        permit_event(pod, &permit);
+        permit
     }
 
     fn permit_upstream(&self, pod: &Pod, now: Time) -> Permit {
@@ -232,6 +232,27 @@ impl GangScheduling {
                 alarm.ring();
             }
         }
+    }
+}
+
+/// The event for a Permit decision, told once every lock is released (H5).
+fn permit_event(pod: &Pod, permit: &Permit) {
+    let gang_scheduling = GANG_SCHEDULING;
+    let plugin = gang_scheduling.as_str();
+    match permit {
+        Permit::Allow => {
+            tracing::debug!(pod = %pod.id(), gang = pod.group(), plugin, "permit: allowed");
+        }
+        Permit::Wait { .. } => {
+            tracing::debug!(pod = %pod.id(), gang = pod.group(), plugin, "permit: waiting");
+        }
+        Permit::Reject(status) => tracing::debug!(
+            pod = %pod.id(),
+            gang = pod.group(),
+            plugin,
+            reason = status.message(),
+            "permit: rejected"
+        ),
     }
 }
 

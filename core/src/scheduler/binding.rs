@@ -62,7 +62,6 @@ impl Scheduler {
         self.inner.permit_waits.lock().push(wait.as_nanos() as u64);
         if waited {
             telemetry::permit_waited(wait, decision.status.code());
-            permit_decided(&id, &pod, &decision.status);
         }
         let outcome = if deleted {
             Err(Failure::Deleted)
@@ -129,9 +128,8 @@ impl Scheduler {
             }
         }
         // Each sibling waited at Permit, and this is its binding cycle too.
-        for (info, since) in &siblings {
+        for (_, since) in &siblings {
             telemetry::permit_waited(now.saturating_duration_since(*since), status.code());
-            permit_decided(info.id(), info.pod(), status);
             telemetry::binding_attempt(BindingResult::Rejected);
             telemetry::schedule_attempt(attempt_result(status));
         }
@@ -215,22 +213,6 @@ pub(super) fn attempt_result(status: &Status) -> ScheduleResult {
         ScheduleResult::Error
     } else {
         ScheduleResult::Unschedulable
-    }
-}
-
-/// The event for a Permit decision that reached a pod that waited.
-fn permit_decided(id: &PodId, pod: &Pod, status: &Status) {
-    let plugin = status.plugin().map(PluginName::as_str);
-    if status.is_success() {
-        tracing::debug!(pod = %id, gang = pod.group(), "permit: allowed after waiting");
-    } else {
-        tracing::debug!(
-            pod = %id,
-            gang = pod.group(),
-            plugin,
-            reason = status.message(),
-            "permit: rejected after waiting"
-        );
     }
 }
 

@@ -54,14 +54,23 @@ impl Scheduler {
         let info = popped.info;
         let pod = info.pod().clone();
         let id = pod.id().clone();
-        let _span =
-            tracing::debug_span!("scheduling_cycle", pod = %id, gang = pod.group()).entered();
+        // The node is recorded once placed; Permit's decision is the gang plugin's event.
+        let span = tracing::debug_span!(
+            "scheduling_cycle",
+            pod = %id,
+            gang = pod.group(),
+            node = tracing::field::Empty
+        )
+        .entered();
         let placed = self
             .inner
             .cache
             .with(|cache| self.inner.placement.place(&pod, cache));
         let node = match placed {
-            Ok(node) => node,
+            Ok(node) => {
+                span.record("node", node.as_str());
+                node
+            }
             Err(status) => {
                 self.inner.stats.lock().unschedulable += 1;
                 telemetry::schedule_attempt(ScheduleResult::Unschedulable);
@@ -89,7 +98,9 @@ impl Scheduler {
             self.inner.cache.forget(&id);
             let status = Status::unschedulable(e.to_string()).with_plugin(GANG_SCHEDULING);
             telemetry::schedule_attempt(ScheduleResult::Unschedulable);
-            tracing::debug!(pod = %id, error = %e, plugin = GANG_SCHEDULING.as_str(), "reserve failed");
+            let gang_scheduling = GANG_SCHEDULING;
+            let plugin = gang_scheduling.as_str();
+            tracing::debug!(pod = %id, error = %e, plugin, "reserve failed");
             let _ = self
                 .inner
                 .queue
@@ -109,7 +120,6 @@ impl Scheduler {
         );
         match self.inner.gang.permit(&pod, now) {
             Permit::Allow => {
-                tracing::debug!(pod = %id, gang = pod.group(), node = node.as_str(), "permit: allowed");
                 let decision = Decision {
                     pod,
                     status: Status::success(),
@@ -121,26 +131,12 @@ impl Scheduler {
                 CycleOutcome::Allowed { pod: id, node }
             }
             Permit::Wait { activate, .. } => {
-                tracing::debug!(
-                    pod = %id,
-                    gang = pod.group(),
-                    plugin = GANG_SCHEDULING.as_str(),
-                    node = node.as_str(),
-                    "permit: waiting"
-                );
                 let siblings: Vec<PodId> = activate.iter().map(|p| p.id().clone()).collect();
                 self.inner.queue.activate(&siblings, now);
                 CycleOutcome::Waiting { pod: id, node }
             }
             Permit::Reject(status) => {
                 // Counted as an attempt by its binding cycle, which releases it.
-                tracing::debug!(
-                    pod = %id,
-                    gang = pod.group(),
-                    plugin = status.plugin().map(|p| p.as_str()),
-                    reason = status.message(),
-                    "permit: rejected"
-                );
                 let decision = Decision {
                     pod,
                     status: status.clone(),

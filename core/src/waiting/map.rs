@@ -370,6 +370,7 @@ impl WaitingPods {
 
     /// Hands a decision to the sink; never called with a gangway lock held (H5).
     fn deliver(&self, decided: Decided<Arc<Latch>>) {
+        decided_event(&decided.pod, &decided.status);
         if let Some(sink) = &self.shared.sink {
             sink.deliver(Decision {
                 pod: decided.pod,
@@ -411,6 +412,11 @@ impl Deliveries {
 impl Drop for Deliveries {
     fn drop(&mut self) {
         let decided = std::mem::take(&mut self.decided);
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            for d in &decided {
+                decided_event(&d.pod, &d.status);
+            }
+        }
         match (&self.map.shared.sink, decided.len()) {
             (None, _) | (_, 0) => {}
             (Some(sink), 1) => {
@@ -430,6 +436,21 @@ impl Drop for Deliveries {
                     .collect(),
             ),
         }
+    }
+}
+
+/// The event for a waiting pod's decision, told once every lock is released (H5).
+fn decided_event(pod: &Pod, status: &Status) {
+    if status.is_success() {
+        tracing::debug!(pod = %pod.id(), gang = pod.group(), "waiting pod: allowed");
+    } else {
+        tracing::debug!(
+            pod = %pod.id(),
+            gang = pod.group(),
+            plugin = status.plugin().map(|p| p.as_str()),
+            reason = status.message(),
+            "waiting pod: rejected"
+        );
     }
 }
 
