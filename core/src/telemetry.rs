@@ -9,6 +9,27 @@
 //! `metrics_exporter_prometheus`) in your binary to see them; call [`describe_metrics`] once
 //! after installing a recorder to give each metric its help text and unit.
 //!
+//! # Tracing
+//!
+//! Spans (level `DEBUG`), entered on the thread that runs the cycle:
+//!
+//! | span | fields | around |
+//! |---|---|---|
+//! | `scheduling_cycle` | `pod`, `gang`, `node` (once placed) | pop to Permit: placement, assume, reserve, Permit |
+//! | `binding_cycle` | `pod`, `gang`, `node` | a Permit decision to bound, or released and requeued |
+//!
+//! Events, each told once every gangway lock is released (H5):
+//!
+//! | message | level | fields | from |
+//! |---|---|---|---|
+//! | `permit: allowed` / `waiting` / `rejected` | `DEBUG` | `pod`, `gang`, `plugin`, `reason` | the gang plugin's Permit |
+//! | `waiting pod: allowed` / `rejected` | `DEBUG` | `pod`, `gang`, `plugin`, `reason` | the waiting map, as it delivers a decision |
+//! | `gang: quorum, members allowed together` | `INFO` | `gang`, `members` | Permit at quorum |
+//! | `gang: attempt timed out` / `attempt failed` | `INFO` | `gang`, `reason` | the attempt's deadline; a member deleted, unreserved or gone |
+//! | `queue: moved to active or backoff` | `DEBUG` | `event`, `moved` | a cluster event that moved pods (`TRACE` when none moved) |
+//! | `queue: siblings activated`, `backoff completed`, `unschedulable leftover flushed` | `DEBUG` | a count | the queue's other moves |
+//! | `no node fits`, `assume failed`, `reserve failed`, `bound`, `bind failed` | `DEBUG` | `pod`, … | the scheduler's cycles |
+//!
 //! # Metrics
 //!
 //! | name | kind | labels | what |
