@@ -13,6 +13,16 @@ use std::io::Write;
 #[derive(Clone, Default)]
 struct Buffer(Arc<Mutex<Vec<u8>>>);
 
+impl Buffer {
+    /// Asserts that what was written so far contains each of `expected`.
+    fn assert_shows(&self, expected: &[&str]) {
+        let log = String::from_utf8(self.0.lock().clone()).unwrap();
+        for line in expected {
+            assert!(log.contains(line), "the log shows {line:?}:\n{log}");
+        }
+    }
+}
+
 impl Write for Buffer {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         self.0.lock().extend_from_slice(bytes);
@@ -50,8 +60,7 @@ fn the_log_shows_cycles_decisions_gangs_and_queue_moves() {
     let workload = simulate::load(&options).unwrap();
     let report = simulate::run(&options, &workload).unwrap();
     assert!(report.is_clean());
-    let log = String::from_utf8(buffer.0.lock().clone()).unwrap();
-    for expected in [
+    buffer.assert_shows(&[
         "scheduling_cycle{pod=",
         "binding_cycle{pod=",
         "permit: waiting",
@@ -62,24 +71,19 @@ fn the_log_shows_cycles_decisions_gangs_and_queue_moves() {
         "gang: quorum, members allowed together",
         "bound",
         "queue: moved to active or backoff",
-    ] {
-        assert!(log.contains(expected), "the log shows {expected:?}:\n{log}");
-    }
+    ]);
 
     // An embedder of the gang plugin alone, with no scheduler, sees the same decisions.
     buffer.0.lock().clear();
     plugin_alone();
-    let log = String::from_utf8(buffer.0.lock().clone()).unwrap();
-    for expected in [
+    buffer.assert_shows(&[
         "permit: waiting pod=uid-0 gang=\"alone\" plugin=\"GangScheduling\"",
         "permit: allowed pod=uid-1 gang=\"alone\"",
         "gang: quorum, members allowed together gang=\"alone\" members=2",
         "waiting pod: allowed pod=uid-0 gang=\"alone\"",
         "gang: attempt timed out gang=ml/late",
         "waiting pod: rejected pod=uid-2 gang=\"late\" plugin=\"GangScheduling\"",
-    ] {
-        assert!(log.contains(expected), "the log shows {expected:?}:\n{log}");
-    }
+    ]);
 }
 
 /// A gang of two through the Hardened plugin and the waiting map alone, and a second gang

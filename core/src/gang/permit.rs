@@ -237,19 +237,18 @@ impl GangScheduling {
 
 /// The event for a Permit decision, told once every lock is released (H5).
 fn permit_event(pod: &Pod, permit: &Permit) {
-    let gang_scheduling = GANG_SCHEDULING;
-    let plugin = gang_scheduling.as_str();
+    let (id, gang) = (pod.id(), pod.group());
     match permit {
         Permit::Allow => {
-            tracing::debug!(pod = %pod.id(), gang = pod.group(), plugin, "permit: allowed");
+            tracing::debug!(pod = %id, gang, plugin = GANG_SCHEDULING.as_str(), "permit: allowed");
         }
         Permit::Wait { .. } => {
-            tracing::debug!(pod = %pod.id(), gang = pod.group(), plugin, "permit: waiting");
+            tracing::debug!(pod = %id, gang, plugin = GANG_SCHEDULING.as_str(), "permit: waiting");
         }
         Permit::Reject(status) => tracing::debug!(
-            pod = %pod.id(),
-            gang = pod.group(),
-            plugin,
+            pod = %id,
+            gang,
+            plugin = GANG_SCHEDULING.as_str(),
             reason = status.message(),
             "permit: rejected"
         ),

@@ -1,3 +1,5 @@
+use std::time::Duration;
+
 use crate::gang::GANG_SCHEDULING;
 use crate::queue::{ClusterEvent, QueuedPodInfo};
 use crate::{Decision, Mode, PluginName, Pod, PodId, Status, Time};
@@ -105,7 +107,8 @@ impl Scheduler {
     /// released here, and the freed resources announced once, excluding the gang.
     fn hand_back_gang(&self, first: QueuedPodInfo, status: &Status, plugin: PluginName, now: Time) {
         let pod = first.pod().clone();
-        let siblings: Vec<(QueuedPodInfo, Time)> = {
+        // Each sibling with how long it waited at Permit.
+        let siblings: Vec<(QueuedPodInfo, Duration)> = {
             let mut assigned = self.inner.assigned.lock();
             let ids: Vec<PodId> = assigned
                 .iter()
@@ -114,27 +117,25 @@ impl Scheduler {
                 .collect();
             ids.iter()
                 .filter_map(|id| assigned.remove(id))
-                .map(|a| (a.info, a.since))
+                .map(|a| (a.info, now.saturating_duration_since(a.since)))
                 .collect()
         };
         {
             let mut stats = self.inner.stats.lock();
             let timeout = status.message().contains("timeout");
             let mut waits = self.inner.permit_waits.lock();
-            for (_, since) in &siblings {
+            for (_, wait) in &siblings {
                 stats.permit_rejections += 1;
                 stats.permit_timeouts += u64::from(timeout);
-                waits.push(now.saturating_duration_since(*since).as_nanos() as u64);
+                waits.push(wait.as_nanos() as u64);
             }
         }
-        // Each sibling waited at Permit, and this is its binding cycle too.
-        for (_, since) in &siblings {
-            telemetry::permit_waited(now.saturating_duration_since(*since), status.code());
+        let mut members = vec![first];
+        for (info, wait) in siblings {
+            // Each sibling waited at Permit, and this is its binding cycle too.
+            telemetry::permit_waited(wait, status.code());
             telemetry::binding_attempt(BindingResult::Rejected);
             telemetry::schedule_attempt(attempt_result(status));
-        }
-        let mut members = vec![first];
-        for (info, _) in siblings {
             self.inner.gang.unreserve(info.pod());
             self.inner.cache.forget(info.id());
             members.push(info.rejected_by(plugin.clone()));

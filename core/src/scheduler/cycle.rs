@@ -98,9 +98,12 @@ impl Scheduler {
             self.inner.cache.forget(&id);
             let status = Status::unschedulable(e.to_string()).with_plugin(GANG_SCHEDULING);
             telemetry::schedule_attempt(ScheduleResult::Unschedulable);
-            let gang_scheduling = GANG_SCHEDULING;
-            let plugin = gang_scheduling.as_str();
-            tracing::debug!(pod = %id, error = %e, plugin, "reserve failed");
+            tracing::debug!(
+                pod = %id,
+                error = %e,
+                plugin = GANG_SCHEDULING.as_str(),
+                "reserve failed"
+            );
             let _ = self
                 .inner
                 .queue
