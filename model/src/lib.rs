@@ -1,13 +1,9 @@
-//! Reference models for gangway.
+//! Reference models for gangway — naive sequential specifications of the waiting map, the gang
+//! plugin and the scheduling queue — and the lockstep drivers that run the real core beside
+//! them, step by step, for the property tests and the fuzzer.
 
 #![deny(missing_docs)]
 
-#[cfg(feature = "tools")]
-pub mod bench;
-#[cfg(feature = "tools")]
-pub mod check;
 pub mod gang;
 pub mod queue;
-#[cfg(feature = "tools")]
-pub mod simulate;
 pub mod waiting;

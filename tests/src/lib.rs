@@ -4,22 +4,18 @@
 //!    the real [`WaitingPods`](gangway::WaitingPods) and on deliberately broken latches.
 //! 2. [`RealPod`] — the real implementation behind that trait.
 //! 3. [`broken`] — broken latches, kept to prove the models can fail (witnesses).
-//! 4. [`gang_lockstep`] — the gang plugin run in lockstep with its reference model, for the
-//!    gang property tests.
-//! 5. [`queue_conformance`] — upstream's scheduling-queue test scenarios as data, and their
+//! 4. [`queue_conformance`] — upstream's scheduling-queue test scenarios as data, and their
 //!    driver.
-//! 6. [`replay`] — a model-checker path replayed against the real concurrent core.
-//! 7. [`gang_batch`] — a gang's batch decision on the sharded waiting map, real and broken,
+//! 5. [`replay`] — a model-checker path replayed against the real concurrent core.
+//! 6. [`gang_batch`] — a gang's batch decision on the sharded waiting map, real and broken,
 //!    for the `loom_shards` models.
-//! 8. [`simulate_options`] — `gangway simulate`'s options for the end-to-end tests.
+//! 7. [`simulate_options`] — `gangway simulate`'s options for the end-to-end tests.
 
 #![deny(missing_docs)]
 
 pub mod broken;
 mod decision_point;
 pub mod gang_batch;
-#[cfg(not(loom))]
-pub mod gang_lockstep;
 #[cfg(not(loom))]
 pub mod queue_conformance;
 #[cfg(not(loom))]

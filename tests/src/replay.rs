@@ -19,7 +19,7 @@ use gangway::sync::thread::{self, JoinHandle};
 use gangway::sync::{Arc, Mutex};
 use gangway::time::{Clock, ManualClock};
 use gangway::{GangScheduling, Mode, Permit, Pod, PodId, Time, WaitingPods};
-use gangway_model::check::{Action, Cluster, Stage};
+use gangway_cli::check::{Action, Cluster, Stage};
 
 /// The real components, shared by the actor threads.
 struct Core {

@@ -1,18 +1,18 @@
 //! `gangway simulate`'s options for the end-to-end tests: a workload file of
-//! `model/workloads/` (or the generated workload at a test size), in virtual time, JSON report.
+//! `cli/workloads/` (or the generated workload at a test size), in virtual time, JSON report.
 
 use std::path::PathBuf;
 
-use gangway_model::simulate::{ModeArg, Options};
+use gangway_cli::simulate::{ModeArg, Options};
 
 /// The options of a virtual-time run in `mode` with `seed`, on `workload` (a file name in
-/// `model/workloads/`) or, without one, on a generated workload of 40 nodes, 60 gangs of 2–12
+/// `cli/workloads/`) or, without one, on a generated workload of 40 nodes, 60 gangs of 2–12
 /// and 100 other pods. No faults, no log.
 pub fn simulate_options(mode: ModeArg, seed: u64, workload: Option<&str>) -> Options {
     Options {
         workload: workload.map(|name| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../model/workloads")
+                .join("../cli/workloads")
                 .join(name)
         }),
         mode,

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use gangway::sync::thread;
 use gangway::Mode;
-use gangway_model::check::{self, Preset};
+use gangway_cli::check::{self, Preset};
 
 /// How long the explorer gets to start listening.
 const STARTUP: Duration = Duration::from_secs(20);

@@ -6,7 +6,7 @@
 use gangway::Mode;
 use std::collections::BTreeSet;
 
-use gangway_model::check::{discover, random_path, Action, Flaw, GangProtocol, Path, Preset};
+use gangway_cli::check::{discover, random_path, Action, Flaw, GangProtocol, Path, Preset};
 use gangway_tests::replay::Replay;
 
 fn model(preset: Preset, mode: Mode) -> GangProtocol {

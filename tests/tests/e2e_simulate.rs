@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use gangway_model::simulate::{self, ModeArg, Options, Report, Workload};
+use gangway_cli::simulate::{self, ModeArg, Options, Report, Workload};
 use gangway_tests::simulate_options;
 
 fn options(mode: ModeArg, seed: u64, workload: Option<&str>) -> Options {
@@ -19,7 +19,7 @@ fn simulate(options: &Options) -> Report {
 }
 
 /// The witness for I3: upstream Permit counts two members whose timers just fired as still
-/// reserved, so the third binds alone (model/workloads/partial-gang.toml explains the setup).
+/// reserved, so the third binds alone (cli/workloads/partial-gang.toml explains the setup).
 #[test]
 fn upstream_binds_a_partial_gang_in_the_pinned_seeded_run() {
     let report = simulate(&options(ModeArg::Upstream, 1, Some("partial-gang.toml")));
@@ -68,7 +68,7 @@ fn a_seed_reproduces_a_run() {
 fn the_small_workload_binds_whole_on_real_threads() {
     // small.toml's last arrival is at 32 s; run its pods arriving at once instead.
     let mut workload = Workload::from_path(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../model/workloads/small.toml"),
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cli/workloads/small.toml"),
     )
     .unwrap();
     for pod in &mut workload.pods {

@@ -5,7 +5,7 @@
 #![cfg(not(loom))]
 
 use gangway::sync::{Arc, Mutex};
-use gangway_model::simulate::{self, ModeArg, Options};
+use gangway_cli::simulate::{self, ModeArg, Options};
 use gangway_tests::simulate_options;
 use std::io::Write;
 
@@ -33,7 +33,7 @@ impl Write for Buffer {
     }
 }
 
-/// The small workload (model/workloads/small.toml) in virtual time, as `gangway simulate
+/// The small workload (cli/workloads/small.toml) in virtual time, as `gangway simulate
 /// --log` runs it.
 fn options() -> Options {
     Options {

@@ -1,7 +1,7 @@
 #![cfg(not(loom))]
 //! Property tests, "arbitrary gang arrivals": the real `GangScheduling` plugin run in lockstep
 //! with the reference model [`gangway_model::gang::GangModel`] in both modes, by the harness
-//! [`gangway_tests::gang_lockstep`] (what a case is, what is compared after every step, and the
+//! [`gangway_model::gang::lockstep`] (what a case is, what is compared after every step, and the
 //! settling with I6 at the end are described there). This file holds the strategies, the
 //! property tests and the named regressions.
 //!
@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use gangway::gang::{GroupKey, Policy, DEFAULT_PERMIT_TIMEOUT};
 use gangway::Mode;
-use gangway_tests::gang_lockstep::{run_case, run_ops, Lockstep, Op, Phase, GROUPS, MAX_PODS, NS};
+use gangway_model::gang::lockstep::{run_case, run_ops, Lockstep, Op, Phase, GROUPS, MAX_PODS, NS};
 use proptest::prelude::*;
 use proptest::test_runner::{
     Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,

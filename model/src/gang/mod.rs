@@ -14,6 +14,7 @@
 //! failing one, forgetting what is unused), `plugin.rs` the cluster events and the plugin's
 //! operations, `waiting.rs` the timeouts and the waiting map.
 
+pub mod lockstep;
 mod plugin;
 mod rules;
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! One step of the lockstep: an operation on both sides, then every comparison.
 
+use crate::gang::{GangModel, ModelPermit};
 use gangway::gang::{GangScheduling, GroupKey, Permit, PodGroup, Policy};
 use gangway::{Decision, Mode, Pod, PodId, Status, Time, WaitingPods};
-use gangway_model::gang::{GangModel, ModelPermit};
 
 use super::{ensure, ensure_eq, Failure, Lockstep, Op, Phase, Track, GROUPS, NS, PREEMPTION};
 

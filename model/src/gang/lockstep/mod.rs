@@ -41,10 +41,10 @@ mod step;
 
 use std::time::Duration;
 
+use crate::gang::GangModel;
 use gangway::gang::{GangScheduling, GroupKey, Policy};
 use gangway::sync::channel::Receiver;
 use gangway::{Decision, Mode, Pod, Time};
-use gangway_model::gang::GangModel;
 
 /// The namespace of every pod and group.
 pub const NS: &str = "ml";

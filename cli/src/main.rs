@@ -5,8 +5,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use gangway_model::check;
-use gangway_model::simulate::{self, Options};
+use gangway_cli::check;
+use gangway_cli::simulate::{self, Options};
 
 /// mimalloc rather than the system allocator: the checker clones and drops millions of small
 /// states across its threads, and `gangway check` runs in half the time (docs/benchmarks.md).
@@ -47,7 +47,7 @@ struct BenchArgs {
     /// 2 s), W3 (contention, 10,000 waiting pods, 1,000,000 operations) or W4 (fan-out, one
     /// gang of 10,000).
     #[arg(value_enum, ignore_case = true)]
-    workload: gangway_model::bench::Workload,
+    workload: gangway_cli::bench::Workload,
     /// Multiply the workload's size (gangs for W1, W2 and W3, members for W4), for the scaling
     /// table.
     #[arg(long, default_value_t = 1)]
@@ -58,7 +58,7 @@ struct BenchArgs {
     /// W3's "iterate over one gang": each member looked up under the gang's lock (members),
     /// or a walk over every waiting pod (scan). Go's -iter.
     #[arg(long, value_enum, default_value = "members")]
-    iter: gangway_model::bench::Iter,
+    iter: gangway_cli::bench::Iter,
 }
 
 /// `gangway check`'s flags.
@@ -102,7 +102,7 @@ fn main() -> ExitCode {
 }
 
 fn bench_command(args: &BenchArgs) -> ExitCode {
-    match gangway_model::bench::run(args.workload, args.scale, args.workers, args.iter) {
+    match gangway_cli::bench::run(args.workload, args.scale, args.workers, args.iter) {
         Ok(line) => {
             println!("{line}");
             ExitCode::SUCCESS
