@@ -55,11 +55,9 @@ impl Binder for FlakyBinder {
 }
 
 fn main() {
-    let config = SchedulerConfig {
-        mode: Mode::Hardened,
-        permit_timeout: PERMIT_TIMEOUT,
-        ..SchedulerConfig::default()
-    };
+    let config = SchedulerConfig::default()
+        .with_mode(Mode::Hardened)
+        .with_permit_timeout(PERMIT_TIMEOUT);
     let binder = FlakyBinder::default();
     binder.fail_once.lock().insert("trainer-1".into());
     let s = Scheduler::with(config, ResourceFit, binder.clone());
@@ -224,6 +222,8 @@ fn describe(outcome: &CycleOutcome) -> String {
         CycleOutcome::Unschedulable { pod, status } => {
             format!("{pod}: unschedulable: {}", status.message())
         }
+        // The enum may grow (it is `#[non_exhaustive]`).
+        other => format!("{other:?}"),
     }
 }
 
@@ -235,6 +235,7 @@ fn count(outcomes: &[CycleOutcome], what: &str) -> usize {
         CycleOutcome::Waiting { .. } => "waiting",
         CycleOutcome::Rejected { .. } => "rejected",
         CycleOutcome::Unschedulable { .. } => "unschedulable",
+        _ => "other",
     };
     outcomes.iter().filter(|o| kind(o) == what).count()
 }

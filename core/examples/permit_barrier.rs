@@ -129,7 +129,7 @@ impl Barrier {
         // The late member reaches Permit while the failed attempt still holds reservations: it
         // is rejected as well, so no member of the lost attempt passes alone (I3).
         let late = self.permit(&pods[2], now);
-        assert!(matches!(late, Permit::Reject(ref s) if s.is_rejected()));
+        assert!(matches!(late, Permit::Reject { ref status, .. } if status.is_rejected()));
 
         // The two rejected members' binding cycles run their failure path: Unreserve.
         for pod in &pods[..2] {
@@ -180,7 +180,7 @@ impl Barrier {
                 let names: Vec<&str> = activate.iter().map(Pod::name).collect();
                 format!("Wait (and activate unscheduled {})", names.join(", "))
             }
-            Permit::Reject(status) => format!("Reject: {status}"),
+            Permit::Reject { status, cause } => format!("Reject ({cause}): {status}"),
         };
         log(now, format!("{}: reserve, Permit -> {verdict}", pod.name()));
         permit

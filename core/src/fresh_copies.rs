@@ -140,9 +140,11 @@ mod tests {
         for pod in pods {
             groups.add_pod(pod.clone(), false).unwrap();
         }
-        let state = groups.state_of_mut(&pods[0]).unwrap();
-        assert!(state.assume(pods[0].id()));
-        state.wait_in_attempt(pods[0].id(), Time::ZERO, Duration::from_secs(300));
+        groups.assume(&pods[0]).unwrap();
+        let timeout = Duration::from_secs(300);
+        groups.change_of(&pods[0], |s| {
+            s.wait_in_attempt(pods[0].id(), Time::ZERO, timeout)
+        });
         let mut waiting = WaitingState::new();
         let timeout = [("GangScheduling".into(), Duration::from_secs(300))];
         waiting

@@ -282,6 +282,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[doc(hidden)]
+pub mod checking;
 mod fast_hash;
 mod fresh_copies;
 pub mod gang;
@@ -313,5 +315,5 @@ pub use scheduler::{Resources, Scheduler, SchedulerConfig};
 pub use status::{Code, Status};
 pub use time::{Clock, GoDuration, ManualClock, SystemClock, Time, TimerDriver};
 pub use waiting::{
-    AddError, Decision, DecisionSink, WaitingPod, WaitingPods, WaitingRef, WaitingState,
+    AddError, Cause, Decision, DecisionSink, WaitingPod, WaitingPods, WaitingRef, WaitingState,
 };

@@ -220,9 +220,9 @@ impl<T: fmt::Debug> fmt::Debug for RwLock<T> {
 /// Atomic integers: std's, or loom's under `--cfg loom` (so loom sees every access).
 pub mod atomic {
     #[cfg(loom)]
-    pub use loom::sync::atomic::{AtomicU64, Ordering};
+    pub use loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     #[cfg(not(loom))]
-    pub use std::sync::atomic::{AtomicU64, Ordering};
+    pub use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 }
 
 /// Unbounded multi-producer channels: crossbeam-channel, or under `--cfg loom` a small

@@ -25,7 +25,7 @@
 use std::time::Duration;
 
 use gangway::waiting::{timeout_message, PendingPlugin, MAX_PERMIT_WAIT};
-use gangway::{AddError, PluginName, Pod, PodId, Status, Time};
+use gangway::{AddError, Cause, PluginName, Pod, PodId, Status, Time};
 
 /// Names one successful registration of a pod in the model — the model's counterpart of
 /// [`gangway::waiting::Ticket`]. The n-th successful add (counting from 0) gets `Registration(n)`.
@@ -67,6 +67,8 @@ pub struct ModelDecision {
     pub registration: Registration,
     /// `Success` when allowed; the given status when rejected; the timeout status when expired.
     pub status: Status,
+    /// `Allowed` when allowed; the given cause when rejected; `TimedOut` when expired.
+    pub cause: Cause,
 }
 
 /// What [`WaitingModel::allow`] did (mirrors [`gangway::waiting::AllowOutcome`]).
@@ -162,19 +164,20 @@ impl WaitingModel {
         if !entry.pending.is_empty() {
             return ModelAllow::StillPending;
         }
-        ModelAllow::Allowed(self.decide(index, Status::success()))
+        ModelAllow::Allowed(self.decide(index, Status::success(), Cause::Allowed))
     }
 
-    /// Rejects pod `id` (only if it waits under `registration`, when given) with `status`;
-    /// `None` if it is not waiting.
+    /// Rejects pod `id` (only if it waits under `registration`, when given) with `status`,
+    /// for `cause`; `None` if it is not waiting.
     pub fn reject(
         &mut self,
         id: &PodId,
         registration: Option<Registration>,
         status: Status,
+        cause: Cause,
     ) -> Option<ModelDecision> {
         let index = self.position(id, registration)?;
-        Some(self.decide(index, status))
+        Some(self.decide(index, status, cause))
     }
 
     /// Rejects, with the timeout status, every pod whose earliest pending deadline is at or
@@ -193,7 +196,7 @@ impl WaitingModel {
             let timed_out = self.entries[index].earliest();
             let status = Status::unschedulable(timeout_message(timed_out.wait, &timed_out.plugin))
                 .with_plugin(timed_out.plugin.clone());
-            decided.push(self.decide(index, status));
+            decided.push(self.decide(index, status, Cause::TimedOut));
         }
         decided
     }
@@ -230,13 +233,14 @@ impl WaitingModel {
             .position(|e| e.pod.id() == id && registration.is_none_or(|r| r == e.registration))
     }
 
-    /// Takes the entry at `index` out as decided with `status`.
-    fn decide(&mut self, index: usize, status: Status) -> ModelDecision {
+    /// Takes the entry at `index` out as decided with `status`, for `cause`.
+    fn decide(&mut self, index: usize, status: Status, cause: Cause) -> ModelDecision {
         let entry = self.entries.remove(index);
         ModelDecision {
             pod: entry.pod,
             registration: entry.registration,
             status,
+            cause,
         }
     }
 }

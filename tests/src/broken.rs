@@ -48,10 +48,12 @@ pub struct BrokenLatch<F> {
 
 impl<F> BrokenLatch<F> {
     fn deliver(&self, status: Status) {
-        let _ = self.tx.send(Decision {
-            pod: self.pod.clone(),
-            status,
-        });
+        let cause = if status.is_success() {
+            gangway::Cause::Allowed
+        } else {
+            gangway::Cause::Rejected
+        };
+        let _ = self.tx.send(Decision::new(self.pod.clone(), status, cause));
     }
 }
 

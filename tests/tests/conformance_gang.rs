@@ -303,7 +303,7 @@ fn run_flow(mode: Mode, case: &FlowCase) {
             assert_eq!(waiting.id(), under_test.id());
             assert_waiting(&gang, &waiting, &ctx);
         }
-        (WantPermit::Reject(code), Permit::Reject(status)) => {
+        (WantPermit::Reject(code), Permit::Reject { status, .. }) => {
             assert_eq!(status.code(), code, "{ctx}: Permit rejection {status}");
         }
         (want, got) => panic!("{ctx}: Permit: want {want:?}, got {got:?}"),

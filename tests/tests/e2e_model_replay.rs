@@ -122,6 +122,7 @@ fn kind(action: &Action) -> &'static str {
         Action::Schedule(_) => "Schedule",
         Action::HandBack(_) => "HandBack",
         Action::Permit(_) => "Permit",
+        Action::Record(_) => "Record",
         Action::Deadline => "Deadline",
         Action::FlushBackoff => "FlushBackoff",
         Action::FlushLeftover => "FlushLeftover",

@@ -4,7 +4,8 @@
 #![cfg(not(loom))]
 
 use gangway::gang::{GangScheduling, Permit, PodGroup};
-use gangway::queue::{ClusterEvent, PluginSet, QueueConfig, QueuePlace, SchedulingQueue};
+use gangway::queue::{ClusterEvent, QueueConfig, QueuePlace, SchedulingQueue};
+use gangway::scheduler::SchedulerPlugins;
 use gangway::sync::Arc;
 use gangway::{Mode, Pod, Time, WaitingPods};
 
@@ -25,7 +26,7 @@ fn gang_members_are_gated_until_the_gang_can_form_then_fail_and_return_together(
     let gang = GangScheduling::new(Mode::Hardened, WaitingPods::new());
     let queue = SchedulingQueue::new(
         QueueConfig::default(),
-        Arc::new(PluginSet::new().with_gang(gang.clone())),
+        Arc::new(SchedulerPlugins::new(gang.registry().clone())),
     );
     gang.on_group_added(PodGroup::gang("ml", "g", 3).unwrap())
         .unwrap();

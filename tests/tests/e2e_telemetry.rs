@@ -61,11 +61,9 @@ fn read(recorded: &Recorded, name: &str, key: &str, value: &str) -> f64 {
 /// Gang `a` (3 of 3) fits on node 0; gang `b` (3 of 3) finds room for 2 on node 1 and times
 /// out at Permit; Basic pod `solo` binds alone on node 0.
 fn run() -> Scheduler {
-    let config = SchedulerConfig {
-        mode: Mode::Hardened,
-        permit_timeout: Duration::from_secs(10),
-        ..SchedulerConfig::default()
-    };
+    let config = SchedulerConfig::default()
+        .with_mode(Mode::Hardened)
+        .with_permit_timeout(Duration::from_secs(10));
     let s = Scheduler::with(config, ResourceFit, InMemoryBinder::default());
     let t0 = Time::ZERO;
     s.add_node(Node::new("node-0", Resources::new(4 * CPU, 64 * GIB)), t0)

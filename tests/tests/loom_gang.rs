@@ -59,7 +59,7 @@ fn schedule(gang: &GangScheduling, pod: &Pod) -> Outcome {
     gang.reserve(pod).unwrap();
     match gang.permit(pod, Time::ZERO) {
         Permit::Allow => Outcome::Passed,
-        Permit::Reject(_) => Outcome::Rejected,
+        Permit::Reject { .. } => Outcome::Rejected,
         Permit::Wait { waiting, .. } => Outcome::Waiting(waiting),
     }
 }

@@ -24,16 +24,11 @@ use proptest::test_runner::{FileFailurePersistence, TestCaseError};
 fn config(index: usize) -> QueueConfig {
     match index {
         0 => QueueConfig::default(),
-        1 => QueueConfig {
-            ordering_window: Some(Duration::from_secs(1)),
-            ..QueueConfig::default()
-        },
-        _ => QueueConfig {
-            initial_backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(2),
-            max_in_unschedulable: Duration::from_secs(30),
-            ordering_window: None,
-        },
+        1 => QueueConfig::DEFAULT.with_ordering_window(Some(Duration::from_secs(1))),
+        _ => QueueConfig::DEFAULT
+            .with_initial_backoff(Duration::from_millis(500))
+            .with_max_backoff(Duration::from_secs(2))
+            .with_max_in_unschedulable(Duration::from_secs(30)),
     }
 }
 

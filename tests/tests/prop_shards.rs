@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use gangway::waiting::{AllowOutcome, Decided};
-use gangway::{Pod, PodId, Status, Time, WaitingPods, WaitingState};
+use gangway::{Cause, Pod, PodId, Status, Time, WaitingPods, WaitingState};
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestCaseError};
 
@@ -125,7 +125,8 @@ impl Lockstep {
                 let id = &self.ids[*pod];
                 let real = self.map.reject(id, "A", "no");
                 let status = Status::unschedulable("no").with_plugin("A");
-                prop_assert_eq!(real, self.single.reject(id, None, status).is_some());
+                let single = self.single.reject(id, None, status, Cause::Rejected);
+                prop_assert_eq!(real, single.is_some());
             }
             Op::AllowAll { pods, plugin } => {
                 let ids: Vec<PodId> = pods.iter().map(|&i| self.ids[i].clone()).collect();
@@ -135,16 +136,19 @@ impl Lockstep {
             }
             Op::RejectAll { pods } => {
                 let ids: Vec<PodId> = pods.iter().map(|&i| self.ids[i].clone()).collect();
-                let real = self.map.reject_all(&ids, "A", "gang rejected");
+                let real = self
+                    .map
+                    .reject_all(&ids, "A", "gang rejected", Cause::GangFailed);
                 let status = Status::unschedulable("gang rejected").with_plugin("A");
-                prop_assert_eq!(real, self.single.reject_all(&ids, &status).len());
+                let single = self.single.reject_all(&ids, &status, Cause::GangFailed);
+                prop_assert_eq!(real, single.len());
             }
             Op::Remove { pod } => {
                 let id = &self.ids[*pod];
                 let real = self.map.remove(id).map(|h| h.ticket());
-                let single = self
-                    .single
-                    .reject(id, None, Status::unschedulable("removed"));
+                let single =
+                    self.single
+                        .reject(id, None, Status::unschedulable("removed"), Cause::Deleted);
                 prop_assert_eq!(real, single.map(|d| d.ticket));
             }
             Op::Expire { advance } => {

@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
 use gangway::waiting::{AllowOutcome, Decided, Ticket};
-use gangway::{PluginName, Pod, PodId, Status, Time, WaitingState};
+use gangway::{Cause, PluginName, Pod, PodId, Status, Time, WaitingState};
 use gangway_model::waiting::{ModelAllow, ModelDecision, Registration, WaitingModel};
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestCaseError};
@@ -164,6 +164,7 @@ impl Lockstep {
             pod: d.pod,
             registration,
             status: d.status,
+            cause: d.cause,
         })
     }
 
@@ -231,11 +232,16 @@ impl Lockstep {
                 let (registration, ticket) = self.choose(pod, ticket);
                 let id = pod_id(pod);
                 let status = Status::unschedulable(format!("no room {msg}")).with_plugin(plugin);
-                let real = match self.state.reject(&id, ticket, status.clone()) {
+                let real = match self
+                    .state
+                    .reject(&id, ticket, status.clone(), Cause::Preempted)
+                {
                     Some(d) => Some(self.decision(d)?),
                     None => None,
                 };
-                let model = self.model.reject(&id, registration, status);
+                let model = self
+                    .model
+                    .reject(&id, registration, status, Cause::Preempted);
                 prop_assert_eq!(&real, &model);
                 if let Some(d) = &model {
                     self.mark_decided(d);

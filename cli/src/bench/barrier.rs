@@ -154,15 +154,14 @@ impl Barrier {
         self.gang.reserve(pod).map_err(|e| e.to_string())?;
         match self.gang.permit(pod, now) {
             Permit::Allow => {
-                let decision = Decision {
-                    pod: pod.clone(),
-                    status: gangway::Status::success(),
-                };
+                let decision = Decision::allowed(pod.clone());
                 let _ = self.jobs.send(Job::Decided(decision));
                 Ok(())
             }
             Permit::Wait { .. } => Ok(()),
-            Permit::Reject(status) => Err(format!("{} rejected at Permit: {status}", pod.id())),
+            Permit::Reject { status, .. } => {
+                Err(format!("{} rejected at Permit: {status}", pod.id()))
+            }
         }
     }
 

@@ -5,12 +5,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
+use gangway::checking::steps::{self, Placed};
+use gangway::checking::ModelDriver;
 use gangway::gang::{GroupKey, Groups, PodGroup};
 use gangway::queue::{QueueConfig, QueueState};
 use gangway::scheduler::{CacheState, Node};
 use gangway::{Mode, Pod, PodId, Resources, Time, WaitingState};
 
 use super::home::Home;
+use super::parts::ClusterParts;
 use super::shared::Shared;
 
 /// One pod's resources: every pod asks for one "slot" of a node.
@@ -109,12 +112,16 @@ pub enum Stage {
     },
     /// Bound.
     Bound,
+    /// Deleted by the cluster while in binding: its binding cycle, still to run, releases it.
+    Deleting,
     /// Deleted by the cluster.
     Deleted,
 }
 
-/// The model's state: the real `Groups`, `WaitingState`, `CacheState` and `QueueState`, each
-/// pod's stage, the abstract clock, the budgets left, and what the last step broke or showed.
+/// The model's state: the real `Groups`, `WaitingState`, `CacheState`, `QueueState` and the
+/// driver's own state, the pod between the steps of the (serial) scheduling cycle, each pod's
+/// stage as the model saw it, the abstract clock, the budgets left, and what the last step
+/// broke or showed.
 ///
 /// The core's states, the stages and the pods are [`Shared`] parts: a successor shares every
 /// part a step leaves alone with its parent, and each part's hash is computed once per value.
@@ -128,7 +135,11 @@ pub struct Cluster {
     pub cache: Shared<CacheState>,
     /// The scheduling queue.
     pub queue: Shared<QueueState>,
-    /// Each pod's stage.
+    /// The driver's state: assignments and the decisions waiting for a binding cycle.
+    pub driver: Shared<ModelDriver>,
+    /// The pod the scheduling thread holds between two steps of its cycle.
+    pub cycle: Option<Placed>,
+    /// Each pod's stage, as the steps' results and decisions said.
     pub stages: Shared<BTreeMap<PodId, Stage>>,
     /// The pods, in arrival order of their names.
     pub pods: Shared<BTreeMap<PodId, Pod>>,
@@ -156,6 +167,8 @@ impl Clone for Cluster {
             waiting: self.waiting.share(),
             cache: self.cache.share(),
             queue: self.queue.share(),
+            driver: self.driver.share(),
+            cycle: self.cycle.clone(),
             stages: self.stages.share(),
             pods: self.pods.share(),
             now: self.now,
@@ -169,15 +182,14 @@ impl Clone for Cluster {
 }
 
 impl Cluster {
-    /// Every gang's PodGroup created, every node empty; the pods there already unless they
-    /// arrive one by one.
+    /// Every node and every gang's PodGroup created, every node empty; the pods there already
+    /// unless they arrive one by one — all through the driver's own steps.
     pub fn initial(config: &ClusterConfig) -> Cluster {
-        let mut groups = Groups::new();
         let mut pods = BTreeMap::new();
+        let mut groups = Vec::new();
         for (g, &(members, min)) in config.gangs.iter().enumerate() {
             let name = gang_name(g);
-            let group = PodGroup::gang("ns", &name, min).expect("min count ≥ 1");
-            groups.add_group(group).expect("new group");
+            groups.push(PodGroup::gang("ns", &name, min).expect("min count ≥ 1"));
             for m in 0..members {
                 let pod = Pod::new(format!("{name}-{m}"), "ns", &format!("{name}-{m}"))
                     .with_group(&name)
@@ -185,21 +197,13 @@ impl Cluster {
                 pods.insert(pod.id().clone(), pod);
             }
         }
-        let mut cache = CacheState::new();
-        for (n, &slots) in config.nodes.iter().enumerate() {
-            let capacity = Resources::new(
-                SLOT.cpu_millis * u64::from(slots),
-                SLOT.memory_bytes * u64::from(slots),
-            );
-            cache
-                .add_node(Node::new(&format!("node-{n}"), capacity))
-                .expect("new node");
-        }
         let mut cluster = Cluster {
-            groups: Shared::new(groups),
+            groups: Shared::new(Groups::new()),
             waiting: Shared::new(WaitingState::new()),
-            cache: Shared::new(cache),
+            cache: Shared::new(CacheState::new()),
             queue: Shared::new(QueueState::new(QueueConfig::default())),
+            driver: Shared::new(ModelDriver::new()),
+            cycle: None,
             stages: Shared::new(pods.keys().map(|id| (id.clone(), Stage::Absent)).collect()),
             pods: Shared::new(pods),
             now: Time::ZERO,
@@ -215,9 +219,24 @@ impl Cluster {
             held: BTreeSet::new(),
             home: Home::here(),
         };
+        let mut parts = ClusterParts::new(&mut cluster, config.mode, None);
+        for (n, &slots) in config.nodes.iter().enumerate() {
+            let capacity = Resources::new(
+                SLOT.cpu_millis * u64::from(slots),
+                SLOT.memory_bytes * u64::from(slots),
+            );
+            let node = Node::new(&format!("node-{n}"), capacity);
+            steps::node_added(&mut parts, node, Time::ZERO).expect("a new node");
+        }
+        for group in groups {
+            steps::group_added(&mut parts, group, Time::ZERO).expect("a new group");
+        }
         if !config.arrivals {
             while let Some(id) = cluster.next_arrival() {
-                cluster.arrive(&id, true);
+                let pod = cluster.pod(&id).clone();
+                let mut parts = ClusterParts::new(&mut cluster, config.mode, None);
+                steps::pod_added(&mut parts, pod, Time::ZERO).expect("each pod arrives once");
+                cluster.stages.insert(id, Stage::Pending);
             }
         }
         cluster
@@ -256,14 +275,6 @@ impl Cluster {
             .values()
             .filter(move |p| p.group() == pod.group())
             .map(Pod::id)
-    }
-
-    /// Whether a pod is in the scheduling cycle (popped, not yet through Permit): the cycle is
-    /// serial.
-    pub fn cycle_busy(&self) -> bool {
-        self.stages
-            .values()
-            .any(|st| matches!(st, Stage::Reserved | Stage::Unfit))
     }
 
     /// Members of the group admitted before a step: assigned, or allowed and still binding.

@@ -94,6 +94,7 @@ impl Renamed for Action {
             Action::Schedule(id) => Action::Schedule(r.id(id)),
             Action::HandBack(id) => Action::HandBack(r.id(id)),
             Action::Permit(id) => Action::Permit(r.id(id)),
+            Action::Record(id) => Action::Record(r.id(id)),
             Action::Bind(id) => Action::Bind(r.id(id)),
             Action::BindFails(id) => Action::BindFails(r.id(id)),
             Action::Release(id) => Action::Release(r.id(id)),
@@ -131,10 +132,9 @@ mod tests {
                     .iter()
                     .map(|a| (a.clone(), model.next_state(&state, a.clone())))
                     .collect();
-                let next = successors
-                    .iter()
-                    .filter_map(|(_, s)| s.clone())
-                    .nth(depth % 2);
+                let enabled: Vec<Cluster> =
+                    successors.iter().filter_map(|(_, s)| s.clone()).collect();
+                let next = enabled.get(depth % enabled.len().max(1)).cloned();
                 walked.push((state, successors));
                 let Some(next) = next else { break };
                 state = next;

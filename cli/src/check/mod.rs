@@ -5,20 +5,21 @@
 //!    pod's [`Stage`]; [`ClusterConfig`] and [`Preset`] say what is checked, [`Dimensions`]
 //!    change it.
 //! 2. [`GangProtocol`] — the model: each [`Action`] is one critical section of the concurrent
-//!    core (scheduler, timer, binder, informer), run through the core's own functions; the
-//!    properties are I3–I8 (`always`) and vacuity guards (`sometimes`). [`Flaw`]s are planted
-//!    bugs the checker must find.
+//!    core (scheduler, timer, binder, informer): the core's own driver step, run on the
+//!    state's pure parts (`parts.rs`); the properties are I3–I8 (`always`) and vacuity guards
+//!    (`sometimes`). [`Flaw`]s are bugs planted in the core's steps that the checker must find.
 //! 3. [`check`] / [`check_model`] — explore and report ([`CheckReport`]), counterexamples as
 //!    [`Timeline`]s (text, SVG, JSON); [`serve`] — stateright's explorer.
 //! 4. [`discover`], [`random_path`] — paths to replay on the real core (`gangway-tests`).
 
 mod cluster;
 mod dimensions;
+mod drive;
 mod home;
+mod parts;
 mod paths;
 mod properties;
 mod protocol;
-mod queue_plugins;
 mod run;
 mod serve;
 mod settling;
@@ -36,12 +37,14 @@ mod timeline_tests;
 
 pub use cluster::{Budget, Cluster, ClusterConfig, Stage};
 pub use dimensions::{Dimensions, GangSpec};
+pub use drive::{drive, Driven};
 pub use paths::{discover, random_path, random_path_from, Path};
 pub use properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};
-pub use protocol::{Action, Flaw, GangProtocol};
+pub use protocol::{Action, GangProtocol};
 pub use run::{check, check_model, check_with, timeline, CheckReport, Preset, Search, Verdict};
 pub use serve::serve;
 pub use settling::{check_settling, Settling};
 pub use shared::Shared;
+pub use steps::Flaw;
 pub use symmetry::representative;
 pub use timeline::{Step, Timeline};

@@ -1,9 +1,10 @@
 //! The invariants the checker asserts on every state (DESIGN.md §3), each as a function that
 //! explains a violation: the same text marks the failing step of a counterexample.
 
-use gangway::gang::GroupState;
+use gangway::checking::ModelDriver;
+use gangway::gang::Groups;
 use gangway::queue::{QueuePlace, QueueState};
-use gangway::scheduler::{CacheState, Placement, PodPhase, ResourceFit};
+use gangway::scheduler::{leaked, CacheState, Placement, PodPhase, ResourceFit};
 use gangway::{PodId, WaitingState};
 
 use super::cluster::{Cluster, Stage};
@@ -15,14 +16,17 @@ use super::cluster::{Cluster, Stage};
 pub fn conservation(s: &Cluster) -> Result<(), String> {
     // Each part's own check runs once per value of the part (see `Shared::checked`).
     s.queue.checked(QueueState::check)?;
+    s.driver.checked(ModelDriver::check)?;
     for (id, stage) in &s.stages {
         let place = s.queue.place(id);
         let agrees = match stage {
             Stage::Absent | Stage::Bound | Stage::Deleted => place.is_none(),
             Stage::Pending => place.is_some_and(|p| p != QueuePlace::InFlight),
-            Stage::Unfit | Stage::Reserved | Stage::Waiting | Stage::Decided { .. } => {
-                place == Some(QueuePlace::InFlight)
-            }
+            Stage::Unfit
+            | Stage::Reserved
+            | Stage::Waiting
+            | Stage::Decided { .. }
+            | Stage::Deleting => place == Some(QueuePlace::InFlight),
         };
         if !agrees {
             let place = place.map_or("nowhere".to_owned(), |p| format!("{p:?}"));
@@ -39,14 +43,15 @@ pub fn conservation(s: &Cluster) -> Result<(), String> {
 /// with the stages (assumed exactly while reserved, waiting or decided; bound exactly when
 /// bound).
 pub fn accounting(s: &Cluster) -> Result<(), String> {
-    s.groups
-        .checked(|groups| groups.iter().try_for_each(GroupState::check))?;
+    s.groups.checked(Groups::check)?;
     s.cache.checked(CacheState::check)?;
     s.waiting.checked(WaitingState::check)?;
     for (id, stage) in &s.stages {
         let phase = s.cache.phase(id);
         let expected = match stage {
-            Stage::Reserved | Stage::Waiting | Stage::Decided { .. } => Some(PodPhase::Assumed),
+            Stage::Reserved | Stage::Waiting | Stage::Decided { .. } | Stage::Deleting => {
+                Some(PodPhase::Assumed)
+            }
             Stage::Bound => Some(PodPhase::Bound),
             Stage::Absent | Stage::Pending | Stage::Unfit | Stage::Deleted => None,
         };
@@ -57,10 +62,17 @@ pub fn accounting(s: &Cluster) -> Result<(), String> {
     Ok(())
 }
 
-/// I6 as a safety property: once a waiting member is deleted its gang attempt is lost, so no
+/// I6 as a safety property: no reservation without a binding cycle to end it (the scheduler's
+/// own check, over the same states: a scheduling cycle records a pod's assignment in the step
+/// that assumes it); and once a waiting member is deleted its gang attempt is lost, so no
 /// sibling that was waiting with it may go on waiting and holding its reservation (Hardened
 /// rejects them at once; Upstream lets each wait for its own timer).
 pub fn held_for_lost_member(s: &Cluster) -> Option<String> {
+    if let Some(leaked) = leaked(&s.cache, &s.driver).first() {
+        return Some(format!(
+            "{leaked} is assumed on a node with no binding cycle to end its reservation"
+        ));
+    }
     s.held.iter().next().map(|held| {
         format!("{held} still holds its reservation though a waiting sibling was deleted")
     })
@@ -93,7 +105,10 @@ pub fn stuck_gang(s: &Cluster) -> Option<String> {
             .filter(|p| p.group() == Some(g.key().name()))
             .map(|p| p.id())
             .collect();
-        if members.iter().any(|id| s.stage(id) == Stage::Deleted) {
+        if members
+            .iter()
+            .any(|id| matches!(s.stage(id), Stage::Deleted | Stage::Deleting))
+        {
             return None;
         }
         let key = g.key();

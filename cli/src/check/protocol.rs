@@ -1,15 +1,21 @@
 //! The gang and queue protocol as a stateright model: each action is one critical section the
-//! concurrent core runs (see `steps.rs`), applied to the real pure states.
+//! concurrent core runs — the core's own driver step, run on the real pure states
+//! (`parts.rs`); `steps.rs` says which actions are enabled.
 
 use std::collections::BTreeSet;
 
+use gangway::checking::steps::BindingOutcome;
 use gangway::gang::GroupKey;
-use gangway::{Mode, PodId, Time};
+use gangway::scheduler::{BindError, CycleOutcome};
+use gangway::{PodId, Time};
 use stateright::{Model, Property};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
+use super::drive::{drive, Driven};
 use super::home::at_home;
+use super::parts::ClusterParts;
 use super::properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};
+use super::steps::Flaw;
 
 /// One critical section of the concurrent core, by the thread that runs it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -24,6 +30,9 @@ pub enum Action {
     /// Scheduler thread: Permit for the pod it just reserved (waits, or passes with its
     /// waiting siblings, or is rejected).
     Permit(PodId),
+    /// Scheduler thread: the assignment recorded after Permit — only with the planted
+    /// [`Flaw::RecordsAfterPermit`].
+    Record(PodId),
     /// Timer thread: the earliest permit deadline passes.
     Deadline,
     /// Timer thread: ended backoffs move to the active queue.
@@ -35,7 +44,7 @@ pub enum Action {
     /// Binding worker: binding the allowed pod fails; it is unreserved, forgotten, requeued.
     BindFails(PodId),
     /// Binding worker: the rejected pod (Hardened: with its rejected siblings) is unreserved,
-    /// forgotten and requeued.
+    /// forgotten and requeued — or, deleted meanwhile, released for good.
     Release(PodId),
     /// Cluster: the pod is deleted.
     Delete(PodId),
@@ -75,22 +84,6 @@ impl GangProtocol {
     }
 }
 
-/// Deliberate bugs that witness tests plant in the model: the checker must find each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flaw {
-    /// A failed binding cycle unreserves the pod in its group but keeps its node reservation
-    /// (the cache is never told): I5 must catch it.
-    ReleaseKeepsNodeReservation,
-    /// A failed bind ends the pod's attempt without requeuing it: I4 must catch it.
-    BindFailureLosesPod,
-    /// A rejected pod's binding cycle releases its room without announcing it, so a pod that
-    /// found no room (parked, or in flight meanwhile) never hears of it: I7 must catch it.
-    ReleaseAnnouncesNothing,
-    /// A pod's arrival does not announce the pod-add event, so gated siblings are never
-    /// re-checked (kubernetes#139162's class of bug): I8 must catch it.
-    ArrivalSkipsMoveEvent,
-}
-
 impl Model for GangProtocol {
     type State = Cluster;
     type Action = Action;
@@ -100,77 +93,7 @@ impl Model for GangProtocol {
     }
 
     fn actions(&self, s: &Cluster, actions: &mut Vec<Action>) {
-        if s.broken() {
-            return;
-        }
-        if self.config.arrivals {
-            if let Some(id) = s.next_arrival() {
-                if self.symmetric {
-                    let gang = s.pod(&id).group();
-                    let absent = s
-                        .pods
-                        .values()
-                        .filter(|p| p.group() == gang && s.stage(p.id()) == Stage::Absent);
-                    actions.extend(absent.map(|p| Action::Arrive(p.id().clone())));
-                } else {
-                    actions.push(Action::Arrive(id));
-                }
-            }
-        }
-        // The scheduling cycle is serial: one pod from pop to Permit (or hand-back) at a time.
-        if !s.cycle_busy() {
-            let mut heads = s.queue.heads();
-            if let Some(first) = heads.next() {
-                actions.push(Action::Schedule(first.clone()));
-                if self.symmetric {
-                    // The core pops the smallest name, and a pod's name starts with its gang's:
-                    // any member of that gang tied with it may pop instead.
-                    let gang = s.pod(first).group();
-                    let tied = heads.filter(|id| s.pod(id).group() == gang);
-                    actions.extend(tied.map(|id| Action::Schedule(id.clone())));
-                }
-            }
-        }
-        for (id, stage) in &s.stages {
-            match stage {
-                Stage::Unfit => actions.push(Action::HandBack(id.clone())),
-                Stage::Reserved => actions.push(Action::Permit(id.clone())),
-                Stage::Decided { allowed: true } => {
-                    actions.push(Action::Bind(id.clone()));
-                    if s.budget.bind_failures > 0 {
-                        actions.push(Action::BindFails(id.clone()));
-                    }
-                }
-                Stage::Decided { allowed: false } => actions.push(Action::Release(id.clone())),
-                _ => {}
-            }
-            if s.budget.deletes > 0
-                && matches!(stage, Stage::Pending | Stage::Waiting | Stage::Bound)
-            {
-                actions.push(Action::Delete(id.clone()));
-            }
-        }
-        if s.queue.next_backoff_expiry().is_some() {
-            actions.push(Action::FlushBackoff);
-        }
-        if s.budget.timeouts > 0 && self.next_deadline(s).is_some() {
-            actions.push(Action::Deadline);
-        }
-        if s.budget.flushes > 0 && s.queue.next_leftover_flush().is_some() {
-            actions.push(Action::FlushLeftover);
-        }
-        if s.budget.group_updates > 0 {
-            for g in s.groups.iter() {
-                let Some(min) = g.min_count() else { continue };
-                // Down to 1, or up to the members there (the core refuses more).
-                let down = (min > 1).then(|| min - 1);
-                let up = (min < g.all_pods_count() as u32).then_some(min + 1);
-                for min in down.into_iter().chain(up) {
-                    let group = g.key().clone();
-                    actions.push(Action::UpdateGroup { group, min });
-                }
-            }
-        }
+        self.enabled(s, actions);
     }
 
     fn next_state(&self, s: &Cluster, action: Action) -> Option<Cluster> {
@@ -221,19 +144,13 @@ impl GangProtocol {
         }
     }
 
-    /// The earliest deadline that can pass: a waiting pod's own (Upstream) or an open gang
+    /// The earliest deadline that can pass: a waiting pod's own (Upstream) or a live gang
     /// attempt's (Hardened).
     pub fn next_deadline(&self, s: &Cluster) -> Option<Time> {
-        match self.config.mode {
-            Mode::Upstream => s.waiting.next_deadline(),
-            Mode::Hardened => s
-                .groups
-                .iter()
-                .filter_map(|g| g.attempt())
-                .filter(|a| a.failure().is_none())
-                .map(|a| a.deadline())
-                .min(),
-        }
+        [s.waiting.next_deadline(), s.groups.next_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// I3 for one Permit step: the members that passed together number 0 or at least
@@ -258,45 +175,97 @@ impl GangProtocol {
 }
 
 impl GangProtocol {
-    /// The successor of `s` by `action` (on states of this thread's allocations).
+    /// The successor of `s` by `action` (on states of this thread's allocations): the core's
+    /// driver steps for it ([`drive`]), on the state's pure parts, and the model's record of
+    /// what they did — each pod's stage, what passed Permit (I3), who is held (I6).
     fn step(&self, s: &Cluster, action: Action) -> Option<Cluster> {
         let mut next = s.clone();
         next.partial = None;
-        let mode = self.config.mode;
-        match action {
-            Action::Arrive(id) => {
-                next.arrive(&id, self.flaw != Some(Flaw::ArrivalSkipsMoveEvent));
+        // Time moves only when a timer fires, to the moment it is due.
+        next.now = match &action {
+            Action::Deadline => s.now.max(self.next_deadline(s)?),
+            Action::FlushBackoff => s.now.max(s.queue.next_backoff_expiry()?),
+            Action::FlushLeftover => s.now.max(s.queue.next_leftover_flush()?),
+            _ => s.now,
+        };
+        let budget = &mut next.budget;
+        match &action {
+            Action::Deadline => budget.timeouts -= 1,
+            Action::FlushLeftover => budget.flushes -= 1,
+            Action::BindFails(_) => budget.bind_failures -= 1,
+            Action::Delete(_) => budget.deletes -= 1,
+            Action::UpdateGroup { .. } => budget.group_updates -= 1,
+            _ => {}
+        }
+        let (now, pods, mut cycle) = (next.now, next.pods.share(), next.cycle.take());
+        let mut p = ClusterParts::new(&mut next, self.config.mode, self.flaw);
+        if let Action::BindFails(_) = action {
+            p.bind = Err(BindError::Failed("the model's bind fails".into()));
+        }
+        let driven = drive(&mut p, &mut cycle, &pods, &action, now)?;
+        let passed = std::mem::take(&mut p.passed);
+        next.cycle = cycle;
+        match (&action, driven) {
+            (Action::Arrive(id), _) | (Action::HandBack(id), _) => {
+                next.stages.insert(id.clone(), Stage::Pending);
             }
-            Action::Schedule(id) => next.schedule(&id)?,
-            Action::HandBack(id) => next.hand_back(&id)?,
-            Action::Permit(id) => {
-                let passed = next.permit(mode, &id);
-                next.partial = self.gang_atomicity(s, &id, &passed);
+            (Action::Schedule(id), Driven::Placed(placed)) => {
+                let stage = match placed {
+                    Some(true) => Stage::Reserved,
+                    Some(false) => Stage::Unfit,
+                    None => Stage::Pending,
+                };
+                next.stages.insert(id.clone(), stage);
             }
-            Action::Deadline => {
-                next.now = s.now.max(self.next_deadline(s)?);
-                next.budget.timeouts -= 1;
-                next.expire(mode);
+            (Action::Permit(id), Driven::Permitted(outcome)) => {
+                let mut passed = passed;
+                let stage = match outcome {
+                    CycleOutcome::Allowed { .. } => {
+                        passed.insert(id.clone());
+                        Stage::Decided { allowed: true }
+                    }
+                    CycleOutcome::Waiting { .. } => Stage::Waiting,
+                    _ => Stage::Decided { allowed: false },
+                };
+                next.stages.insert(id.clone(), stage);
+                next.partial = self.gang_atomicity(s, id, &passed);
             }
-            Action::FlushBackoff => next.flush_backoff()?,
-            Action::FlushLeftover => {
-                next.budget.flushes -= 1;
-                next.flush_leftover()?;
+            (_, Driven::Binding(outcome)) => match outcome {
+                BindingOutcome::Bound { pod, .. } => {
+                    next.stages.insert(pod, Stage::Bound);
+                }
+                BindingOutcome::Deleted { pod } => {
+                    next.stages.insert(pod, Stage::Deleted);
+                }
+                BindingOutcome::Released { pods, .. } => {
+                    for pod in pods {
+                        next.stages.insert(pod, Stage::Pending);
+                    }
+                }
+                BindingOutcome::BindFailed { pod, .. } => {
+                    next.stages.insert(pod, Stage::Pending);
+                }
+                // A decision nobody was waiting for: nothing moved.
+                _ => {}
+            },
+            (Action::Delete(id), Driven::Deleted(in_binding)) => {
+                let stage = if in_binding {
+                    Stage::Deleting
+                } else {
+                    Stage::Deleted
+                };
+                next.stages.insert(id.clone(), stage);
+                if s.stage(id) == Stage::Waiting {
+                    let pod = next.pod(id).clone();
+                    let siblings: Vec<PodId> = next
+                        .siblings(&pod)
+                        .filter(|o| next.stage(o) == Stage::Waiting)
+                        .cloned()
+                        .collect();
+                    next.held.extend(siblings);
+                }
             }
-            Action::Bind(id) => next.bind(&id)?,
-            Action::BindFails(id) => {
-                next.budget.bind_failures -= 1;
-                next.bind_fails(&id, self.flaw)?;
-            }
-            Action::Release(id) => next.release(mode, &id, self.flaw)?,
-            Action::Delete(id) => {
-                next.budget.deletes -= 1;
-                next.delete(mode, &id);
-            }
-            Action::UpdateGroup { group, min } => {
-                next.budget.group_updates -= 1;
-                next.update_group(&group, min)?;
-            }
+            _ => {}
         }
         let still_waiting = |id: &PodId| next.stage(id) == Stage::Waiting;
         let held: BTreeSet<PodId> = next

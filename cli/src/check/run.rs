@@ -259,6 +259,7 @@ fn step(model: &GangProtocol, before: &Cluster, action: &Action, after: &Cluster
         Action::Schedule(id) => ("scheduler", "pop, place, assume, reserve", Some(id)),
         Action::HandBack(id) => ("scheduler", "no room: back to the queue", Some(id)),
         Action::Permit(id) => ("scheduler", "permit", Some(id)),
+        Action::Record(id) => ("scheduler", "record the assignment (late)", Some(id)),
         Action::Deadline => ("timer", "permit deadline passes", None),
         Action::FlushBackoff => ("timer", "backoff ends: to the active queue", None),
         Action::FlushLeftover => ("timer", "unschedulable leftovers retried", None),
@@ -305,23 +306,19 @@ fn step(model: &GangProtocol, before: &Cluster, action: &Action, after: &Cluster
     if after.now != before.now {
         step = step.with_change(format!("time {} s", after.now.as_nanos() / 1_000_000_000));
     }
-    if let Some(partial) = &after.partial {
-        step = step.with_violation(format!("I3: {partial}"));
-    }
-    if let Err(e) = conservation(after) {
-        step = step.with_violation(format!("I4: {e}"));
-    }
-    if let Err(e) = accounting(after) {
-        step = step.with_violation(format!("I5: {e}"));
-    }
-    if let Some(held) = held_for_lost_member(after) {
-        step = step.with_violation(format!("I6: {held}"));
-    }
-    if let Some(lost) = lost_event(after) {
-        step = step.with_violation(format!("I7: {lost}"));
-    }
-    if let Some(stuck) = model.stuck(after) {
-        step = step.with_violation(format!("I8: {stuck}"));
+    let violations: Vec<String> = [
+        after.partial.clone().map(|p| format!("I3: {p}")),
+        conservation(after).err().map(|e| format!("I4: {e}")),
+        accounting(after).err().map(|e| format!("I5: {e}")),
+        held_for_lost_member(after).map(|h| format!("I6: {h}")),
+        lost_event(after).map(|l| format!("I7: {l}")),
+        model.stuck(after).map(|s| format!("I8: {s}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !violations.is_empty() {
+        step = step.with_violation(violations.join("; "));
     }
     step
 }
@@ -348,6 +345,7 @@ fn name(stage: Stage) -> &'static str {
         Stage::Decided { allowed: true } => "allowed",
         Stage::Decided { allowed: false } => "rejected",
         Stage::Bound => "bound",
+        Stage::Deleting => "deleted, in binding",
         Stage::Deleted => "deleted",
     }
 }

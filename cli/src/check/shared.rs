@@ -13,6 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
 use std::sync::OnceLock;
 
+use gangway::checking::ModelDriver;
 use gangway::gang::Groups;
 use gangway::queue::QueueState;
 use gangway::scheduler::CacheState;
@@ -107,6 +108,7 @@ part_hash_by_hash!(
     QueueState,
     BTreeMap<PodId, Stage>,
     BTreeMap<PodId, Pod>,
+    ModelDriver,
 );
 
 /// Each group's state in key order, through this hasher. `Groups`' own `Hash` sums per-group

@@ -31,6 +31,8 @@ impl Renamed for Cluster {
             waiting: Shared::new(self.waiting.renamed(renaming)),
             cache: Shared::new(self.cache.renamed(renaming)),
             queue: Shared::new(self.queue.renamed(renaming)),
+            driver: Shared::new(self.driver.renamed(renaming)),
+            cycle: self.cycle.renamed(renaming),
             stages: Shared::new(
                 self.stages
                     .iter()

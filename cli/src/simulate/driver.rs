@@ -59,10 +59,7 @@ pub fn run(options: &Options, workload: &Workload) -> Result<Report, SimulateErr
             )));
         }
     }
-    let config = SchedulerConfig {
-        mode: options.mode.into(),
-        ..SchedulerConfig::default()
-    };
+    let config = SchedulerConfig::default().with_mode(options.mode.into());
     let rng = Arc::new(Mutex::new(SplitMix64(options.seed)));
     let failure_rate = options.bind_failure_rate;
     let failed = Arc::new(Mutex::new(BTreeSet::new()));
@@ -336,7 +333,7 @@ fn summarise(
     let leaked = scheduler.leaked_reservations().len() as u64;
     let mut violations = Vec::new();
     if let Err(e) = scheduler.check() {
-        violations.push(e);
+        violations.push(e.to_string());
     }
     let mut waits = scheduler.permit_waits();
     let ms = |ns: Option<u64>| ns.map_or(0.0, |ns| ns as f64 / 1e6);

@@ -1,11 +1,39 @@
-//! Permit's decisions as pure functions over [`Groups`], so that the concurrent plugin and the
-//! model checker (`gangway check`) run the same code: the plugin under its locks, the model on
-//! its own copies of the states.
+//! Permit's decisions as pure functions over [`Groups`] (one registry shard in production), so
+//! that the concurrent plugin and the model checker (`gangway check`) run the same code: the
+//! plugin under its locks, the model on its own copies of the states. The gang's other
+//! decisions — a member bound, deleted or unreserved, an attempt timing out — are [`Groups`]'
+//! methods in `member_events.rs`, over the same [`AttemptWaiting`].
 
 use std::time::Duration;
 
 use super::{GroupState, Groups, GANG_SCHEDULING};
-use crate::{Code, Pod, PodId, Status, Time};
+use crate::waiting::AddError;
+use crate::{Cause, Code, Mode, Pod, PodId, Status, Time};
+
+/// The gang plugin's two settings, which every decision reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GangRules {
+    /// Upstream's behaviour or gangway's guarantees.
+    pub mode: Mode,
+    /// How long a member waits at Permit (per pod upstream, per attempt hardened; capped at 15
+    /// minutes like every Permit wait).
+    pub timeout: Duration,
+}
+
+impl GangRules {
+    /// The rules for `mode` with a Permit wait of `timeout`, capped at 15 minutes.
+    pub fn new(mode: Mode, timeout: Duration) -> GangRules {
+        GangRules {
+            mode,
+            timeout: timeout.min(crate::waiting::MAX_PERMIT_WAIT),
+        }
+    }
+
+    /// Hardened mode: gang attempts, one decision each (H1).
+    pub fn hardened(self) -> bool {
+        self.mode == Mode::Hardened
+    }
+}
 
 /// What Upstream Permit decided under the group lock; the caller carries it out after
 /// releasing it (upstream allows the siblings one by one, outside the lock — the partial-gang
@@ -23,7 +51,8 @@ pub enum UpstreamVerdict {
 /// Upstream Permit's decision for `pod` (a member of a group).
 pub fn upstream_permit(groups: &Groups, pod: &Pod) -> UpstreamVerdict {
     match quorum(groups.state_of(pod), pod) {
-        Err(verdict) => verdict,
+        Err(Unquorate::Reject(status)) => UpstreamVerdict::Reject(status),
+        Err(Unquorate::NotAGang) => UpstreamVerdict::Allow(Vec::new()),
         Ok((state, false)) => UpstreamVerdict::Wait(state.unscheduled_pods()),
         Ok((state, true)) => {
             let siblings = state.assumed().iter().filter(|id| *id != pod.id());
@@ -32,37 +61,51 @@ pub fn upstream_permit(groups: &Groups, pod: &Pod) -> UpstreamVerdict {
     }
 }
 
-/// The waiting map as Hardened Permit uses it inside the group's critical section.
+/// The waiting map as the gang's critical sections use it, under the group lock: the
+/// decisions are applied at once and delivered once the lock is released (H5).
 pub trait AttemptWaiting {
-    /// What a registration hands back.
+    /// What a registration hands back (a [`WaitingPod`](crate::WaitingPod) handle, or `()`).
     type Registration;
 
     /// Allows every one of `ids` at once, or none, naming one that is not waiting.
     fn allow_all(&mut self, ids: &[PodId]) -> Result<(), PodId>;
 
-    /// Rejects those of `ids` that are waiting, for `reason`.
-    fn reject_all(&mut self, ids: &[PodId], reason: &str);
+    /// Rejects those of `ids` that are waiting, for `reason` and `cause`.
+    fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause);
 
     /// Registers `pod` as waiting, with no timer of its own (the attempt has the deadline).
-    fn add_untimed(&mut self, pod: &Pod) -> Result<Self::Registration, String>;
+    fn add_untimed(&mut self, pod: &Pod) -> Result<Self::Registration, AddError>;
 }
 
-/// What Hardened Permit decided (its waiting-map effects already applied).
+/// What Hardened Permit decided (its waiting-map effects already applied), saying what it did
+/// to the gang's attempt so that nobody has to compare states to find out.
 #[derive(Debug)]
 pub enum AttemptVerdict<R> {
-    /// The pod passes; at quorum its waiting siblings were allowed with it (listed).
-    Allow(Vec<PodId>),
+    /// The pod passes.
+    Allow {
+        /// This Permit reached quorum and closed the attempt, allowing this many members
+        /// together (itself included); `None` if no attempt was decided (no group, Basic, a
+        /// gang of one).
+        closed: Option<usize>,
+    },
     /// The pod waits in its gang's attempt.
     Wait {
         /// Its registration in the waiting map.
         registration: R,
         /// Unscheduled siblings to activate.
         activate: Vec<Pod>,
-        /// The attempt's deadline, if this pod opened the attempt.
-        opened: Option<Time>,
     },
     /// The pod is rejected; it no longer counts as reserved in its group.
-    Reject(Status),
+    Reject {
+        /// Why, as the scheduler reports it.
+        status: Status,
+        /// [`Cause::GangFailed`] when the attempt failed (here or before); otherwise
+        /// [`Cause::Rejected`].
+        cause: Cause,
+        /// This Permit failed the attempt (a member had stopped waiting before quorum, or the
+        /// registration failed): the reason, once.
+        failed: Option<String>,
+    },
 }
 
 /// Hardened Permit for `pod`, the whole critical section under the group lock (H1): a failed
@@ -70,113 +113,144 @@ pub enum AttemptVerdict<R> {
 /// no longer waiting — the attempt fails and all are rejected; below quorum the pod joins the
 /// attempt (opening it, with the one deadline of H3) and is registered untimed. A pod this
 /// rejects stops counting towards quorum at once.
-pub fn hardened_permit<W: AttemptWaiting>(
+pub fn hardened_permit<W: AttemptWaiting + ?Sized>(
     groups: &mut Groups,
     waiting: &mut W,
     pod: &Pod,
     now: Time,
     timeout: Duration,
 ) -> AttemptVerdict<W::Registration> {
-    let verdict = 'decide: {
-        let at_quorum = match quorum(groups.state_of(pod), pod) {
-            Err(UpstreamVerdict::Reject(status)) => break 'decide AttemptVerdict::Reject(status),
-            Err(_) => break 'decide AttemptVerdict::Allow(Vec::new()),
-            Ok((state, at_quorum)) => {
-                if let Some(reason) = state.attempt().and_then(|a| a.failure()) {
-                    break 'decide AttemptVerdict::Reject(gang_rejection(reason));
-                }
-                at_quorum
-            }
-        };
-        let state = groups.state_of_mut(pod).expect("looked up above");
-        if at_quorum {
-            let members: Vec<PodId> = state
-                .attempt()
-                .map_or_else(Vec::new, |a| a.waiting().iter().cloned().collect());
-            break 'decide match waiting.allow_all(&members) {
-                Ok(()) => {
-                    state.close_attempt();
-                    AttemptVerdict::Allow(members)
-                }
-                Err(gone) => {
-                    let reason = format!("gang member {gone} stopped waiting before quorum");
-                    fail_attempt(state, waiting, &reason);
-                    AttemptVerdict::Reject(gang_rejection(&reason))
-                }
-            };
-        }
-        let opens = state.attempt().is_none();
-        let Some(deadline) = state.wait_in_attempt(pod.id(), now, timeout) else {
-            break 'decide AttemptVerdict::Reject(error(format!(
-                "pod {} is not reserved",
-                pod.id()
-            )));
-        };
-        // Registered under the group lock: a rejection of the attempt either comes before (and
-        // this permit saw the failure above) or after, and then finds this pod waiting (H1).
-        match waiting.add_untimed(pod) {
-            Ok(registration) => AttemptVerdict::Wait {
-                registration,
-                activate: state.unscheduled_pods(),
-                opened: opens.then_some(deadline),
-            },
-            Err(reason) => {
-                fail_attempt(state, waiting, &reason);
-                AttemptVerdict::Reject(error(reason))
-            }
-        }
-    };
-    if matches!(verdict, AttemptVerdict::Reject(_)) {
+    let verdict = decide_hardened(groups, waiting, pod, now, timeout);
+    if matches!(verdict, AttemptVerdict::Reject { .. }) {
         // A pod rejected at Permit stops counting towards quorum at once, whenever its
         // caller gets round to unreserving it (which is then a no-op for the group).
-        if let Some(state) = groups.state_of_mut(pod) {
-            state.forget(pod.id());
-        }
+        groups.forget(pod);
     }
     verdict
 }
 
-/// Fails `state`'s open attempt for `reason` and rejects its waiting members together (H1).
-/// Returns them.
-pub fn fail_attempt<W: AttemptWaiting>(
-    state: &mut GroupState,
+fn decide_hardened<W: AttemptWaiting + ?Sized>(
+    groups: &mut Groups,
     waiting: &mut W,
+    pod: &Pod,
+    now: Time,
+    timeout: Duration,
+) -> AttemptVerdict<W::Registration> {
+    let at_quorum = match quorum(groups.state_of(pod), pod) {
+        Err(Unquorate::Reject(status)) => return rejected(status, Cause::Rejected, None),
+        Err(Unquorate::NotAGang) => return AttemptVerdict::Allow { closed: None },
+        Ok((state, at_quorum)) => {
+            if let Some(reason) = state.attempt().and_then(|a| a.failure()) {
+                let status = gang_rejection(reason);
+                return rejected(status, Cause::GangFailed, None);
+            }
+            at_quorum
+        }
+    };
+    if at_quorum {
+        let members: Vec<PodId> = groups
+            .state_of(pod)
+            .and_then(GroupState::attempt)
+            .map_or_else(Vec::new, |a| a.waiting().iter().cloned().collect());
+        return match waiting.allow_all(&members) {
+            Ok(()) => {
+                let closed = groups.change_of(pod, GroupState::close_attempt).flatten();
+                AttemptVerdict::Allow {
+                    closed: closed.map(|_| members.len() + 1),
+                }
+            }
+            Err(gone) => {
+                let reason = format!("gang member {gone} stopped waiting before quorum");
+                fail_attempt(groups, waiting, pod, &reason);
+                rejected(gang_rejection(&reason), Cause::GangFailed, Some(reason))
+            }
+        };
+    }
+    let joined = groups
+        .change_of(pod, |s| s.wait_in_attempt(pod.id(), now, timeout))
+        .flatten();
+    if joined.is_none() {
+        let status = error(format!("pod {} is not reserved", pod.id()));
+        return rejected(status, Cause::Rejected, None);
+    }
+    // Registered under the group lock: a rejection of the attempt either comes before (and
+    // this permit saw the failure above) or after, and then finds this pod waiting (H1).
+    match waiting.add_untimed(pod) {
+        Ok(registration) => AttemptVerdict::Wait {
+            registration,
+            activate: groups
+                .state_of(pod)
+                .map_or_else(Vec::new, GroupState::unscheduled_pods),
+        },
+        Err(e) => {
+            let reason = e.to_string();
+            fail_attempt(groups, waiting, pod, &reason);
+            rejected(error(reason.clone()), Cause::GangFailed, Some(reason))
+        }
+    }
+}
+
+/// Fails the open attempt of `pod`'s group for `reason` and rejects its waiting members
+/// together, for [`Cause::GangFailed`] (H1). Returns them (none if no attempt was open).
+pub fn fail_attempt<W: AttemptWaiting + ?Sized>(
+    groups: &mut Groups,
+    waiting: &mut W,
+    pod: &Pod,
     reason: &str,
 ) -> Vec<PodId> {
-    let members = state.fail_attempt(reason);
-    waiting.reject_all(&members, reason);
+    let members = groups
+        .change_of(pod, |s| s.fail_attempt(reason))
+        .unwrap_or_default();
+    waiting.reject_all(&members, reason, Cause::GangFailed);
     members
 }
 
-/// Looks up the pod's group for Permit: `Err` with the verdict when there is nothing to count
-/// (no state or object: an error, as upstream; Basic: allow), else the state and whether
-/// assumed + assigned has reached `min_count`.
+fn rejected<R>(status: Status, cause: Cause, failed: Option<String>) -> AttemptVerdict<R> {
+    AttemptVerdict::Reject {
+        status,
+        cause,
+        failed,
+    }
+}
+
+/// Why Permit has no quorum to count.
+enum Unquorate {
+    /// No state or object: an error, as upstream.
+    Reject(Status),
+    /// A Basic group: allow.
+    NotAGang,
+}
+
+/// Looks up the pod's group for Permit: the state and whether assumed + assigned has reached
+/// `min_count`, or why there is nothing to count.
 fn quorum<'a>(
     state: Option<&'a GroupState>,
     pod: &Pod,
-) -> Result<(&'a GroupState, bool), UpstreamVerdict> {
+) -> Result<(&'a GroupState, bool), Unquorate> {
     let Some(state) = state else {
-        return Err(UpstreamVerdict::Reject(error(format!(
+        return Err(Unquorate::Reject(error(format!(
             "pod {} has no pod group state",
             pod.id()
         ))));
     };
     let Some(group) = state.group() else {
-        return Err(UpstreamVerdict::Reject(error(format!(
+        return Err(Unquorate::Reject(error(format!(
             "pod group {} does not exist",
             state.key()
         ))));
     };
     match group.min_count() {
-        None => Err(UpstreamVerdict::Allow(Vec::new())),
+        None => Err(Unquorate::NotAGang),
         Some(min) => Ok((state, state.scheduled_pods_count() >= min as usize)),
     }
 }
 
+/// An `Error` status from the gang plugin.
 pub(super) fn error(message: String) -> Status {
     Status::with_reason(Code::Error, message).with_plugin(GANG_SCHEDULING)
 }
 
-fn gang_rejection(reason: &str) -> Status {
+/// The status of a member rejected because its attempt failed for `reason`.
+pub(super) fn gang_rejection(reason: &str) -> Status {
     Status::unschedulable(format!("gang attempt failed: {reason}")).with_plugin(GANG_SCHEDULING)
 }

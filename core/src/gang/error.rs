@@ -15,10 +15,11 @@ pub enum PodGroupError {
     ZeroMinCount(GroupKey),
 }
 
-/// An error returned when a pod joins a group ([`GroupState::add_pod`](super::GroupState::add_pod),
-/// [`GroupRegistry::add_pod`](super::GroupRegistry::add_pod)). Hands the pod back.
+/// Why a pod could not join its group ([`GroupState::add_pod`](super::GroupState::add_pod),
+/// [`Groups::add_pod`](super::Groups::add_pod),
+/// [`GangScheduling::on_pod_added`](super::GangScheduling::on_pod_added)). Hands the pod back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum AddPodError {
+pub enum JoinGroupError {
     /// The pod names no scheduling group.
     #[error("pod {} names no pod group", .0.id())]
     NoGroup(Pod),
@@ -35,13 +36,13 @@ pub enum AddPodError {
     AlreadyMember(Pod),
 }
 
-impl AddPodError {
+impl JoinGroupError {
     /// The pod that could not be added.
     pub fn into_pod(self) -> Pod {
         match self {
-            AddPodError::NoGroup(pod)
-            | AddPodError::OtherGroup { pod, .. }
-            | AddPodError::AlreadyMember(pod) => pod,
+            JoinGroupError::NoGroup(pod)
+            | JoinGroupError::OtherGroup { pod, .. }
+            | JoinGroupError::AlreadyMember(pod) => pod,
         }
     }
 }
@@ -73,6 +74,18 @@ pub enum GroupUpdateError {
         /// How many members the group has.
         members: usize,
     },
+}
+
+impl GroupUpdateError {
+    /// The group that was refused.
+    pub fn into_group(self) -> super::PodGroup {
+        match self {
+            GroupUpdateError::AlreadyExists(group)
+            | GroupUpdateError::NotFound(group)
+            | GroupUpdateError::OtherGroup { group, .. }
+            | GroupUpdateError::MinCountAboveMembers { group, .. } => group,
+        }
+    }
 }
 
 /// An error returned from [`GangScheduling::reserve`](super::GangScheduling::reserve).

@@ -1,19 +1,10 @@
 //! The gang plugin's queue side — PreEnqueue and the queueing hints — as pure functions over
 //! [`Groups`], so the plugin (under its registry shard's lock) and the model checker (on its own
-//! states) run the same code.
+//! states) run the same code. Which queue events reach the hints is the scheduler's plugin
+//! set's business (`scheduler/plugins.rs`): the gang knows nothing of the queue.
 
 use super::{GangEvent, GroupKey, Groups, Policy};
-use crate::queue::{ClusterEvent, EventKind};
 use crate::{Code, Pod, QueueingHint, Status};
-
-/// The cluster events the gang plugin registers queueing hints for: a pod added (unscheduled
-/// or assigned), a PodGroup added or updated.
-pub const GANG_HINT_EVENTS: [EventKind; 4] = [
-    EventKind::UnscheduledPodAdd,
-    EventKind::AssignedPodAdd,
-    EventKind::PodGroupAdd,
-    EventKind::PodGroupUpdate,
-];
 
 /// PreEnqueue over `groups`: success for pods without a group and for Basic groups;
 /// `UnschedulableAndUnresolvable` while the PodGroup object is missing or a gang has fewer than
@@ -72,23 +63,5 @@ pub fn gang_queueing_hint(pod: &Pod, event: GangEvent<'_>) -> QueueingHint {
         QueueingHint::Queue
     } else {
         QueueingHint::QueueSkip
-    }
-}
-
-/// [`gang_queueing_hint`] for a queue event: `QueueSkip` for events the gang plugin has no
-/// hint for.
-pub fn gang_hint(pod: &Pod, event: &ClusterEvent) -> QueueingHint {
-    gang_event(event).map_or(QueueingHint::QueueSkip, |e| gang_queueing_hint(pod, e))
-}
-
-/// The gang plugin's view of a queue event: `None` for events it has no hint for.
-fn gang_event(event: &ClusterEvent) -> Option<GangEvent<'_>> {
-    match event {
-        ClusterEvent::UnscheduledPodAdd(p) | ClusterEvent::AssignedPodAdd(p) => {
-            Some(GangEvent::PodAdded(p))
-        }
-        ClusterEvent::PodGroupAdd(g) => Some(GangEvent::GroupAdded(g)),
-        ClusterEvent::PodGroupUpdate { old, new } => Some(GangEvent::GroupUpdated { old, new }),
-        _ => None,
     }
 }

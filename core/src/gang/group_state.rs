@@ -2,7 +2,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
-use super::{AddPodError, GroupKey, GroupUpdateError, PodGroup};
+use super::{GroupKey, GroupUpdateError, JoinGroupError, PodGroup};
 use crate::{Pod, PodId, Time};
 
 /// Where a member of a group is in its life.
@@ -224,11 +224,11 @@ impl GroupState {
     }
 
     /// Adds a member: `bound` if it is already bound to a node (assigned), else unscheduled.
-    pub fn add_pod(&mut self, pod: Pod, bound: bool) -> Result<(), AddPodError> {
+    pub fn add_pod(&mut self, pod: Pod, bound: bool) -> Result<(), JoinGroupError> {
         match GroupKey::of(&pod) {
-            None => return Err(AddPodError::NoGroup(pod)),
+            None => return Err(JoinGroupError::NoGroup(pod)),
             Some(key) if key != self.key => {
-                return Err(AddPodError::OtherGroup {
+                return Err(JoinGroupError::OtherGroup {
                     pod,
                     group: self.key.clone(),
                 })
@@ -236,7 +236,7 @@ impl GroupState {
             Some(_) => {}
         }
         if self.members.contains_key(pod.id()) {
-            return Err(AddPodError::AlreadyMember(pod));
+            return Err(JoinGroupError::AlreadyMember(pod));
         }
         let placement = if bound {
             Placement::Assigned
@@ -371,6 +371,15 @@ impl GroupState {
     /// The current gang attempt, if one is open or failed.
     pub fn attempt(&self) -> Option<&GangAttempt> {
         self.attempt.as_ref()
+    }
+
+    /// The deadline of the current attempt if it is live (open and not failed): what the
+    /// timer must apply (H3).
+    pub fn live_deadline(&self) -> Option<Time> {
+        self.attempt
+            .as_ref()
+            .filter(|a| a.failure.is_none())
+            .map(|a| a.deadline)
     }
 
     /// Parks assumed member `id` in the current attempt, opening one with deadline

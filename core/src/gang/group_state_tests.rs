@@ -94,8 +94,8 @@ fn a_state_hands_back_pods_of_other_groups_and_pods_without_one() {
     ];
     for pod in offers {
         match state.add_pod(pod.clone(), false) {
-            Err(e @ AddPodError::OtherGroup { .. }) => {
-                assert!(matches!(&e, AddPodError::OtherGroup { group, .. } if *group == key()));
+            Err(e @ JoinGroupError::OtherGroup { .. }) => {
+                assert!(matches!(&e, JoinGroupError::OtherGroup { group, .. } if *group == key()));
                 assert_eq!(e.into_pod(), pod, "the pod is handed back");
             }
             other => panic!("{pod:?}: {other:?}"),
@@ -105,7 +105,7 @@ fn a_state_hands_back_pods_of_other_groups_and_pods_without_one() {
     let loner = Pod::new("z", NS, "z");
     assert_eq!(
         state.add_pod(loner.clone(), true),
-        Err(AddPodError::NoGroup(loner.clone()))
+        Err(JoinGroupError::NoGroup(loner.clone()))
     );
     assert!(!state.update_pod(Pod::new("p0", NS, "p0").with_group("h")));
     assert!(!state.update_pod(loner));
@@ -119,7 +119,7 @@ fn pods_without_a_group_are_refused_by_groups_and_ignored_by_the_plugin() {
     let mut groups = Groups::new();
     assert_eq!(
         groups.add_pod(loner.clone(), false),
-        Err(AddPodError::NoGroup(loner.clone()))
+        Err(JoinGroupError::NoGroup(loner.clone()))
     );
     assert!(!groups.update_pod(loner.clone()));
     assert!(!groups.bind_observed(&loner));
@@ -149,7 +149,7 @@ fn duplicate_adds_are_refused() {
     for bound in [false, true] {
         assert_eq!(
             state.add_pod(member(0), bound),
-            Err(AddPodError::AlreadyMember(member(0)))
+            Err(JoinGroupError::AlreadyMember(member(0)))
         );
         ok(&state);
     }
@@ -159,7 +159,7 @@ fn duplicate_adds_are_refused() {
     groups.add_pod(member(0), false).unwrap();
     assert_eq!(
         groups.add_pod(member(0), true),
-        Err(AddPodError::AlreadyMember(member(0)))
+        Err(JoinGroupError::AlreadyMember(member(0)))
     );
     ok_all(&groups);
     assert_eq!(groups.get(&key()).unwrap().all_pods_count(), 1);
@@ -168,7 +168,7 @@ fn duplicate_adds_are_refused() {
         let gang = gang_with(mode, 2, 1);
         assert_eq!(
             gang.on_pod_added(member(0), false),
-            Err(AddPodError::AlreadyMember(member(0)))
+            Err(JoinGroupError::AlreadyMember(member(0)))
         );
         ok_gang(&gang);
     }
@@ -183,7 +183,7 @@ fn unknown_group_cannot_reserve_and_is_rejected_at_permit_with_an_error() {
             gang.reserve(&pod),
             Err(ReserveError::NoGroupState(pod.id().clone()))
         );
-        let Permit::Reject(status) = gang.permit(&pod, Time::ZERO) else {
+        let Permit::Reject { status, .. } = gang.permit(&pod, Time::ZERO) else {
             panic!("{mode:?}: a pod of an unknown group is rejected");
         };
         assert_eq!(status.code(), Code::Error, "{mode:?}: {status}");
@@ -196,7 +196,7 @@ fn unknown_group_cannot_reserve_and_is_rejected_at_permit_with_an_error() {
         gang.on_pod_added(pod.clone(), false).unwrap();
         assert_eq!(gang.reserve(&pod), Ok(()));
         ok_gang(&gang);
-        let Permit::Reject(status) = gang.permit(&pod, Time::ZERO) else {
+        let Permit::Reject { status, .. } = gang.permit(&pod, Time::ZERO) else {
             panic!("{mode:?}: a pod of a group without object is rejected");
         };
         assert_eq!(status.code(), Code::Error, "{mode:?}: {status}");
@@ -226,7 +226,6 @@ fn deleting_an_unknown_pod_changes_nothing() {
         let gang = gang_with(mode, 2, 2);
         let before = gang.registry().snapshot();
         assert_eq!(gang.on_pod_deleted(&member(9)), None);
-        assert_eq!(gang.registry().delete_pod(&member(9)), None);
         ok_gang(&gang);
         assert_eq!(gang.registry().snapshot(), before, "{mode:?}");
     }
@@ -322,18 +321,19 @@ fn adding_a_group_twice_or_updating_a_missing_one_is_refused() {
     ok_all(&groups);
     assert_eq!(groups.get(&key()).unwrap().group(), Some(&gang_of(1)));
 
-    let registry = GroupRegistry::new();
-    registry.add_group(gang_of(3)).unwrap();
+    let gang = GangScheduling::new(Mode::Hardened, WaitingPods::new());
+    gang.on_group_added(gang_of(3)).unwrap();
     assert_eq!(
-        registry.add_group(gang_of(3)),
+        gang.on_group_added(gang_of(3)),
         Err(GroupUpdateError::AlreadyExists(gang_of(3)))
     );
     let other = PodGroup::gang(NS, "h", 1).unwrap();
     assert_eq!(
-        registry.update_group(other.clone()),
+        gang.on_group_updated(other.clone()),
         Err(GroupUpdateError::NotFound(other))
     );
-    assert_eq!(registry.delete_group(&GroupKey::new(NS, "h")), None);
+    assert_eq!(gang.on_group_deleted(&GroupKey::new(NS, "h")), None);
+    let registry = gang.registry();
     assert_eq!(registry.len(), 1);
     registry.snapshot().check().unwrap();
 
@@ -423,7 +423,7 @@ fn bind_observed_moves_assumed_to_assigned_once() {
     for i in 0..2 {
         groups.add_pod(member(i), false).unwrap();
     }
-    assert!(groups.get_mut(&key()).unwrap().assume(member(0).id()));
+    groups.assume(&member(0)).unwrap();
     ok_all(&groups);
     assert!(groups.bind_observed(&member(0)));
     ok_all(&groups);

@@ -6,10 +6,12 @@
 //! 3. [`Groups`] — every group as pure data; [`GroupRegistry`] — that split into shards by
 //!    group key, each behind its own lock.
 //! 4. [`GangScheduling`] — the plugin: PreEnqueue, Reserve, Unreserve, Permit, queueing hints,
-//!    in [`Mode::Upstream`](crate::Mode) or [`Mode::Hardened`](crate::Mode).
+//!    in [`Mode::Upstream`](crate::Mode) or [`Mode::Hardened`](crate::Mode). Its operations
+//!    are written once (`ops.rs`) over the parts they touch (`parts.rs`), and decide with
+//!    pure rules (`decide.rs`, `member_events.rs`) that the model checker runs too.
 //! 5. Errors, one per operation.
 
-mod decide;
+pub(crate) mod decide;
 mod error;
 mod gate;
 mod group_key;
@@ -17,22 +19,24 @@ mod group_state;
 #[cfg(test)]
 mod group_state_tests;
 mod groups;
+mod member_events;
+pub(crate) mod ops;
+pub(crate) mod parts;
 mod permit;
-mod plugin;
+pub(crate) mod plugin;
 #[cfg(test)]
 mod plugin_tests;
 mod pod_group;
 mod registry;
 mod rename;
 
-pub use decide::{
-    fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, UpstreamVerdict,
-};
-pub use error::{AddPodError, GroupUpdateError, PodGroupError, ReserveError};
-pub use gate::{gang_hint, gang_pre_enqueue, gang_queueing_hint, GANG_HINT_EVENTS};
+pub use decide::GangRules;
+pub use error::{GroupUpdateError, JoinGroupError, PodGroupError, ReserveError};
+pub use gate::{gang_pre_enqueue, gang_queueing_hint};
 pub use group_key::GroupKey;
 pub use group_state::{GangAttempt, GroupState, Members, MembersIter, Placement};
 pub use groups::Groups;
+pub use member_events::RemovedMember;
 pub use permit::Permit;
 pub use plugin::{GangEvent, GangScheduling, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
 pub use pod_group::{PodGroup, Policy};

@@ -1,13 +1,18 @@
-use std::collections::BTreeSet;
 use std::fmt;
 use std::time::Duration;
 
+use super::decide::{AttemptWaiting, GangRules};
+use super::parts::{Batch, Expire, GangParts};
 use super::{
-    AddPodError, GroupKey, GroupRegistry, GroupUpdateError, Groups, PodGroup, ReserveError,
+    ops, GroupKey, GroupRegistry, GroupUpdateError, Groups, JoinGroupError, Permit, PodGroup,
+    ReserveError,
 };
 use crate::sync::{Arc, Mutex};
-use crate::time::Alarm;
-use crate::{Mode, PluginName, Pod, QueueingHint, Status, Time, WaitingPods};
+use crate::time::{Alarm, Deadlines};
+use crate::waiting::{AddError, Deliveries};
+use crate::{
+    Cause, Mode, PluginName, Pod, PodId, QueueingHint, Status, Time, WaitingPod, WaitingPods,
+};
 
 /// The plugin's name, as kube-scheduler spells it.
 pub const GANG_SCHEDULING: PluginName = PluginName::new_static("GangScheduling");
@@ -26,20 +31,19 @@ pub const DEFAULT_PERMIT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 /// waiting map, and a timeout, delete or unreserve of any waiting member rejects all of them
 /// together; members wait without a timer of their own, and the attempt has one deadline (H3),
 /// applied by [`expire`](GangScheduling::expire).
+///
+/// Every operation takes the locks of the group it concerns and delegates to the pure rules
+/// (`gang/decide.rs`, `gang/member_events.rs`) — the same code the model checker runs.
 #[derive(Clone)]
 pub struct GangScheduling {
     pub(super) inner: Arc<Inner>,
 }
 
 pub(super) struct Inner {
-    pub(super) mode: Mode,
-    pub(super) timeout: Duration,
+    pub(super) rules: GangRules,
     pub(super) registry: GroupRegistry,
     pub(super) waiting: WaitingPods,
-    /// Hardened: the deadline of every attempt opened and not closed at quorum; one that failed
-    /// or emptied stays until its deadline (checked on expiry).
-    pub(super) attempts: Mutex<BTreeSet<(Time, GroupKey)>>,
-    /// Rung when an attempt opens with a deadline earlier than every other.
+    /// Rung when an attempt opens with a deadline earlier than its shard's earliest.
     pub(super) alarm: Mutex<Option<Alarm>>,
 }
 
@@ -70,11 +74,9 @@ impl GangScheduling {
     pub fn with_timeout(mode: Mode, waiting: WaitingPods, timeout: Duration) -> GangScheduling {
         GangScheduling {
             inner: Arc::new(Inner {
-                mode,
-                timeout: timeout.min(crate::waiting::MAX_PERMIT_WAIT),
+                rules: GangRules::new(mode, timeout),
                 registry: GroupRegistry::new(),
                 waiting,
-                attempts: Mutex::new(BTreeSet::new()),
                 alarm: Mutex::new(None),
             }),
         }
@@ -82,12 +84,12 @@ impl GangScheduling {
 
     /// The mode.
     pub fn mode(&self) -> Mode {
-        self.inner.mode
+        self.inner.rules.mode
     }
 
     /// The Permit wait.
     pub fn timeout(&self) -> Duration {
-        self.inner.timeout
+        self.inner.rules.timeout
     }
 
     /// The group registry.
@@ -102,78 +104,43 @@ impl GangScheduling {
 
     /// A pod was added (`bound` if already bound to a node). Pods that name no group are
     /// ignored (`Ok`).
-    pub fn on_pod_added(&self, pod: Pod, bound: bool) -> Result<(), AddPodError> {
-        match self.inner.registry.add_pod(pod, bound) {
-            Err(AddPodError::NoGroup(_)) => Ok(()),
-            other => other,
-        }
+    pub fn on_pod_added(&self, pod: Pod, bound: bool) -> Result<(), JoinGroupError> {
+        ops::pod_added(&mut self.parts(), pod, bound)
     }
 
     /// A pod's object changed; `false` (no-op) if it is not a known member.
     pub fn on_pod_updated(&self, pod: Pod) -> bool {
-        self.inner.registry.update_pod(pod)
+        ops::pod_updated(&mut self.parts(), pod)
     }
 
     /// A pod was observed bound to a node; `false` (no-op) if unknown or already assigned.
     /// Hardened: if it was still waiting in a gang attempt (bound by someone else), its waiting
     /// entry is rejected so its binding cycle ends; it now counts as assigned towards quorum.
     pub fn on_pod_bound(&self, pod: &Pod) -> bool {
-        let mut groups = self.inner.registry.lock_for(pod);
-        let in_attempt = self.hardened_waiter(&groups, pod);
-        if !groups.bind_observed(pod) {
-            return false;
-        }
-        let deliveries = in_attempt.then(|| {
-            let ids = [pod.id().clone()];
-            self.inner
-                .waiting
-                .reject_all_deferred(&ids, GANG_SCHEDULING, "bound by another binder")
-        });
-        drop(groups);
-        drop(deliveries); // delivers, now that the group lock is released
-        true
+        ops::pod_bound(&mut self.parts(), pod)
     }
 
     /// A pod was deleted: it leaves its group. Hardened: if it was waiting at Permit, its whole
-    /// gang attempt is rejected, the deleted pod included (H1). Upstream: only the group state
-    /// changes; the caller rejects the pod's own waiting entry (`WaitingPods::remove`).
-    /// `None` (no-op) if it was not a member.
+    /// gang attempt is rejected (H1), the deleted pod for [`Cause::Deleted`], its siblings for
+    /// [`Cause::GangFailed`]. Upstream: only the group state changes; the caller rejects the
+    /// pod's own waiting entry (`WaitingPods::remove`). `None` (no-op) if it was not a member.
     pub fn on_pod_deleted(&self, pod: &Pod) -> Option<Pod> {
-        let mut groups = self.inner.registry.lock_for(pod);
-        let in_attempt = self.hardened_waiter(&groups, pod);
-        let deleted = groups.delete_pod(pod)?;
-        if !in_attempt {
-            return Some(deleted);
-        }
-        let reason = format!("gang member {} was deleted", pod.full_name());
-        let mut members = groups
-            .state_of_mut(pod)
-            .map(|s| s.fail_attempt(&reason))
-            .unwrap_or_default();
-        members.push(pod.id().clone());
-        let deliveries = self
-            .inner
-            .waiting
-            .reject_all_deferred(&members, GANG_SCHEDULING, &reason);
-        drop(groups);
-        deliveries.deliver();
-        super::permit::gang_failed(pod.group_key(), &reason);
-        Some(deleted)
+        ops::pod_deleted(&mut self.parts(), pod)
     }
 
     /// A PodGroup object was created.
     pub fn on_group_added(&self, group: PodGroup) -> Result<(), GroupUpdateError> {
-        self.inner.registry.add_group(group)
+        ops::group_added(&mut self.parts(), group)
     }
 
     /// A PodGroup object changed; returns the old one.
     pub fn on_group_updated(&self, group: PodGroup) -> Result<PodGroup, GroupUpdateError> {
-        self.inner.registry.update_group(group)
+        ops::group_updated(&mut self.parts(), group)
     }
 
     /// A PodGroup object was deleted; `None` (no-op) if it did not exist.
     pub fn on_group_deleted(&self, key: &GroupKey) -> Option<PodGroup> {
-        self.inner.registry.delete_group(key)
+        ops::group_deleted(&mut self.parts(), key)
     }
 
     /// PreEnqueue: may `pod` enter the active queue? Success for pods without a group and for
@@ -181,42 +148,47 @@ impl GangScheduling {
     /// gang has fewer than `min_count` members ([`gang_pre_enqueue`](super::gang_pre_enqueue)
     /// under the group's registry shard lock).
     pub fn pre_enqueue(&self, pod: &Pod) -> Status {
-        super::gang_pre_enqueue(&self.inner.registry.read_for(pod), pod)
+        ops::pre_enqueue(&self.parts(), pod)
     }
 
     /// Reserve: the pod is assumed in its group. Pods without a group: `Ok` (nothing to do).
     pub fn reserve(&self, pod: &Pod) -> Result<(), ReserveError> {
-        if GroupKey::of(pod).is_none() {
-            return Ok(());
-        }
-        let mut groups = self.inner.registry.lock_for(pod);
-        let Some(state) = groups.state_of_mut(pod) else {
-            return Err(ReserveError::NoGroupState(pod.id().clone()));
-        };
-        if state.assume(pod.id()) {
-            Ok(())
-        } else {
-            Err(ReserveError::NotUnscheduled(pod.id().clone()))
-        }
+        ops::reserve(&mut self.parts(), pod)
     }
 
     /// Unreserve: the pod's reservation is released (assumed → unscheduled). Hardened: if it
     /// was waiting in an open gang attempt, the attempt fails and every other waiting member is
     /// rejected with it (H1). Unknown, deleted or unassumed pods: no-op.
     pub fn unreserve(&self, pod: &Pod) {
-        let mut groups = self.inner.registry.lock_for(pod);
-        let in_attempt = self.hardened_waiter(&groups, pod);
-        let Some(state) = groups.state_of_mut(pod) else {
-            return;
-        };
-        let reason = in_attempt.then(|| format!("gang member {} was unreserved", pod.full_name()));
-        let deliveries = reason.as_ref().map(|r| self.fail_and_reject(state, r));
-        state.forget(pod.id());
-        drop(groups);
-        drop(deliveries); // delivers, now that the group lock is released
-        if let Some(reason) = reason {
-            super::permit::gang_failed(pod.group_key(), &reason);
-        }
+        ops::unreserve(&mut self.parts(), pod)
+    }
+
+    /// Permit, at the end of the pod's scheduling cycle, after [`reserve`](Self::reserve).
+    ///
+    /// Below quorum (assumed + assigned < `min_count`) the pod waits: it is registered in the
+    /// waiting map before this returns. At quorum it passes and its waiting siblings are
+    /// allowed — upstream: one `allow` each, after the group lock is released; hardened: all
+    /// in one critical section of the waiting map, or, if one of them is no longer waiting, the
+    /// whole attempt is rejected, this pod included (H1). Hardened members wait without a
+    /// timer of their own; the attempt's deadline (H3) is applied by
+    /// [`expire`](Self::expire). A pod that Hardened Permit rejects no longer counts as
+    /// reserved in its group from that moment (its caller's unreserve is then a no-op there),
+    /// so a late unreserve cannot lend it to the next member's quorum.
+    pub fn permit(&self, pod: &Pod, now: Time) -> Permit {
+        ops::permit(&mut self.parts(), pod, now)
+    }
+
+    /// Hardened: rejects every gang attempt whose deadline is at or before `now`, each as a
+    /// whole (H1, H3), with upstream's timeout message, for [`Cause::TimedOut`]. Returns the
+    /// groups it timed out. Upstream mode keeps no attempts; its members time out in the
+    /// waiting map.
+    pub fn expire(&self, now: Time) -> Vec<GroupKey> {
+        ops::expire(&mut self.parts(), now)
+    }
+
+    /// The earliest deadline of any live gang attempt.
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.inner.registry.next_deadline()
     }
 
     /// The queueing hint for `pod`, rejected by this plugin, after `event`: `Queue` when a
@@ -225,24 +197,173 @@ impl GangScheduling {
     pub fn queueing_hint(&self, pod: &Pod, event: GangEvent<'_>) -> QueueingHint {
         super::gang_queueing_hint(pod, event)
     }
+
+    /// The plugin's parts behind their locks, for the operations of `ops.rs`.
+    pub(crate) fn parts(&self) -> LockedGang<'_> {
+        LockedGang { inner: &self.inner }
+    }
 }
 
-impl GangScheduling {
-    /// Hardened mode, and `pod` waits at Permit in its group's open attempt.
-    fn hardened_waiter(&self, groups: &Groups, pod: &Pod) -> bool {
-        self.inner.mode == Mode::Hardened
-            && groups
-                .state_of(pod)
-                .and_then(|s| s.attempt())
-                .is_some_and(|a| a.waiting().contains(pod.id()))
+/// The plugin's registry and waiting map as [`GangParts`]: each call takes the locks it
+/// needs — a registry shard, then the waiting map's shards (the lock order) — and delivers
+/// what was decided once they are released.
+pub(crate) struct LockedGang<'a> {
+    inner: &'a Inner,
+}
+
+impl GangParts for LockedGang<'_> {
+    type Registration = WaitingPod;
+
+    fn rules(&self) -> GangRules {
+        self.inner.rules
+    }
+
+    fn read_group<R>(&self, key: &GroupKey, read: impl FnOnce(&Groups) -> R) -> R {
+        read(&self.inner.registry.read_key(key))
+    }
+
+    fn write_group<R>(
+        &mut self,
+        key: &GroupKey,
+        change: impl FnOnce(&mut Groups, &mut Batch<'_, WaitingPod>) -> R,
+    ) -> R {
+        let mut batch = Deferred {
+            map: &self.inner.waiting,
+            deliveries: None,
+        };
+        let (result, earlier) = {
+            let mut groups = self.inner.registry.lock_key(key);
+            let before = groups.next_deadline();
+            let result = change(&mut groups, &mut batch);
+            let after = groups.next_deadline();
+            (result, after.is_some_and(|a| before.is_none_or(|b| a < b)))
+        };
+        drop(batch); // delivers, now that the group lock is released (H5)
+        if earlier {
+            // Earlier than its shard's earliest: possibly the registry's (a spare ring is
+            // harmless).
+            if let Some(alarm) = &*self.inner.alarm.lock() {
+                alarm.ring();
+            }
+        }
+        result
+    }
+
+    fn add_waiting(&mut self, pod: Pod, wait: Duration, now: Time) -> Result<WaitingPod, AddError> {
+        self.inner
+            .waiting
+            .add(pod, [(super::GANG_SCHEDULING, wait)], now)
+    }
+
+    fn allow_waiting(&mut self, id: &PodId, plugin: &str) -> bool {
+        self.inner.waiting.allow(id, plugin)
+    }
+
+    fn remove_waiting(&mut self, id: &PodId) -> bool {
+        self.inner.waiting.remove(id).is_some()
+    }
+
+    fn expire_waiting(&mut self, now: Time) -> usize {
+        self.inner.waiting.expire(now).len()
+    }
+
+    fn next_waiting_deadline(&self) -> Option<Time> {
+        self.inner.waiting.next_deadline()
+    }
+
+    fn expire_due(&mut self, now: Time, expire: &mut Expire<'_, WaitingPod>) -> Vec<GroupKey> {
+        let registry = &self.inner.registry;
+        let mut timed_out = Vec::new();
+        for shard in 0..registry.shards() {
+            // Each shard on its own, as often as it still has a due attempt: a batch holds one
+            // shard, never several, so binding workers on other gangs do not wait for it.
+            while registry
+                .read_shard(shard)
+                .next_deadline()
+                .is_some_and(|d| d <= now)
+            {
+                let mut batch = Deferred {
+                    map: &self.inner.waiting,
+                    deliveries: None,
+                };
+                let done = expire(&mut registry.write_shard(shard), &mut batch);
+                drop(batch); // delivers the batch, with no group lock held (H5)
+                let more = !done.is_empty();
+                timed_out.extend(done);
+                if !more {
+                    break;
+                }
+            }
+        }
+        timed_out
+    }
+
+    fn next_attempt_deadline(&self) -> Option<Time> {
+        self.inner.registry.next_deadline()
+    }
+}
+
+impl Deadlines for GangScheduling {
+    fn expire(&self, now: Time) {
+        GangScheduling::expire(self, now);
+    }
+
+    fn next_deadline(&self) -> Option<Time> {
+        GangScheduling::next_deadline(self)
+    }
+
+    fn ring_on_earlier_deadline(&self, alarm: Alarm) {
+        *self.inner.alarm.lock() = Some(alarm);
+    }
+}
+
+/// The waiting map for a critical section under a group lock: decisions are published on the
+/// pods' latches at once and delivered when this is dropped, after the lock (H5).
+struct Deferred<'a> {
+    map: &'a WaitingPods,
+    deliveries: Option<Deliveries>,
+}
+
+impl Deferred<'_> {
+    fn keep(&mut self, more: Deliveries) {
+        match &mut self.deliveries {
+            Some(deliveries) => deliveries.append(more),
+            None => self.deliveries = Some(more),
+        }
+    }
+}
+
+impl AttemptWaiting for Deferred<'_> {
+    type Registration = WaitingPod;
+
+    fn allow_all(&mut self, ids: &[PodId]) -> Result<(), PodId> {
+        let deliveries = self
+            .map
+            .allow_all_deferred(ids, super::GANG_SCHEDULING.as_str())?;
+        self.keep(deliveries);
+        Ok(())
+    }
+
+    fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause) {
+        if ids.is_empty() {
+            return;
+        }
+        let deliveries = self
+            .map
+            .reject_all_deferred(ids, super::GANG_SCHEDULING, reason, cause);
+        self.keep(deliveries);
+    }
+
+    fn add_untimed(&mut self, pod: &Pod) -> Result<WaitingPod, AddError> {
+        self.map.add_untimed(pod.clone(), super::GANG_SCHEDULING)
     }
 }
 
 impl fmt::Debug for GangScheduling {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GangScheduling")
-            .field("mode", &self.inner.mode)
-            .field("timeout", &self.inner.timeout)
+            .field("mode", &self.inner.rules.mode)
+            .field("timeout", &self.inner.rules.timeout)
             .field("groups", &self.inner.registry.len())
             .finish()
     }

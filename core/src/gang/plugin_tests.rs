@@ -84,7 +84,7 @@ fn hardened_timeout_rejects_the_whole_attempt_and_releases_it() {
     // A member reaching Permit while the failed attempt still holds reservations is rejected too.
     assert!(matches!(
         reserve_and_permit(&gang, &pods[2], Time::from_secs(301)),
-        Permit::Reject(_)
+        Permit::Reject { .. }
     ));
     for p in &pods {
         gang.unreserve(p);
@@ -170,7 +170,7 @@ fn hardened_permit_rejection_stops_counting_before_the_unreserve() {
     gang.reserve(&pods[0]).unwrap();
     assert!(matches!(
         gang.permit(&pods[0], Time::ZERO),
-        Permit::Reject(_)
+        Permit::Reject { .. }
     ));
     gang.on_group_added(PodGroup::gang(NS, "g", 2).unwrap())
         .unwrap();

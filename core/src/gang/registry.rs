@@ -1,18 +1,19 @@
 use std::fmt;
 
-use super::{AddPodError, GroupKey, GroupState, GroupUpdateError, Groups, PodGroup};
+use super::{GroupKey, GroupState, Groups};
 use crate::sharded::Sharded;
 use crate::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
-use crate::Pod;
+use crate::Time;
 
 /// The concurrent map of pod group states: [`Groups`] split by group key into shards, each
-/// behind its own reader-writer lock (see `docs/architecture.md`). Everything the gang plugin
-/// does concerns one group, and takes only that group's shard: binding workers finishing one
-/// gang do not wait for the scheduling thread working on the next. Reads —
-/// [`with_state`](GroupRegistry::with_state), PreEnqueue — share a shard; whole-registry
-/// views ([`snapshot`](GroupRegistry::snapshot), [`len`](GroupRegistry::len)) read every shard
-/// at once. Cluster events (pod and PodGroup add, update, delete) feed it. Clones share the
-/// registry.
+/// behind its own reader-writer lock (see `docs/architecture.md`), each with the deadline index
+/// of its own live gang attempts. Everything the gang plugin does concerns one group, and takes
+/// only that group's shard: binding workers finishing one gang do not wait for the scheduling
+/// thread working on the next. Reads — [`with_state`](GroupRegistry::with_state), PreEnqueue —
+/// share a shard; whole-registry views ([`snapshot`](GroupRegistry::snapshot),
+/// [`len`](GroupRegistry::len)) read every shard at once. Cluster events reach it through the
+/// plugin ([`GangScheduling`](super::GangScheduling)), whose rules every change goes through;
+/// from outside it is read-only. Clones share the registry.
 #[derive(Clone, Default)]
 pub struct GroupRegistry {
     shards: Arc<Sharded<Groups>>,
@@ -22,41 +23,6 @@ impl GroupRegistry {
     /// An empty registry.
     pub fn new() -> GroupRegistry {
         GroupRegistry::default()
-    }
-
-    /// See [`Groups::add_pod`].
-    pub fn add_pod(&self, pod: Pod, bound: bool) -> Result<(), AddPodError> {
-        self.lock_for(&pod).add_pod(pod, bound)
-    }
-
-    /// See [`Groups::update_pod`].
-    pub fn update_pod(&self, pod: Pod) -> bool {
-        self.lock_for(&pod).update_pod(pod)
-    }
-
-    /// See [`Groups::bind_observed`].
-    pub fn bind_observed(&self, pod: &Pod) -> bool {
-        self.lock_for(pod).bind_observed(pod)
-    }
-
-    /// See [`Groups::delete_pod`].
-    pub fn delete_pod(&self, pod: &Pod) -> Option<Pod> {
-        self.lock_for(pod).delete_pod(pod)
-    }
-
-    /// See [`Groups::add_group`].
-    pub fn add_group(&self, group: PodGroup) -> Result<(), GroupUpdateError> {
-        self.lock_key(group.key()).add_group(group)
-    }
-
-    /// See [`Groups::update_group`].
-    pub fn update_group(&self, group: PodGroup) -> Result<PodGroup, GroupUpdateError> {
-        self.lock_key(group.key()).update_group(group)
-    }
-
-    /// See [`Groups::delete_group`].
-    pub fn delete_group(&self, key: &GroupKey) -> Option<PodGroup> {
-        self.lock_key(key).delete_group(key)
     }
 
     /// A copy of group `key`'s state.
@@ -104,8 +70,16 @@ impl GroupRegistry {
 
     /// Which shard (`0..shards()`) holds group `key`: groups in different shards change under
     /// different locks. Models use it to put two gangs in different shards.
+    #[doc(hidden)]
     pub fn shard_of(&self, key: &GroupKey) -> usize {
         self.index_of(key)
+    }
+
+    /// The earliest deadline of a live gang attempt in any shard.
+    pub fn next_deadline(&self) -> Option<Time> {
+        (0..self.shards.count())
+            .filter_map(|index| self.shards.read_at(index).next_deadline())
+            .min()
     }
 
     /// The shard of group `key`.
@@ -113,29 +87,24 @@ impl GroupRegistry {
         self.shards.index_of(key.fixed_hash())
     }
 
-    /// The shard of `pod`'s group (shard 0 for a pod that names none: no group changes).
-    fn index_for(&self, pod: &Pod) -> usize {
-        pod.group_key().map_or(0, |key| self.index_of(key))
-    }
-
-    /// Exclusive access to the shard holding `pod`'s group, for every change to it.
-    pub(crate) fn lock_for(&self, pod: &Pod) -> RwLockWriteGuard<'_, Groups> {
-        self.shards.write_at(self.index_for(pod))
-    }
-
-    /// Exclusive access to the shard holding group `key`.
+    /// Exclusive access to the shard holding group `key`, for every change to it.
     pub(crate) fn lock_key(&self, key: &GroupKey) -> RwLockWriteGuard<'_, Groups> {
         self.shards.write_at(self.index_of(key))
     }
 
-    /// Shared access to the shard holding `pod`'s group.
-    pub(crate) fn read_for(&self, pod: &Pod) -> RwLockReadGuard<'_, Groups> {
-        self.shards.read_at(self.index_for(pod))
+    /// Shared access to the shard holding group `key`.
+    pub(crate) fn read_key(&self, key: &GroupKey) -> RwLockReadGuard<'_, Groups> {
+        self.shards.read_at(self.index_of(key))
     }
 
-    /// Shared access to the shard holding group `key`.
-    fn read_key(&self, key: &GroupKey) -> RwLockReadGuard<'_, Groups> {
-        self.shards.read_at(self.index_of(key))
+    /// Shared access to shard `index`.
+    pub(crate) fn read_shard(&self, index: usize) -> RwLockReadGuard<'_, Groups> {
+        self.shards.read_at(index)
+    }
+
+    /// Exclusive access to shard `index`.
+    pub(crate) fn write_shard(&self, index: usize) -> RwLockWriteGuard<'_, Groups> {
+        self.shards.write_at(index)
     }
 }
 

@@ -38,7 +38,8 @@ impl Renamed for GroupState {
     }
 }
 
-/// Every group renamed; the groups keep their keys (copied by a relabeling that copies keys).
+/// Every group renamed; the groups keep their keys (copied by a relabeling that copies keys),
+/// and so do the live attempts' deadlines in the index.
 impl Renamed for Groups {
     fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> Groups {
         Groups {
@@ -46,6 +47,11 @@ impl Renamed for Groups {
                 .states
                 .iter()
                 .map(|(key, state)| (renaming.group_key(key), state.renamed(renaming)))
+                .collect(),
+            deadlines: self
+                .deadlines
+                .iter()
+                .map(|(deadline, key)| (*deadline, renaming.group_key(key)))
                 .collect(),
         }
     }
@@ -82,9 +88,12 @@ mod tests {
         for pod in order {
             groups.add_pod(pod.clone(), false).unwrap();
         }
-        let state = groups.state_of_mut(&order[0]).unwrap();
-        assert!(state.assume(order[0].id()) && state.assume(order[1].id()));
-        state.wait_in_attempt(order[0].id(), Time::ZERO, Duration::from_secs(300));
+        groups.assume(&order[0]).unwrap();
+        groups.assume(&order[1]).unwrap();
+        let timeout = Duration::from_secs(300);
+        groups.change_of(&order[0], |s| {
+            s.wait_in_attempt(order[0].id(), Time::ZERO, timeout)
+        });
         groups.bind_observed(&order[1]);
         groups
     }

@@ -3,7 +3,18 @@ use std::time::Duration;
 use super::QueuedPodInfo;
 use crate::Time;
 
-/// The scheduling queue's timing, kube-scheduler's defaults unless changed.
+/// The scheduling queue's timing, kube-scheduler's defaults unless changed: start from
+/// [`QueueConfig::DEFAULT`] (or `default()`) and change what differs with the `with_*`
+/// methods.
+///
+/// ```
+/// use std::time::Duration;
+/// use gangway::QueueConfig;
+///
+/// const FAST: QueueConfig = QueueConfig::DEFAULT.with_initial_backoff(Duration::from_millis(5));
+/// assert_eq!(FAST.max_backoff, Duration::from_secs(10));
+/// ```
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct QueueConfig {
     /// The first backoff after a failure (upstream `podInitialBackoffSeconds`, 1 s).
@@ -19,16 +30,44 @@ pub struct QueueConfig {
 
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig {
-            initial_backoff: Duration::from_secs(1),
-            max_backoff: Duration::from_secs(10),
-            max_in_unschedulable: Duration::from_secs(5 * 60),
-            ordering_window: None,
-        }
+        QueueConfig::DEFAULT
     }
 }
 
 impl QueueConfig {
+    /// kube-scheduler's defaults: 1 s initial backoff, 10 s at most, 5 minutes in the
+    /// unschedulable pool, no ordering window.
+    pub const DEFAULT: QueueConfig = QueueConfig {
+        initial_backoff: Duration::from_secs(1),
+        max_backoff: Duration::from_secs(10),
+        max_in_unschedulable: Duration::from_secs(5 * 60),
+        ordering_window: None,
+    };
+
+    /// This configuration with the first backoff `backoff`.
+    pub const fn with_initial_backoff(mut self, backoff: Duration) -> Self {
+        self.initial_backoff = backoff;
+        self
+    }
+
+    /// This configuration with the longest backoff `backoff`.
+    pub const fn with_max_backoff(mut self, backoff: Duration) -> Self {
+        self.max_backoff = backoff;
+        self
+    }
+
+    /// This configuration letting a pod sit `max` in the unschedulable pool before a flush.
+    pub const fn with_max_in_unschedulable(mut self, max: Duration) -> Self {
+        self.max_in_unschedulable = max;
+        self
+    }
+
+    /// This configuration with the ordering window `window` (`None`: compare exactly).
+    pub const fn with_ordering_window(mut self, window: Option<Duration>) -> Self {
+        self.ordering_window = window;
+        self
+    }
+
     /// The backoff after `attempts` attempts: zero before the first, then the initial backoff
     /// doubled once per earlier attempt, capped at the maximum.
     pub fn backoff_duration(&self, attempts: u32) -> Duration {

@@ -3,7 +3,8 @@
 //! 1. [`QueuedPodInfo`] — a pod as the queue keeps it.
 //! 2. [`ClusterEvent`], [`EventKind`] — what may make a rejected pod schedulable.
 //! 3. [`QueuePlugins`] — PreEnqueue gates, queueing hints and the queue order
-//!    ([`PluginSet`] builds one from closures and the gang plugin; [`NoPlugins`]).
+//!    ([`PluginSet`] builds one from closures; [`NoPlugins`]; the scheduler's own set, with the
+//!    gang plugin, is [`SchedulerPlugins`](crate::scheduler::SchedulerPlugins)).
 //! 4. [`QueueConfig`] — backoff and flush timing.
 //! 5. [`QueueState`] — the queue as pure data; [`SchedulingQueue`] — that behind one lock,
 //!    with a blocking `pop`.

@@ -1,7 +1,6 @@
 use std::fmt;
 
 use super::{ClusterEvent, EventKind, QueuedPodInfo};
-use crate::gang::{gang_hint, GangScheduling, GANG_HINT_EVENTS, GANG_SCHEDULING};
 use crate::sync::Arc;
 use crate::{PluginName, Pod, QueueingHint, Status, Time};
 
@@ -125,19 +124,6 @@ impl PluginSet {
     ) -> PluginSet {
         self.hints.push((plugin.into(), kind, Arc::new(f)));
         self
-    }
-
-    /// Adds the GangScheduling plugin: its PreEnqueue gate and its hints (sibling added, group
-    /// added, min count lowered).
-    pub fn with_gang(self, gang: GangScheduling) -> PluginSet {
-        let gate = gang.clone();
-        let mut set = self.with_pre_enqueue(GANG_SCHEDULING, move |pod| gate.pre_enqueue(pod));
-        for kind in GANG_HINT_EVENTS {
-            set = set.with_hint(GANG_SCHEDULING, kind, |pod, event| {
-                Ok(gang_hint(pod, event))
-            });
-        }
-        set
     }
 }
 

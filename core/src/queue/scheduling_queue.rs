@@ -39,17 +39,17 @@ impl SchedulingQueue {
 
     /// See [`QueueState::add`]; wakes a blocked `pop` if the pod became active.
     pub fn add(&self, pod: Pod, now: Time) -> Result<bool, QueueError> {
-        self.with_wake(|state, plugins| state.add(pod, now, plugins))
+        self.critical_section(|state, plugins| state.add(pod, now, plugins))
     }
 
     /// See [`QueueState::update`].
     pub fn update(&self, old: Pod, new: Pod, now: Time) -> QueuePlace {
-        self.with_wake(|state, plugins| state.update(old, new, now, plugins))
+        self.critical_section(|state, plugins| state.update(old, new, now, plugins))
     }
 
     /// See [`QueueState::delete`].
     pub fn delete(&self, id: &PodId) -> bool {
-        self.with_wake(|state, _| state.delete(id))
+        self.critical_section(|state, _| state.delete(id))
     }
 
     /// Blocks until a pod is active and pops it; `None` once the queue is closed and empty.
@@ -71,12 +71,12 @@ impl SchedulingQueue {
 
     /// Pops a pod if one is active, without blocking.
     pub fn try_pop(&self) -> Option<Popped> {
-        self.with_wake(|state, _| state.pop())
+        self.critical_section(|state, _| state.pop())
     }
 
     /// See [`QueueState::done`].
     pub fn done(&self, id: &PodId) -> bool {
-        self.with_wake(|state, _| state.done(id))
+        self.critical_section(|state, _| state.done(id))
     }
 
     /// See [`QueueState::add_unschedulable_if_not_present`].
@@ -85,7 +85,9 @@ impl SchedulingQueue {
         info: QueuedPodInfo,
         now: Time,
     ) -> Result<Option<QueuePlace>, QueueError> {
-        self.with_wake(|state, plugins| state.add_unschedulable_if_not_present(info, now, plugins))
+        self.critical_section(|state, plugins| {
+            state.add_unschedulable_if_not_present(info, now, plugins)
+        })
     }
 
     /// See [`QueueState::add_gang_unschedulable`].
@@ -94,12 +96,12 @@ impl SchedulingQueue {
         members: Vec<QueuedPodInfo>,
         now: Time,
     ) -> Result<Vec<Option<QueuePlace>>, QueueError> {
-        self.with_wake(|state, plugins| state.add_gang_unschedulable(members, now, plugins))
+        self.critical_section(|state, plugins| state.add_gang_unschedulable(members, now, plugins))
     }
 
     /// See [`QueueState::activate`].
     pub fn activate(&self, ids: &[PodId], now: Time) -> usize {
-        let activated = self.with_wake(|state, plugins| state.activate(ids, now, plugins));
+        let activated = self.critical_section(|state, plugins| state.activate(ids, now, plugins));
         if activated > 0 {
             tracing::debug!(activated, "queue: siblings activated");
         }
@@ -114,7 +116,7 @@ impl SchedulingQueue {
         now: Time,
     ) -> usize {
         let kind = event.kind();
-        let moved = self.with_wake(|state, plugins| {
+        let moved = self.critical_section(|state, plugins| {
             state.move_all_to_active_or_backoff(event, precheck, now, plugins)
         });
         if moved > 0 {
@@ -127,7 +129,8 @@ impl SchedulingQueue {
 
     /// See [`QueueState::flush_backoff_completed`].
     pub fn flush_backoff_completed(&self, now: Time) -> usize {
-        let moved = self.with_wake(|state, plugins| state.flush_backoff_completed(now, plugins));
+        let moved =
+            self.critical_section(|state, plugins| state.flush_backoff_completed(now, plugins));
         if moved > 0 {
             tracing::debug!(moved, "queue: backoff completed");
         }
@@ -136,8 +139,8 @@ impl SchedulingQueue {
 
     /// See [`QueueState::flush_unschedulable_leftover`].
     pub fn flush_unschedulable_leftover(&self, now: Time) -> usize {
-        let moved =
-            self.with_wake(|state, plugins| state.flush_unschedulable_leftover(now, plugins));
+        let moved = self
+            .critical_section(|state, plugins| state.flush_unschedulable_leftover(now, plugins));
         if moved > 0 {
             tracing::debug!(moved, "queue: unschedulable leftover flushed");
         }
@@ -148,6 +151,11 @@ impl SchedulingQueue {
     pub fn close(&self) {
         self.lock().close();
         self.shared.active.notify_all();
+    }
+
+    /// Runs `f` on the state under the lock, changing nothing.
+    pub(crate) fn read<R>(&self, f: impl FnOnce(&QueueState) -> R) -> R {
+        f(&self.lock())
     }
 
     /// Where pod `id` is.
@@ -176,8 +184,12 @@ impl SchedulingQueue {
     }
 
     /// Runs `f` under the lock, wakes the poppers if the active queue grew, and publishes the
-    /// queue's lengths ([`telemetry::PENDING_PODS`]) once the lock is released.
-    fn with_wake<R>(&self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R {
+    /// queue's lengths ([`telemetry::PENDING_PODS`]) once the lock is released: one critical
+    /// section of the queue, as the driver's steps take it.
+    pub(crate) fn critical_section<R>(
+        &self,
+        f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R,
+    ) -> R {
         let mut state = self.lock();
         let before = state.active_len();
         let result = f(&mut state, &*self.shared.plugins);

@@ -22,29 +22,40 @@ pub struct RemovedPod {
     pub phase: PodPhase,
 }
 
-/// An error returned from [`CacheState::add_node`].
+/// Why a node could not be added ([`CacheState::add_node`],
+/// [`Scheduler::add_node`](super::Scheduler::add_node)). Nothing changed; the node is handed
+/// back ([`into_node`](AddNodeError::into_node)).
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AddNodeError {
-    /// A node of that name is already in the cache; the new node is handed back.
+    /// A node of that name is already in the cache.
     #[error("node {} already exists", .0.name())]
     Duplicate(Node),
+    /// The scheduler was shut down.
+    #[error("scheduler is shut down")]
+    ShutDown(Node),
 }
 
 impl AddNodeError {
     /// The node that could not be added.
     pub fn into_node(self) -> Node {
         match self {
-            AddNodeError::Duplicate(node) => node,
+            AddNodeError::Duplicate(node) | AddNodeError::ShutDown(node) => node,
         }
     }
 }
 
-/// An error returned from [`CacheState::remove_node`].
+/// Why a node could not be removed ([`CacheState::remove_node`],
+/// [`Scheduler::delete_node`](super::Scheduler::delete_node)). Nothing changed.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RemoveNodeError {
     /// No node of that name is in the cache.
     #[error("unknown node {0}")]
     UnknownNode(String),
+    /// The scheduler was shut down.
+    #[error("scheduler is shut down")]
+    ShutDown(String),
 }
 
 /// An error returned from [`CacheState::assume`]. Nothing changed.

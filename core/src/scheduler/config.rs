@@ -3,7 +3,19 @@ use std::time::Duration;
 use crate::queue::QueueConfig;
 use crate::Mode;
 
-/// How a [`Scheduler`](super::Scheduler) behaves: kube-scheduler's defaults unless changed.
+/// How a [`Scheduler`](super::Scheduler) behaves: kube-scheduler's defaults unless changed —
+/// start from `default()` and change what differs with the `with_*` methods.
+///
+/// ```
+/// use std::time::Duration;
+/// use gangway::{Mode, SchedulerConfig};
+///
+/// let config = SchedulerConfig::default()
+///     .with_mode(Mode::Upstream)
+///     .with_permit_timeout(Duration::from_secs(60));
+/// assert_eq!(config.workers, 2);
+/// ```
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SchedulerConfig {
     /// Upstream's gang behaviour, or gangway's guarantees (the default).
@@ -30,5 +42,43 @@ impl Default for SchedulerConfig {
             leftover_flush_interval: Duration::from_secs(30),
             workers: 2,
         }
+    }
+}
+
+impl SchedulerConfig {
+    /// This configuration in `mode`.
+    pub const fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// This configuration with the queue's timing `queue`.
+    pub const fn with_queue(mut self, queue: QueueConfig) -> Self {
+        self.queue = queue;
+        self
+    }
+
+    /// This configuration with a Permit wait of `timeout`.
+    pub const fn with_permit_timeout(mut self, timeout: Duration) -> Self {
+        self.permit_timeout = timeout;
+        self
+    }
+
+    /// This configuration flushing the backoff queue every `interval`.
+    pub const fn with_backoff_flush_interval(mut self, interval: Duration) -> Self {
+        self.backoff_flush_interval = interval;
+        self
+    }
+
+    /// This configuration checking the unschedulable pool every `interval`.
+    pub const fn with_leftover_flush_interval(mut self, interval: Duration) -> Self {
+        self.leftover_flush_interval = interval;
+        self
+    }
+
+    /// This configuration with `workers` binding workers (at least one runs).
+    pub const fn with_workers(mut self, workers: usize) -> Self {
+        self.workers = workers;
+        self
     }
 }

@@ -6,6 +6,13 @@
 //! 3. [`Placement`] ([`ResourceFit`] by default), [`Binder`] ([`InMemoryBinder`] by default).
 //! 4. [`Scheduler`] — cluster events in; scheduling cycles ([`CycleOutcome`]), binding cycles
 //!    and timers driven by the caller, or by [`RunningScheduler`]'s threads.
+//! 5. [`SchedulerPlugins`] — the queue plugins the scheduler runs (the gang's gate and hints,
+//!    NodeResourcesFit's hints).
+//!
+//! Under the hood every step of the driver is one function over the parts it touches
+//! (`steps/`, over the `Parts` of `parts.rs`), and the driver's own state is pure data
+//! (`driver_state.rs`): the scheduler runs the steps on its locked components, the model
+//! checker on its pure states (see docs/architecture.md).
 
 mod binder;
 mod binding;
@@ -13,11 +20,18 @@ mod cache;
 mod cache_rename;
 #[cfg(test)]
 mod cache_tests;
+mod check;
 mod config;
 mod cycle;
+mod driver_rename;
+pub(crate) mod driver_state;
 mod error;
+pub(crate) mod jobs;
+mod locked;
 mod node;
+pub(crate) mod parts;
 mod placement;
+mod plugins;
 mod resources;
 mod runner;
 #[allow(clippy::module_inception)]
@@ -25,6 +39,8 @@ mod scheduler;
 #[cfg(test)]
 mod scheduler_tests;
 mod stats;
+pub(crate) mod steps;
+pub(crate) mod tally;
 mod timers;
 
 pub use binder::{BindError, Binder, InMemoryBinder};
@@ -32,11 +48,16 @@ pub use cache::{
     AddBoundError, AddNodeError, AssumeError, Cache, CacheState, FinishBindingError, NodeView,
     PodPhase, RemoveNodeError, RemovedPod,
 };
+pub use check::{leaked, Invariant, Violation};
 pub use config::SchedulerConfig;
 pub use cycle::CycleOutcome;
-pub use error::{GroupEventError, NodeEventError, PodEventError};
+pub use driver_state::{Assignment, DriverState};
+pub use error::{
+    AddGroupError, AddPodError, DeleteGroupError, DeletePodError, UpdateGroupError, UpdatePodError,
+};
 pub use node::Node;
 pub use placement::{Placement, ResourceFit};
+pub use plugins::{gang_hint, ReadGroups, SchedulerPlugins, GANG_HINT_EVENTS};
 pub use resources::Resources;
 pub use runner::RunningScheduler;
 pub use scheduler::Scheduler;

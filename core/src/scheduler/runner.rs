@@ -2,12 +2,13 @@ use crate::sync::thread::{self, JoinHandle};
 use crate::time::Clock;
 use crate::TimerDriver;
 
-use super::scheduler::Job;
+use super::steps;
 use super::timers::Timers;
 use super::Scheduler;
 
 /// A [`Scheduler`] running on its own threads: one scheduling loop, the configured number of
-/// binding workers fed by a channel (no thread per waiting pod), and one timer thread for
+/// binding workers fed by the driver's job queue (no thread per waiting pod), and one timer
+/// thread for
 /// permit deadlines and the queue's flushes. [`shutdown`](Self::shutdown) (or drop) stops and
 /// joins them all.
 #[must_use = "the scheduler's threads stop when this is dropped"]
@@ -39,10 +40,9 @@ impl Scheduler {
                 let scheduler = self.clone();
                 let clock = clock.clone();
                 thread::spawn("gangway-binding", move || {
-                    while let Ok(Job::Decided { decision, waited }) =
-                        scheduler.inner.job_queue.recv()
-                    {
-                        scheduler.binding_cycle(decision, waited, clock.now());
+                    let mut parts = scheduler.parts();
+                    while let Some(job) = scheduler.inner.driver.wait_for_job() {
+                        steps::binding_cycle(&mut parts, job, clock.now());
                     }
                 })
             })
@@ -83,9 +83,7 @@ impl RunningScheduler {
         if let Some(timer) = self.timer.take() {
             timer.shutdown();
         }
-        for _ in &self.workers {
-            let _ = self.scheduler.inner.jobs.send(Job::Stop);
-        }
+        self.scheduler.inner.driver.drain();
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }

@@ -1,15 +1,14 @@
-use std::collections::BTreeMap;
-
 use crate::gang::GANG_SCHEDULING;
-use crate::queue::{ClusterEvent, PluginSet, QueuedPodInfo};
-use crate::sync::channel::{self, Receiver, Sender};
-use crate::sync::{Arc, Mutex};
-use crate::{GangScheduling, GroupKey, Pod, PodGroup, PodId, QueueingHint, SchedulingQueue};
+use crate::sync::Arc;
+use crate::{Cause, GangScheduling, GroupKey, Pod, PodGroup, PodId, SchedulingQueue, Status};
 use crate::{Time, WaitingPods};
 
+use super::locked::{Driver, DriverSink, SchedulerParts};
+use super::steps;
 use super::{
-    AddBoundError, Binder, Cache, GroupEventError, InMemoryBinder, Node, NodeEventError, Placement,
-    PodEventError, PodPhase, ResourceFit, SchedulerConfig, SchedulerStats,
+    AddGroupError, AddNodeError, AddPodError, Binder, Cache, DeleteGroupError, DeletePodError,
+    InMemoryBinder, Node, Placement, PodPhase, RemoveNodeError, ResourceFit, SchedulerConfig,
+    SchedulerPlugins, SchedulerStats, UpdateGroupError, UpdatePodError, Violation,
 };
 
 /// A gang-scheduling core an embedder drives: the scheduling queue with the gang plugin's
@@ -20,61 +19,29 @@ use super::{
 /// upstream's order (group registry, then cache, then queue). A scheduling cycle
 /// ([`schedule_one`](Self::schedule_one)) pops a pod, places, assumes, reserves and runs
 /// Permit; a pod that passes Permit — at once or after waiting — reaches its binding cycle
-/// ([`run_binding_cycles`](Self::run_binding_cycles)) through a channel, without a thread per
-/// waiting pod. [`start`](Self::start) runs all of it on threads with timers; without it the
-/// embedder (or `gangway simulate`, in virtual time) calls the steps itself.
+/// ([`run_binding_cycles`](Self::run_binding_cycles)) through the driver's job queue, without
+/// a thread per waiting pod. [`start`](Self::start) runs all of it on threads with timers;
+/// without it the embedder (or `gangway simulate`, in virtual time) calls the steps itself.
+///
+/// Every step is one function over the scheduler's parts (`scheduler/steps/`), the same code
+/// the model checker runs on its own states (docs/verification.md).
 ///
 /// Keeps I4 (each pod in one place: queue, waiting, binding or bound), I5 (node reservations
 /// equal the assumed and bound pods) and I6 (a failed binding cycle releases the reservation).
 #[derive(Clone)]
 pub struct Scheduler {
-    pub(super) inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-pub(super) struct Inner {
+pub(crate) struct Inner {
     pub(super) config: SchedulerConfig,
     pub(super) gang: GangScheduling,
-    pub(super) waiting: WaitingPods,
     pub(super) queue: SchedulingQueue,
     pub(super) cache: Cache,
     pub(super) placement: Arc<dyn Placement>,
     pub(super) binder: Arc<dyn Binder>,
-    /// Pods between their scheduling cycle and the end of their binding cycle (shared with
-    /// the waiting map's decision sink, which marks rejections as they are made).
-    pub(super) assigned: Arc<Mutex<BTreeMap<PodId, Assignment>>>,
-    pub(super) jobs: Sender<Job>,
-    pub(super) job_queue: Receiver<Job>,
-    pub(super) stats: Mutex<SchedulerStats>,
-    /// Permit waits, apart from the counters so that reading those stays cheap.
-    pub(super) permit_waits: Mutex<Vec<u64>>,
-    pub(super) shut_down: Mutex<bool>,
-}
-
-/// A pod that passed its scheduling cycle: where it goes and its queue record.
-pub(super) struct Assignment {
-    pub(super) info: QueuedPodInfo,
-    pub(super) node: String,
-    pub(super) since: Time,
-    /// The pod was deleted before its binding cycle ended: it must not come back.
-    pub(super) deleted: bool,
-    /// Its Permit rejection, marked when the decision is made (before its binding cycle
-    /// runs), so the first binding cycle of a failed gang attempt can hand back every
-    /// rejected member together (H2).
-    pub(super) rejected: bool,
-}
-
-/// Work for a binding worker.
-pub(super) enum Job {
-    /// A pod's Permit decision: allowed or rejected at once (`waited` false), or decided while
-    /// it waited in the waiting map.
-    Decided {
-        /// The decision.
-        decision: crate::Decision,
-        /// It came from the waiting map (the pod waited at Permit).
-        waited: bool,
-    },
-    /// Stop (one per worker, at shutdown).
-    Stop,
+    /// The driver's own state, shared with the waiting map's sink.
+    pub(crate) driver: Arc<Driver>,
 }
 
 impl Scheduler {
@@ -89,53 +56,22 @@ impl Scheduler {
         placement: impl Placement + 'static,
         binder: impl Binder + 'static,
     ) -> Scheduler {
-        let (jobs, job_queue) = channel::unbounded();
-        let assigned = Arc::new(Mutex::new(BTreeMap::<PodId, Assignment>::new()));
-        let sink = jobs.clone();
-        let marks = assigned.clone();
-        let waiting = WaitingPods::with_sink(move |d: crate::Decision| {
-            if !d.status.is_success() {
-                if let Some(a) = marks.lock().get_mut(d.pod.id()) {
-                    a.rejected = true;
-                }
-            }
-            let _ = sink.send(Job::Decided {
-                decision: d,
-                waited: true,
-            });
-        });
-        let gang =
-            GangScheduling::with_timeout(config.mode, waiting.clone(), config.permit_timeout);
-        let plugins = Scheduler::queue_plugins(gang.clone());
+        let driver = Arc::new(Driver::default());
+        let waiting = WaitingPods::with_sink(DriverSink(driver.clone()));
+        let gang = GangScheduling::with_timeout(config.mode, waiting, config.permit_timeout);
+        let plugins = SchedulerPlugins::new(gang.registry().clone());
         let queue = SchedulingQueue::new(config.queue, Arc::new(plugins));
         Scheduler {
             inner: Arc::new(Inner {
                 config,
                 gang,
-                waiting,
                 queue,
                 cache: Cache::default(),
                 placement: Arc::new(placement),
                 binder: Arc::new(binder),
-                assigned,
-                jobs,
-                job_queue,
-                stats: Mutex::new(SchedulerStats::default()),
-                permit_waits: Mutex::new(Vec::new()),
-                shut_down: Mutex::new(false),
+                driver,
             }),
         }
-    }
-
-    /// The queue plugins the scheduler runs: `gang`'s PreEnqueue gate and hints, and
-    /// NodeResourcesFit's hint (freed room or a new node may help a pod that fit nowhere, I7).
-    pub fn queue_plugins(gang: GangScheduling) -> PluginSet {
-        let fit_hint = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::Queue);
-        let mut plugins = PluginSet::new().with_gang(gang);
-        for kind in ResourceFit::HINT_EVENTS {
-            plugins = plugins.with_hint(ResourceFit::PLUGIN, kind, fit_hint);
-        }
-        plugins
     }
 
     /// The configuration.
@@ -155,7 +91,7 @@ impl Scheduler {
 
     /// The waiting-pod map.
     pub fn waiting(&self) -> &WaitingPods {
-        &self.inner.waiting
+        self.inner.gang.waiting()
     }
 
     /// The cache of node reservations.
@@ -165,189 +101,105 @@ impl Scheduler {
 
     /// Counters so far (a copy of a few integers: cheap to poll).
     pub fn stats(&self) -> SchedulerStats {
-        *self.inner.stats.lock()
+        self.inner.driver.read(|d| d.tally().stats)
     }
 
     /// For each pod that reached its binding cycle, how long it waited at Permit, in
     /// nanoseconds (zero when it was allowed at once), in the order the decisions came.
     pub fn permit_waits(&self) -> Vec<u64> {
-        self.inner.permit_waits.lock().clone()
+        self.inner.driver.read(|d| d.tally().permit_waits.clone())
     }
 
     /// Pods between their scheduling cycle and the end of their binding cycle.
     pub fn in_binding(&self) -> Vec<PodId> {
-        self.inner.assigned.lock().keys().cloned().collect()
+        self.inner
+            .driver
+            .read(|d| d.in_binding().cloned().collect())
     }
 
     /// Whether [`shutdown`](super::RunningScheduler::shutdown) or
     /// [`close`](Self::close) was called.
     pub fn is_shut_down(&self) -> bool {
-        *self.inner.shut_down.lock()
+        self.inner.driver.read(|d| d.is_shut_down())
     }
 
     /// Stops taking events and closes the queue (a blocked `pop` returns). Pods still waiting
-    /// at Permit are rejected, so every waiter wakes.
+    /// at Permit are rejected for [`Cause::ShutDown`], so every waiter wakes and every
+    /// reservation is released by its binding cycle.
     pub fn close(&self) {
-        *self.inner.shut_down.lock() = true;
+        self.inner.driver.with(|d| d.shut_down());
         self.inner.queue.close();
-        for waiting in self.inner.waiting.snapshot() {
-            waiting.reject(GANG_SCHEDULING, "scheduler shut down");
+        let shut_down = Status::unschedulable("scheduler shut down").with_plugin(GANG_SCHEDULING);
+        for waiting in self.waiting().snapshot() {
+            self.waiting()
+                .reject_for(waiting.id(), shut_down.clone(), Cause::ShutDown);
         }
     }
 
     /// A pod was created (or first seen). Unbound: the group registry learns it, then the queue
     /// (gated by PreEnqueue if its gang is incomplete), and its gated siblings are asked again.
     /// Bound (it names a node): the registry counts it assigned and the cache reserves its
-    /// resources.
-    pub fn add_pod(&self, pod: Pod, now: Time) -> Result<(), PodEventError> {
-        if self.is_shut_down() {
-            return Err(PodEventError::ShutDown(pod));
-        }
-        if self.inner.queue.place(pod.id()).is_some()
-            || self.inner.cache.with(|c| c.phase(pod.id()).is_some())
-        {
-            return Err(PodEventError::AlreadyKnown(pod));
-        }
-        if let Some(node) = pod.node() {
-            // Refused before anything changes; then registry, cache, queue (upstream's order).
-            if self.inner.cache.with(|c| c.node(node).is_none()) {
-                let (pod, node) = (pod.id().clone(), node.to_owned());
-                return Err(AddBoundError::UnknownNode { pod, node }.into());
-            }
-            self.inner.gang.on_pod_added(pod.clone(), true)?;
-            self.inner.cache.add_bound(&pod)?;
-            self.moved(ClusterEvent::AssignedPodAdd(pod), now);
-            return Ok(());
-        }
-        self.inner.gang.on_pod_added(pod.clone(), false)?;
-        self.inner.queue.add(pod.clone(), now)?;
-        self.moved(ClusterEvent::UnscheduledPodAdd(pod), now);
-        Ok(())
+    /// resources. Refused, handing the pod back, before anything changes.
+    pub fn add_pod(&self, pod: Pod, now: Time) -> Result<(), AddPodError> {
+        steps::pod_added(&mut self.parts(), pod, now)
     }
 
     /// A pod's object changed. Newly naming a node: the binding is observed (the cache and
     /// registry count it bound). Otherwise the registry and the queue see the new object.
-    pub fn update_pod(&self, old: Pod, new: Pod, now: Time) -> Result<(), PodEventError> {
-        if self.is_shut_down() {
-            return Err(PodEventError::ShutDown(new));
-        }
-        if new.node().is_some() && old.node().is_none() {
-            self.inner.cache.add_bound(&new)?;
-            self.inner.gang.on_pod_bound(&new);
-            self.inner.queue.delete(new.id());
-            self.moved(ClusterEvent::AssignedPodAdd(new), now);
-            return Ok(());
-        }
-        self.inner.gang.on_pod_updated(new.clone());
-        if new.node().is_none() && self.inner.queue.place(new.id()).is_some() {
-            self.inner.queue.update(old, new, now);
-        }
-        Ok(())
+    pub fn update_pod(&self, old: Pod, new: Pod, now: Time) -> Result<(), UpdatePodError> {
+        steps::pod_updated(&mut self.parts(), old, new, now)
     }
 
     /// A pod was deleted. It leaves its group (Hardened: a waiting gang attempt fails whole)
     /// and the queue; if it was waiting at Permit its entry is rejected, so its binding cycle
     /// releases the reservation (I6); if it was bound, its resources are freed and announced.
     /// `Ok(false)`: the pod was unknown (no-op).
-    pub fn delete_pod(&self, pod: &Pod, now: Time) -> Result<bool, PodEventError> {
-        if self.is_shut_down() {
-            return Err(PodEventError::ShutDown(pod.clone()));
-        }
-        let id = pod.id();
-        let member = self.inner.gang.on_pod_deleted(pod).is_some();
-        let queued = self.inner.queue.delete(id);
-        let binding = match self.inner.assigned.lock().get_mut(id) {
-            Some(assignment) => {
-                assignment.deleted = true;
-                true
-            }
-            None => false,
-        };
-        if binding {
-            // Its binding cycle (running, or started by its Permit decision) cleans up; make
-            // sure a decision comes if it is still waiting.
-            self.inner
-                .waiting
-                .reject(id, GANG_SCHEDULING, "pod deleted while waiting");
-            return Ok(true);
-        }
-        let removed = self.inner.cache.remove_pod(id);
-        if removed.is_some() {
-            self.moved(ClusterEvent::AssignedPodDelete(pod.clone()), now);
-        }
-        Ok(member || queued || removed.is_some())
+    pub fn delete_pod(&self, pod: &Pod, now: Time) -> Result<bool, DeletePodError> {
+        steps::pod_deleted(&mut self.parts(), pod, now)
     }
 
     /// A PodGroup object was created; its gated members are asked again.
-    pub fn add_group(&self, group: PodGroup, now: Time) -> Result<(), GroupEventError> {
-        if self.is_shut_down() {
-            return Err(GroupEventError::ShutDown(group));
-        }
-        self.inner.gang.on_group_added(group.clone())?;
-        self.moved(ClusterEvent::PodGroupAdd(group), now);
-        Ok(())
+    pub fn add_group(&self, group: PodGroup, now: Time) -> Result<(), AddGroupError> {
+        steps::group_added(&mut self.parts(), group, now)
     }
 
     /// A PodGroup object changed (e.g. its min count); its gated members are asked again.
-    pub fn update_group(&self, group: PodGroup, now: Time) -> Result<(), GroupEventError> {
-        if self.is_shut_down() {
-            return Err(GroupEventError::ShutDown(group));
-        }
-        let old = self.inner.gang.on_group_updated(group.clone())?;
-        self.moved(ClusterEvent::PodGroupUpdate { old, new: group }, now);
-        Ok(())
+    pub fn update_group(&self, group: PodGroup, now: Time) -> Result<(), UpdateGroupError> {
+        steps::group_updated(&mut self.parts(), group, now)
     }
 
     /// A PodGroup object was deleted; `Ok(false)` if it did not exist.
-    pub fn delete_group(&self, key: &GroupKey) -> Result<bool, GroupEventError> {
-        if self.is_shut_down() {
-            let group = PodGroup::gang(key.namespace(), key.name(), 1).expect("min count 1");
-            return Err(GroupEventError::ShutDown(group));
-        }
-        Ok(self.inner.gang.on_group_deleted(key).is_some())
+    pub fn delete_group(&self, key: &GroupKey) -> Result<bool, DeleteGroupError> {
+        steps::group_deleted(&mut self.parts(), key)
     }
 
     /// A node joined: pods that found no room are asked again.
-    pub fn add_node(&self, node: Node, now: Time) -> Result<(), NodeEventError> {
-        if self.is_shut_down() {
-            return Err(NodeEventError::ShutDown(Some(node)));
-        }
-        let name = node.name().to_owned();
-        self.inner.cache.add_node(node)?;
-        self.moved(ClusterEvent::NodeAdd(name.as_str().into()), now);
-        Ok(())
+    pub fn add_node(&self, node: Node, now: Time) -> Result<(), AddNodeError> {
+        steps::node_added(&mut self.parts(), node, now)
     }
 
     /// A node left; the pods the cache had on it are returned (their own delete events
     /// follow from the cluster).
-    pub fn delete_node(&self, name: &str) -> Result<Vec<PodId>, NodeEventError> {
-        if self.is_shut_down() {
-            return Err(NodeEventError::ShutDown(None));
-        }
-        Ok(self.inner.cache.remove_node(name)?)
+    pub fn delete_node(&self, name: &str) -> Result<Vec<PodId>, RemoveNodeError> {
+        steps::node_deleted(&mut self.parts(), name)
     }
 
     /// Verifies what can be checked from outside a cycle: the cache's accounting (I5), the
-    /// queue's places (I4), and that every assumed pod is in a binding cycle (I6).
-    pub fn check(&self) -> Result<(), String> {
-        self.inner.cache.with(|c| c.check())?;
-        self.inner.queue.snapshot().check()?;
-        let leaked = self.leaked_reservations();
-        if !leaked.is_empty() {
-            return Err(format!("assumed without a binding cycle (I6): {leaked:?}"));
-        }
-        Ok(())
+    /// queue's places (I4), the driver's jobs, and that every assumed pod is in a binding
+    /// cycle (I6). Run it while no cycle runs: a cycle between assume and its record is not a
+    /// leak.
+    pub fn check(&self) -> Result<(), Violation> {
+        let cache = self.inner.cache.snapshot();
+        let queue = self.inner.queue.snapshot();
+        let driver = self.inner.driver.snapshot();
+        super::check::check(&cache, &queue, &driver)
     }
 
     /// Pods assumed on a node with no binding cycle to end their reservation (I6: empty).
     pub fn leaked_reservations(&self) -> Vec<PodId> {
-        let assigned = self.inner.assigned.lock();
-        self.inner.cache.with(|c| {
-            c.assumed()
-                .filter(|id| !assigned.contains_key(*id))
-                .cloned()
-                .collect()
-        })
+        let cache = self.inner.cache.snapshot();
+        let driver = self.inner.driver.snapshot();
+        super::check::leaked(&cache, &driver)
     }
 
     /// Whether pod `id` is bound in the cache.
@@ -355,9 +207,8 @@ impl Scheduler {
         self.inner.cache.with(|c| c.phase(id)) == Some(PodPhase::Bound)
     }
 
-    pub(super) fn moved(&self, event: ClusterEvent, now: Time) -> usize {
-        self.inner
-            .queue
-            .move_all_to_active_or_backoff(event, None, now)
+    /// The scheduler's parts behind their locks, for its steps.
+    pub(crate) fn parts(&self) -> SchedulerParts<'_> {
+        SchedulerParts::new(&self.inner)
     }
 }

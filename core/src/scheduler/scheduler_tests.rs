@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use super::scheduler::Job;
+use super::steps;
 use super::{Node, Scheduler, SchedulerConfig};
 use crate::queue::QueuePlace;
 use crate::{Mode, Pod, PodGroup, PodId, Resources, Time};
@@ -15,11 +15,9 @@ fn member(i: usize) -> Pod {
 
 /// A gang of four on a node with room for three: three members wait at Permit.
 fn three_waiting(mode: Mode) -> Scheduler {
-    let config = SchedulerConfig {
-        mode,
-        permit_timeout: Duration::from_secs(10),
-        ..SchedulerConfig::default()
-    };
+    let config = SchedulerConfig::default()
+        .with_mode(mode)
+        .with_permit_timeout(Duration::from_secs(10));
     let s = Scheduler::new(config);
     let now = Time::ZERO;
     s.add_node(Node::new("n", Resources::new(3 * CPU, 8 << 30)), now)
@@ -50,11 +48,11 @@ fn queued(s: &Scheduler, id: &PodId) -> bool {
 fn a_timed_out_hardened_gang_comes_back_together_in_one_binding_cycle() {
     let s = three_waiting(Mode::Hardened);
     s.tick(Time::from_secs(10));
-    let Some(Job::Decided { decision, waited }) = s.inner.job_queue.try_recv() else {
+    let Some(job) = s.inner.driver.with(|d| d.next_job()) else {
         panic!("a rejection is queued");
     };
-    assert!(waited, "the pod waited at Permit");
-    s.binding_cycle(decision, waited, Time::from_secs(10));
+    assert!(job.waited, "the pod waited at Permit");
+    steps::binding_cycle(&mut s.parts(), job, Time::from_secs(10));
     let waited: Vec<PodId> = (0..3).map(|i| member(i).id().clone()).collect();
     assert!(waited.iter().all(|id| queued(&s, id)), "all three are back");
     assert!(s.in_binding().is_empty());
@@ -65,8 +63,8 @@ fn a_timed_out_hardened_gang_comes_back_together_in_one_binding_cycle() {
     );
     assert_eq!(
         s.run_binding_cycles(Time::from_secs(10)),
-        2,
-        "the siblings' jobs"
+        0,
+        "the siblings' jobs left with them"
     );
     assert_eq!(s.stats().permit_timeouts, 3);
     s.check().unwrap();
@@ -77,10 +75,10 @@ fn a_timed_out_hardened_gang_comes_back_together_in_one_binding_cycle() {
 fn upstream_members_come_back_one_binding_cycle_at_a_time() {
     let s = three_waiting(Mode::Upstream);
     s.tick(Time::from_secs(10));
-    let Some(Job::Decided { decision, waited }) = s.inner.job_queue.try_recv() else {
+    let Some(job) = s.inner.driver.with(|d| d.next_job()) else {
         panic!("a rejection is queued");
     };
-    s.binding_cycle(decision, waited, Time::from_secs(10));
+    steps::binding_cycle(&mut s.parts(), job, Time::from_secs(10));
     let back = (0..3).filter(|&i| queued(&s, member(i).id())).count();
     assert_eq!(back, 1);
     assert_eq!(s.run_binding_cycles(Time::from_secs(10)), 2);

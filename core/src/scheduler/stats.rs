@@ -1,7 +1,8 @@
 /// What a [`Scheduler`](super::Scheduler) has done so far: counters for a summary or a
 /// metrics exporter (the permit waits, for percentiles, are
 /// [`Scheduler::permit_waits`](super::Scheduler::permit_waits)).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SchedulerStats {
     /// Scheduling cycles run (pods popped).
     pub cycles: u64,

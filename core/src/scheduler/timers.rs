@@ -2,6 +2,7 @@ use crate::sync::Mutex;
 use crate::time::{Alarm, Deadlines};
 use crate::Time;
 
+use super::steps;
 use super::Scheduler;
 
 impl Scheduler {
@@ -11,18 +12,17 @@ impl Scheduler {
     /// For embedders driving the scheduler themselves; [`start`](Self::start) runs a timer
     /// thread that does this.
     pub fn tick(&self, now: Time) {
-        self.inner.waiting.expire(now);
-        self.inner.gang.expire(now);
-        self.inner.queue.flush_backoff_completed(now);
-        self.inner.queue.flush_unschedulable_leftover(now);
+        let mut parts = self.parts();
+        steps::expire_deadlines(&mut parts, now);
+        steps::flush_backoff(&mut parts, now);
+        steps::flush_leftover(&mut parts, now);
     }
 
     /// The earliest time at which [`tick`](Self::tick) has work: a permit deadline, a backoff
     /// expiry, or a pod parked in the unschedulable pool for longer than the queue allows.
     pub fn next_deadline(&self) -> Option<Time> {
         [
-            self.inner.waiting.next_deadline(),
-            self.inner.gang.next_deadline(),
+            steps::next_permit_deadline(&mut self.parts()),
             self.inner.queue.next_backoff_expiry(),
             self.inner.queue.next_leftover_flush(),
         ]
@@ -57,8 +57,8 @@ impl Timers {
 impl Deadlines for Timers {
     fn expire(&self, now: Time) {
         let inner = &self.scheduler.inner;
-        inner.waiting.expire(now);
-        inner.gang.expire(now);
+        let mut parts = self.scheduler.parts();
+        steps::expire_deadlines(&mut parts, now);
         let (backoff, leftover) = {
             let mut flushes = self.flushes.lock();
             let backoff = flushes.0 <= now;
@@ -72,19 +72,17 @@ impl Deadlines for Timers {
             (backoff, leftover)
         };
         if backoff {
-            inner.queue.flush_backoff_completed(now);
+            steps::flush_backoff(&mut parts, now);
         }
         if leftover {
-            inner.queue.flush_unschedulable_leftover(now);
+            steps::flush_leftover(&mut parts, now);
         }
     }
 
     fn next_deadline(&self) -> Option<Time> {
-        let inner = &self.scheduler.inner;
         let (backoff, leftover) = *self.flushes.lock();
         [
-            inner.waiting.next_deadline(),
-            inner.gang.next_deadline(),
+            steps::next_permit_deadline(&mut self.scheduler.parts()),
             Some(backoff),
             Some(leftover),
         ]
@@ -95,7 +93,7 @@ impl Deadlines for Timers {
 
     fn ring_on_earlier_deadline(&self, alarm: Alarm) {
         let inner = &self.scheduler.inner;
-        Deadlines::ring_on_earlier_deadline(&inner.waiting, alarm.clone());
+        Deadlines::ring_on_earlier_deadline(inner.gang.waiting(), alarm.clone());
         Deadlines::ring_on_earlier_deadline(&inner.gang, alarm);
     }
 }

@@ -4,6 +4,7 @@
 //! so the sharded map decides exactly as the single state it is checked against.
 
 use super::state::{Decided, WaitingEntry, WaitingState};
+use super::Cause;
 use crate::{PodId, Status};
 
 /// Where each pod's entry lives: the state itself, or the locked shard that holds the pod.
@@ -48,15 +49,16 @@ pub(super) fn allow_all_in<L>(
     Ok(allowed)
 }
 
-/// Rejects every pod in `ids` that is still waiting with `status`; the decisions in `ids`
-/// order.
+/// Rejects every pod in `ids` that is still waiting with `status`, for `cause`; the decisions
+/// in `ids` order.
 pub(super) fn reject_all_in<L>(
     states: &mut impl StateOf<L>,
     ids: &[PodId],
     status: &Status,
+    cause: Cause,
 ) -> Vec<Decided<L>> {
     ids.iter()
-        .filter_map(|id| states.state_of(id).reject(id, None, status.clone()))
+        .filter_map(|id| states.state_of(id).reject(id, None, status.clone(), cause))
         .collect()
 }
 
@@ -77,7 +79,7 @@ impl<L> WaitingState<L> {
         let before = entry.earliest().deadline;
         entry.pending.remove(index);
         if entry.pending.is_empty() {
-            return Some(self.decided(entry, before, Status::success()));
+            return Some(self.decided(entry, before, Status::success(), Cause::Allowed));
         }
         let after = entry.earliest().deadline;
         if after != before {

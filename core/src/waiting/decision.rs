@@ -3,14 +3,77 @@ use std::fmt;
 use crate::sync::channel::Sender;
 use crate::{Pod, Status};
 
-/// A permit decision as delivered to a [`DecisionSink`]: the pod and how it was decided
-/// (`Success` when allowed; `Unschedulable` with the plugin when rejected or timed out).
+/// A permit decision as delivered to a [`DecisionSink`]: the pod, how it was decided
+/// (`Success` when allowed; `Unschedulable` with the plugin when rejected or timed out; `Error`
+/// when preempted) and why ([`Cause`]). Code that acts on a decision reads its cause, never
+/// its message.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Decision {
     /// The pod that was decided; it is no longer in the waiting map.
     pub pod: Pod,
     /// The decision, exactly as [`WaitingPod::wait`](super::WaitingPod::wait) returns it.
     pub status: Status,
+    /// Why it was decided so.
+    pub cause: Cause,
+}
+
+impl Decision {
+    /// A decision on `pod` with `status` for `cause`.
+    pub fn new(pod: Pod, status: Status, cause: Cause) -> Decision {
+        Decision { pod, status, cause }
+    }
+
+    /// `pod` allowed: `Success`, [`Cause::Allowed`].
+    pub fn allowed(pod: Pod) -> Decision {
+        Decision::new(pod, Status::success(), Cause::Allowed)
+    }
+}
+
+/// Why a pod at Permit was decided the way it was. Every decision carries one, so that a
+/// binding cycle, a counter or an embedder's pod condition can tell a timeout from a failed
+/// gang or a deletion without reading a message.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Cause {
+    /// Every plugin it waited for allowed it (or Permit passed it at once).
+    Allowed,
+    /// A plugin rejected it; the status names the plugin.
+    Rejected,
+    /// A permit deadline passed: a plugin's wait (each waiting pod's own, upstream), or its gang
+    /// attempt's one deadline (Hardened, H3).
+    TimedOut,
+    /// Its gang attempt failed as a whole (Hardened, H1): a waiting member was deleted or
+    /// unreserved, or stopped waiting before quorum; a member arriving at a failed attempt is
+    /// rejected for the same cause (H2).
+    GangFailed,
+    /// The pod was deleted while it waited (upstream's `RejectWaitingPod`: "removed").
+    Deleted,
+    /// A preemption took its place while it waited: an `Error`, not a plugin's verdict, so it
+    /// backs off and is tried again (upstream's `Preempt`, kubernetes#135719).
+    Preempted,
+    /// The scheduler shut down while it waited.
+    ShutDown,
+}
+
+impl Cause {
+    /// Whether the pod was allowed.
+    pub fn is_allowed(self) -> bool {
+        self == Cause::Allowed
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Cause::Allowed => "allowed",
+            Cause::Rejected => "rejected",
+            Cause::TimedOut => "timed out",
+            Cause::GangFailed => "gang failed",
+            Cause::Deleted => "deleted",
+            Cause::Preempted => "preempted",
+            Cause::ShutDown => "shut down",
+        })
+    }
 }
 
 /// Where decided pods go, so that a handful of binding workers can serve 100,000 waiting pods
@@ -49,7 +112,7 @@ impl DecisionSink for Sender<Decision> {
 
 impl fmt::Display for Decision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.pod.id(), self.status)
+        write!(f, "{}: {} ({})", self.pod.id(), self.status, self.cause)
     }
 }
 
@@ -101,10 +164,7 @@ mod tests {
             move |d: Decision| seen.lock().push(d.pod.name().to_owned())
         };
         let decisions = ["x", "y"]
-            .map(|n| Decision {
-                pod: crate::Pod::new(n, "ml", n),
-                status: Status::success(),
-            })
+            .map(|n| Decision::allowed(crate::Pod::new(n, "ml", n)))
             .to_vec();
         DecisionSink::deliver_all(&sink, decisions);
         assert_eq!(*seen.lock(), ["x", "y"]);

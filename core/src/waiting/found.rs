@@ -1,6 +1,6 @@
 use std::fmt;
 
-use super::{Ticket, WaitingPod, WaitingPods};
+use super::{Cause, Ticket, WaitingPod, WaitingPods};
 use crate::{PluginName, PodId, Status};
 
 /// A waiting pod's registration, found with [`WaitingPods::find`] and borrowed from the map
@@ -39,7 +39,8 @@ impl<'a> WaitingRef<'a> {
     /// if this call made the decision (H4, I1).
     pub fn reject(&self, plugin: impl Into<PluginName>, message: &str) -> bool {
         let status = Status::unschedulable(message).with_plugin(plugin);
-        self.map.reject_ticket(self.id, Some(self.ticket), status)
+        self.map
+            .reject_ticket(self.id, Some(self.ticket), status, Cause::Rejected)
     }
 
     /// An owned handle on the same registration, if it is still waiting.

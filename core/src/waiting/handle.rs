@@ -1,7 +1,7 @@
 use std::fmt;
 
 use super::latch::Latch;
-use super::{Ticket, WaitingPods};
+use super::{Cause, Ticket, WaitingPods};
 use crate::sync::Arc;
 use crate::{PluginName, Pod, PodId, Status};
 
@@ -46,7 +46,21 @@ impl WaitingPod {
     /// `true` only if this call made the decision (H4); the first decision wins (I1).
     pub fn reject(&self, plugin: impl Into<PluginName>, message: &str) -> bool {
         let status = Status::unschedulable(message).with_plugin(plugin);
-        self.map.reject_ticket(self.id(), Some(self.ticket), status)
+        self.map
+            .reject_ticket(self.id(), Some(self.ticket), status, Cause::Rejected)
+    }
+
+    /// Preempts the pod: decided with an `Error` attributed to `plugin`, for
+    /// [`Cause::Preempted`] — not a plugin's verdict on the pod, so its binding cycle sends it
+    /// to back off and try again (upstream's `Preempt`). Returns `true` only if this call
+    /// made the decision (H4).
+    pub fn preempt(&self, plugin: impl Into<PluginName>, message: &str) -> bool {
+        self.map.reject_ticket(
+            self.id(),
+            Some(self.ticket),
+            preemption(plugin, message),
+            Cause::Preempted,
+        )
     }
 
     /// Blocks until the pod is decided and returns the decision: `Success`, or the rejection
@@ -60,10 +74,20 @@ impl WaitingPod {
         self.latch.peek()
     }
 
+    /// Why the pod was decided, once it is.
+    pub fn cause(&self) -> Option<Cause> {
+        self.latch.cause()
+    }
+
     /// The plugins this pod still waits for; empty once decided.
     pub fn pending_plugins(&self) -> Vec<PluginName> {
         self.map.pending_plugins(self.id(), self.ticket)
     }
+}
+
+/// A preemption's status: an `Error` (upstream's `Preempt`), attributed to `plugin`.
+pub(super) fn preemption(plugin: impl Into<PluginName>, message: &str) -> Status {
+    Status::with_reason(crate::Code::Error, message).with_plugin(plugin)
 }
 
 impl fmt::Debug for WaitingPod {

@@ -1,3 +1,4 @@
+use super::Cause;
 use crate::sync::{Condvar, Mutex};
 use crate::{Pod, Status};
 
@@ -10,7 +11,7 @@ use crate::{Pod, Status};
 #[derive(Debug)]
 pub(crate) struct Latch {
     pod: Pod,
-    decision: Mutex<Option<Status>>,
+    decision: Mutex<Option<(Status, Cause)>>,
     decided: Condvar,
 }
 
@@ -30,10 +31,10 @@ impl Latch {
     }
 
     /// Stores the decision and wakes every waiter (I2). Called once per latch.
-    pub(crate) fn publish(&self, status: Status) {
+    pub(crate) fn publish(&self, status: Status, cause: Cause) {
         let mut decision = self.decision.lock();
         debug_assert!(decision.is_none(), "a latch is published once");
-        *decision = Some(status);
+        *decision = Some((status, cause));
         self.decided.notify_all();
     }
 
@@ -41,7 +42,7 @@ impl Latch {
     pub(crate) fn wait(&self) -> Status {
         let mut decision = self.decision.lock();
         loop {
-            if let Some(status) = decision.as_ref() {
+            if let Some((status, _)) = decision.as_ref() {
                 return status.clone();
             }
             self.decided.wait(&mut decision);
@@ -50,6 +51,14 @@ impl Latch {
 
     /// The decision, if published.
     pub(crate) fn peek(&self) -> Option<Status> {
-        self.decision.lock().clone()
+        self.decision
+            .lock()
+            .as_ref()
+            .map(|(status, _)| status.clone())
+    }
+
+    /// Why the pod was decided, if it was.
+    pub(crate) fn cause(&self) -> Option<Cause> {
+        self.decision.lock().as_ref().map(|(_, cause)| *cause)
     }
 }

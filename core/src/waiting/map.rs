@@ -2,10 +2,11 @@ use std::fmt;
 use std::time::Duration;
 
 use super::batch::{allow_all_in, reject_all_in};
+use super::handle::preemption;
 use super::latch::Latch;
 use super::shards::Shards;
 use super::state::{AllowOutcome, Decided, WaitingState};
-use super::{AddError, Decision, DecisionSink, WaitingPod, WaitingRef};
+use super::{AddError, Cause, Decision, DecisionSink, WaitingPod, WaitingRef};
 use crate::sync::channel::{self, Receiver};
 use crate::sync::{Arc, Mutex};
 use crate::time::{Alarm, Deadlines};
@@ -135,10 +136,17 @@ impl WaitingPods {
     }
 
     /// Rejects every pod in `ids` that is still waiting, in one critical section, as
-    /// `Unschedulable` with `message` attributed to `plugin`; returns how many this call
-    /// decided (H1: a gang is rejected as a whole).
-    pub fn reject_all(&self, ids: &[PodId], plugin: impl Into<PluginName>, message: &str) -> usize {
-        self.reject_all_deferred(ids, plugin, message).deliver()
+    /// `Unschedulable` with `message` attributed to `plugin`, for `cause`; returns how many
+    /// this call decided (H1: a gang is rejected as a whole).
+    pub fn reject_all(
+        &self,
+        ids: &[PodId],
+        plugin: impl Into<PluginName>,
+        message: &str,
+        cause: Cause,
+    ) -> usize {
+        self.reject_all_deferred(ids, plugin, message, cause)
+            .deliver()
     }
 
     /// [`allow_all`](Self::allow_all), handing the decisions back for delivery once the
@@ -160,17 +168,18 @@ impl WaitingPods {
         ids: &[PodId],
         plugin: impl Into<PluginName>,
         message: &str,
+        cause: Cause,
     ) -> Deliveries {
         let status = Status::unschedulable(message).with_plugin(plugin);
         let mut locked = self.shared.shards.write_many(ids);
-        let decided = reject_all_in(&mut locked, ids, &status);
+        let decided = reject_all_in(&mut locked, ids, &status, cause);
         self.published(decided)
     }
 
     /// Publishes each decision on its latch (the shards' locks are held by the caller).
     fn published(&self, decided: Vec<Decided<Arc<Latch>>>) -> Deliveries {
         for d in &decided {
-            d.latch.publish(d.status.clone());
+            d.latch.publish(d.status.clone(), d.cause);
         }
         Deliveries {
             map: self.clone(),
@@ -202,21 +211,37 @@ impl WaitingPods {
         self.allow_ticket(id, None, plugin)
     }
 
-    /// Rejects waiting pod `id` as `Unschedulable` with `message`, attributed to `plugin`;
-    /// returns `true` if this call decided it (H4). Unknown or decided pods: `false`.
+    /// Rejects waiting pod `id` as `Unschedulable` with `message`, attributed to `plugin`
+    /// ([`Cause::Rejected`]); returns `true` if this call decided it (H4). Unknown or decided
+    /// pods: `false`.
     pub fn reject(&self, id: &PodId, plugin: impl Into<PluginName>, message: &str) -> bool {
         let status = Status::unschedulable(message).with_plugin(plugin);
-        self.reject_ticket(id, None, status)
+        self.reject_ticket(id, None, status, Cause::Rejected)
+    }
+
+    /// Rejects waiting pod `id` with `status` for `cause` (a shutdown, a failed gang): what
+    /// [`reject`](Self::reject) does with a cause of the caller's; `true` if this call decided
+    /// it (H4).
+    pub fn reject_for(&self, id: &PodId, status: Status, cause: Cause) -> bool {
+        self.reject_ticket(id, None, status, cause)
+    }
+
+    /// Preempts waiting pod `id`: decided with an `Error` attributed to `plugin`, for
+    /// [`Cause::Preempted`] (upstream's `Preempt`: not a verdict on the pod, which backs off
+    /// and is tried again); `true` if this call decided it (H4).
+    pub fn preempt(&self, id: &PodId, plugin: impl Into<PluginName>, message: &str) -> bool {
+        self.reject_ticket(id, None, preemption(plugin, message), Cause::Preempted)
     }
 
     /// The pod was deleted: takes it out of the map, rejecting it with "removed" (no plugin,
-    /// as upstream's `RejectWaitingPod`) so that its waiter wakes. Returns its handle, decided,
-    /// if it was waiting; `None` (a no-op) otherwise.
+    /// as upstream's `RejectWaitingPod`) for [`Cause::Deleted`], so that its waiter wakes.
+    /// Returns its handle, decided, if it was waiting; `None` (a no-op) otherwise.
     pub fn remove(&self, id: &PodId) -> Option<WaitingPod> {
         let decided = {
             let mut state = self.shared.shards.write(id);
-            let decided = state.reject(id, None, Status::unschedulable("removed"))?;
-            decided.latch.publish(decided.status.clone());
+            let removed = Status::unschedulable("removed");
+            let decided = state.reject(id, None, removed, Cause::Deleted)?;
+            decided.latch.publish(decided.status.clone(), decided.cause);
             decided
         };
         let handle = WaitingPod::new(self.clone(), decided.ticket, decided.latch.clone());
@@ -241,7 +266,7 @@ impl WaitingPods {
             let mut state = shards.write_at(index);
             let mut part = state.expire_dated(now);
             for (_, d) in &part {
-                d.latch.publish(d.status.clone());
+                d.latch.publish(d.status.clone(), d.cause);
             }
             drop(state);
             decided.append(&mut part);
@@ -251,10 +276,7 @@ impl WaitingPods {
         decided
             .into_iter()
             .map(|(_, d)| {
-                let decision = Decision {
-                    pod: d.pod.clone(),
-                    status: d.status.clone(),
-                };
+                let decision = Decision::new(d.pod.clone(), d.status.clone(), d.cause);
                 self.deliver(d);
                 decision
             })
@@ -330,7 +352,7 @@ impl WaitingPods {
             let mut state = self.shared.shards.write(id);
             match state.allow(id, ticket, plugin) {
                 AllowOutcome::Allowed(decided) => {
-                    decided.latch.publish(decided.status.clone());
+                    decided.latch.publish(decided.status.clone(), decided.cause);
                     decided
                 }
                 AllowOutcome::NotWaiting | AllowOutcome::StillPending => return false,
@@ -345,13 +367,14 @@ impl WaitingPods {
         id: &PodId,
         ticket: Option<super::Ticket>,
         status: Status,
+        cause: Cause,
     ) -> bool {
         let decided = {
             let mut state = self.shared.shards.write(id);
-            let Some(decided) = state.reject(id, ticket, status) else {
+            let Some(decided) = state.reject(id, ticket, status, cause) else {
                 return false;
             };
-            decided.latch.publish(decided.status.clone());
+            decided.latch.publish(decided.status.clone(), decided.cause);
             decided
         };
         self.deliver(decided);
@@ -370,12 +393,9 @@ impl WaitingPods {
 
     /// Hands a decision to the sink; never called with a gangway lock held (H5).
     fn deliver(&self, decided: Decided<Arc<Latch>>) {
-        decided_event(&decided.pod, &decided.status);
+        decided_event(&decided.pod, &decided.status, decided.cause);
         if let Some(sink) = &self.shared.sink {
-            sink.deliver(Decision {
-                pod: decided.pod,
-                status: decided.status,
-            });
+            sink.deliver(Decision::new(decided.pod, decided.status, decided.cause));
         }
     }
 }
@@ -390,14 +410,6 @@ pub(crate) struct Deliveries {
 }
 
 impl Deliveries {
-    /// Nothing to deliver yet, for `map`.
-    pub(crate) fn none(map: &WaitingPods) -> Deliveries {
-        Deliveries {
-            map: map.clone(),
-            decided: Vec::new(),
-        }
-    }
-
     /// Takes `other`'s decisions after this one's (same map), to be delivered in one call.
     pub(crate) fn append(&mut self, mut other: Deliveries) {
         self.decided.append(&mut other.decided);
@@ -414,25 +426,19 @@ impl Drop for Deliveries {
         let decided = std::mem::take(&mut self.decided);
         if tracing::enabled!(tracing::Level::DEBUG) {
             for d in &decided {
-                decided_event(&d.pod, &d.status);
+                decided_event(&d.pod, &d.status, d.cause);
             }
         }
         match (&self.map.shared.sink, decided.len()) {
             (None, _) | (_, 0) => {}
             (Some(sink), 1) => {
                 let d = decided.into_iter().next().expect("one decision");
-                sink.deliver(Decision {
-                    pod: d.pod,
-                    status: d.status,
-                });
+                sink.deliver(Decision::new(d.pod, d.status, d.cause));
             }
             (Some(sink), _) => sink.deliver_all(
                 decided
                     .into_iter()
-                    .map(|d| Decision {
-                        pod: d.pod,
-                        status: d.status,
-                    })
+                    .map(|d| Decision::new(d.pod, d.status, d.cause))
                     .collect(),
             ),
         }
@@ -440,7 +446,7 @@ impl Drop for Deliveries {
 }
 
 /// The event for a waiting pod's decision, told once every lock is released (H5).
-fn decided_event(pod: &Pod, status: &Status) {
+fn decided_event(pod: &Pod, status: &Status, cause: Cause) {
     if status.is_success() {
         tracing::debug!(pod = %pod.id(), gang = pod.group(), "waiting pod: allowed");
     } else {
@@ -448,6 +454,7 @@ fn decided_event(pod: &Pod, status: &Status) {
             pod = %pod.id(),
             gang = pod.group(),
             plugin = status.plugin().map(|p| p.as_str()),
+            cause = %cause,
             reason = status.message(),
             "waiting pod: rejected"
         );

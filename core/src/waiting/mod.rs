@@ -21,7 +21,7 @@ mod state;
 #[cfg(test)]
 mod state_tests;
 
-pub use decision::{Decision, DecisionSink};
+pub use decision::{Cause, Decision, DecisionSink};
 pub use error::AddError;
 pub use found::WaitingRef;
 pub use handle::WaitingPod;

@@ -54,7 +54,7 @@ mod tests {
     use super::*;
     use crate::symmetry::permutations;
     use crate::symmetry::PodRenaming;
-    use crate::waiting::{AllowOutcome, Decided};
+    use crate::waiting::{AllowOutcome, Cause, Decided};
     use crate::{Pod, PodId, Status, Time};
 
     const MIN: Duration = Duration::from_secs(60);
@@ -103,7 +103,12 @@ mod tests {
         let t1 = t0 + 3 * MIN;
         s.add(p[1].clone(), waits(&[(GANG, 4 * MIN)]), t1, 3)
             .unwrap();
-        decided.extend(s.reject(p[2].id(), None, Status::unschedulable("gang a failed")));
+        decided.extend(s.reject(
+            p[2].id(),
+            None,
+            Status::unschedulable("gang a failed"),
+            Cause::Rejected,
+        ));
         let w = waits(&[(GANG, MIN), ("Quota", 6 * MIN)]);
         s.add(p[2].clone(), w, t1, 4).unwrap();
         let outcome = s.allow(p[2].id(), None, GANG);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use smallvec::{smallvec, SmallVec};
 
 use super::batch::{allow_all_in, reject_all_in};
-use super::AddError;
+use super::{AddError, Cause};
 use crate::fast_hash::{hash_unordered, BuildFastHasher};
 use crate::{GoDuration, PluginName, Pod, PodId, Status, Time};
 
@@ -82,6 +82,8 @@ pub struct Decided<L> {
     pub ticket: Ticket,
     /// `Success`, or the rejection with its plugin.
     pub status: Status,
+    /// Why.
+    pub cause: Cause,
     /// What the owner attached at registration.
     pub latch: L,
 }
@@ -282,7 +284,7 @@ impl<L> WaitingState<L> {
         let before = entry.earliest().deadline;
         entry.pending.remove(index);
         if entry.pending.is_empty() {
-            return match self.take(id, before, Status::success()) {
+            return match self.take(id, before, Status::success(), Cause::Allowed) {
                 Some(decided) => AllowOutcome::Allowed(decided),
                 None => AllowOutcome::NotWaiting,
             };
@@ -296,12 +298,13 @@ impl<L> WaitingState<L> {
     }
 
     /// Rejects pod `id` (registration `ticket`, or whichever is waiting if `None`) with
-    /// `status`; `None` if it is not waiting.
+    /// `status`, for `cause`; `None` if it is not waiting.
     pub fn reject(
         &mut self,
         id: &PodId,
         ticket: Option<Ticket>,
         status: Status,
+        cause: Cause,
     ) -> Option<Decided<L>> {
         let entry = self.pods.remove(id)?;
         if ticket.is_some_and(|t| t != entry.ticket) {
@@ -309,7 +312,7 @@ impl<L> WaitingState<L> {
             return None;
         }
         let deadline = entry.earliest().deadline;
-        Some(self.decided(entry, deadline, status))
+        Some(self.decided(entry, deadline, status, cause))
     }
 
     /// Clears `plugin` for every pod in `ids` — all of them or none: if any is not waiting,
@@ -320,15 +323,15 @@ impl<L> WaitingState<L> {
         allow_all_in(self, ids, plugin)
     }
 
-    /// Rejects every pod in `ids` that is still waiting with `status`, in one step; returns
-    /// those this call decided, in `ids` order.
-    pub fn reject_all(&mut self, ids: &[PodId], status: &Status) -> Vec<Decided<L>> {
-        reject_all_in(self, ids, status)
+    /// Rejects every pod in `ids` that is still waiting with `status`, for `cause`, in one
+    /// step; returns those this call decided, in `ids` order.
+    pub fn reject_all(&mut self, ids: &[PodId], status: &Status, cause: Cause) -> Vec<Decided<L>> {
+        reject_all_in(self, ids, status, cause)
     }
 
     /// Rejects every pod whose earliest pending deadline is at or before `now`, in deadline
     /// order, each with "rejected due to timeout after waiting `<wait>` at plugin `<plugin>`"
-    /// attributed to that plugin — the only way a timeout takes effect.
+    /// attributed to that plugin, for [`Cause::TimedOut`] — the only way a timeout takes effect.
     pub fn expire(&mut self, now: Time) -> Vec<Decided<L>> {
         self.expire_dated(now).into_iter().map(|(_, d)| d).collect()
     }
@@ -348,7 +351,8 @@ impl<L> WaitingState<L> {
             let timed_out = entry.earliest();
             let status = Status::unschedulable(timeout_message(timed_out.wait, &timed_out.plugin))
                 .with_plugin(timed_out.plugin.clone());
-            decided.extend(self.take(&id, deadline, status).map(|d| (deadline, d)));
+            let timed_out = self.take(&id, deadline, status, Cause::TimedOut);
+            decided.extend(timed_out.map(|d| (deadline, d)));
         }
         decided
     }
@@ -448,18 +452,25 @@ impl<L> WaitingState<L> {
     }
 
     /// Takes pod `id`, indexed under `deadline`, out of the state as decided with `status`.
-    fn take(&mut self, id: &PodId, deadline: Time, status: Status) -> Option<Decided<L>> {
+    fn take(
+        &mut self,
+        id: &PodId,
+        deadline: Time,
+        status: Status,
+        cause: Cause,
+    ) -> Option<Decided<L>> {
         let entry = self.pods.remove(id)?;
-        Some(self.decided(entry, deadline, status))
+        Some(self.decided(entry, deadline, status, cause))
     }
 
-    /// `entry`, already out of the map and indexed under `deadline`, decided with `status`:
-    /// its index entry goes too.
+    /// `entry`, already out of the map and indexed under `deadline`, decided with `status` for
+    /// `cause`: its index entry goes too.
     pub(super) fn decided(
         &mut self,
         entry: WaitingEntry<L>,
         deadline: Time,
         status: Status,
+        cause: Cause,
     ) -> Decided<L> {
         if deadline != Time::MAX {
             self.deadlines.remove(&(deadline, entry.pod.id().clone()));
@@ -468,6 +479,7 @@ impl<L> WaitingState<L> {
             pod: entry.pod,
             ticket: entry.ticket,
             status,
+            cause,
             latch: entry.latch,
         }
     }

@@ -128,6 +128,7 @@ fn allowing_the_last_plugin_allows_the_pod() {
             pod: pod("a"),
             ticket: t,
             status: Status::success(),
+            cause: Cause::Allowed,
             latch: 7
         }
     );
@@ -190,17 +191,32 @@ fn add_errors_hand_the_pod_back_and_change_nothing() {
 fn a_stale_ticket_decides_nothing() {
     let mut s = WaitingState::new();
     let old = add(&mut s, "a", &[("A", MIN)], Time::ZERO, ());
-    let first = s.reject(&"a".into(), Some(old), Status::unschedulable("no"));
+    let first = s.reject(
+        &"a".into(),
+        Some(old),
+        Status::unschedulable("no"),
+        Cause::Rejected,
+    );
     assert_eq!(first.map(|d| d.ticket), Some(old));
     assert!(s
-        .reject(&"a".into(), Some(old), Status::unschedulable("no"))
+        .reject(
+            &"a".into(),
+            Some(old),
+            Status::unschedulable("no"),
+            Cause::Rejected
+        )
         .is_none());
 
     let new = add(&mut s, "a", &[("A", MIN), ("B", MIN)], Time::ZERO, ());
     assert_ne!(new, old, "a re-added pod gets a new ticket");
     let before = s.clone();
     assert!(s
-        .reject(&"a".into(), Some(old), Status::unschedulable("stale"))
+        .reject(
+            &"a".into(),
+            Some(old),
+            Status::unschedulable("stale"),
+            Cause::Rejected
+        )
         .is_none());
     assert_eq!(
         s.allow(&"a".into(), Some(old), "A"),
@@ -210,7 +226,9 @@ fn a_stale_ticket_decides_nothing() {
     s.check().unwrap();
 
     let status = Status::unschedulable("gang broken").with_plugin("GangScheduling");
-    let decided = s.reject(&"a".into(), Some(new), status.clone()).unwrap();
+    let decided = s
+        .reject(&"a".into(), Some(new), status.clone(), Cause::Rejected)
+        .unwrap();
     assert_eq!(
         (decided.pod, decided.ticket, decided.status),
         (pod("a"), new, status)
@@ -320,8 +338,13 @@ fn map_latches_preserves_everything_but_the_latch() {
     add(&mut s, "a", &[("A", MIN), ("B", 3 * MIN)], Time::ZERO, 1);
     add(&mut s, "b", &[("A", 2 * MIN)], Time::from_secs(5), 2);
     let old = add(&mut s, "c", &[("A", MIN)], Time::ZERO, 3);
-    s.reject(&"c".into(), Some(old), Status::unschedulable("gone"))
-        .unwrap();
+    s.reject(
+        &"c".into(),
+        Some(old),
+        Status::unschedulable("gone"),
+        Cause::Rejected,
+    )
+    .unwrap();
     assert_eq!(s.allow(&"a".into(), None, "A"), AllowOutcome::StillPending);
 
     let mut m: WaitingState<String> = s.map_latches(|l| format!("latch-{l}"));
@@ -473,7 +496,11 @@ fn reject_all_decides_those_still_waiting() {
         add(&mut s, id, &[("GangScheduling", MIN)], Time::ZERO, ());
     }
     let status = Status::unschedulable("gang failed").with_plugin("GangScheduling");
-    let rejected = s.reject_all(&["a", "b", "c"].map(PodId::from), &status);
+    let rejected = s.reject_all(
+        &["a", "b", "c"].map(PodId::from),
+        &status,
+        Cause::GangFailed,
+    );
     assert_eq!(rejected.len(), 2);
     assert!(rejected
         .iter()

@@ -3,9 +3,9 @@
 use std::collections::BTreeSet;
 
 use gangway::gang::{
-    AddPodError, GroupKey, GroupUpdateError, Placement, PodGroup, Policy, ReserveError,
+    GroupKey, GroupUpdateError, JoinGroupError, Placement, PodGroup, Policy, ReserveError,
 };
-use gangway::{AddError, Code, Mode, Pod, PodId, Status, Time};
+use gangway::{AddError, Cause, Code, Mode, Pod, PodId, Status, Time};
 
 use super::rules::{error, gang_rejection, ModelAttempt, ModelMember, ModelWaiter};
 use super::{GangModel, ModelPermit};
@@ -14,13 +14,13 @@ impl GangModel {
     // ---- cluster events -------------------------------------------------------------------
 
     /// A pod was added, `bound` if already bound to a node (rule G2).
-    pub fn add_pod(&mut self, pod: Pod, bound: bool) -> Result<(), AddPodError> {
+    pub fn add_pod(&mut self, pod: Pod, bound: bool) -> Result<(), JoinGroupError> {
         let Some(key) = GroupKey::of(&pod) else {
             return Ok(());
         };
         let group = self.group_or_new(&key);
         if group.placement(pod.id()).is_some() {
-            return Err(AddPodError::AlreadyMember(pod));
+            return Err(JoinGroupError::AlreadyMember(pod));
         }
         let placement = if bound {
             Placement::Assigned
@@ -46,7 +46,11 @@ impl GangModel {
         group.set_placement(pod.id(), Placement::Assigned);
         let was_waiting = group.leave_attempt(pod.id());
         if mode == Mode::Hardened && was_waiting {
-            self.reject_all(&[pod.id().clone()], "bound by another binder");
+            self.reject_all(
+                &[pod.id().clone()],
+                "bound by another binder",
+                Cause::Rejected,
+            );
         }
         self.tidy();
         true
@@ -63,9 +67,9 @@ impl GangModel {
         if mode == Mode::Hardened && was_waiting {
             let reason = format!("gang member {} was deleted", pod.full_name());
             // Empty if the deleted pod was the last one waiting: the attempt is over (A4).
-            let mut members = group.fail_attempt(&reason);
-            members.push(pod.id().clone());
-            self.reject_all(&members, &reason);
+            let members = group.fail_attempt(&reason);
+            self.reject_all(&members, &reason, Cause::GangFailed);
+            self.reject_all(&[pod.id().clone()], &reason, Cause::Deleted);
         }
         self.tidy();
         Some(deleted)
@@ -165,7 +169,7 @@ impl GangModel {
         }
         group.forget(pod.id());
         if let Some((members, reason)) = cascade {
-            self.reject_all(&members, &reason);
+            self.reject_all(&members, &reason, Cause::GangFailed);
         }
         self.tidy();
     }
@@ -173,7 +177,7 @@ impl GangModel {
     /// Permit at `now` (rules P4–P7).
     pub fn permit(&mut self, pod: &Pod, now: Time) -> ModelPermit {
         let outcome = self.permit_outcome(pod, now);
-        if self.mode == Mode::Hardened && matches!(outcome, ModelPermit::Reject(_)) {
+        if self.mode == Mode::Hardened && matches!(outcome, ModelPermit::Reject(..)) {
             // P7: a pod rejected at Permit stops counting at once.
             if let Some(group) = self.group_of_mut(pod) {
                 group.forget(pod.id());
@@ -190,11 +194,11 @@ impl GangModel {
         }
         let Some(group) = self.group_of(pod) else {
             let status = error(format!("pod {} has no pod group state", pod.id()));
-            return ModelPermit::Reject(status);
+            return ModelPermit::Reject(status, Cause::Rejected);
         };
         let Some(object) = &group.object else {
             let status = error(format!("pod group {} does not exist", group.key));
-            return ModelPermit::Reject(status);
+            return ModelPermit::Reject(status, Cause::Rejected);
         };
         let Policy::Gang { min_count } = object.policy() else {
             return ModelPermit::Allow;
@@ -216,14 +220,14 @@ impl GangModel {
                 .filter(|id| id != pod.id())
                 .collect();
             for id in &siblings {
-                self.decide(id, Status::success());
+                self.decide(id, Status::success(), Cause::Allowed);
             }
             return ModelPermit::Allow;
         }
         let activate = group.unscheduled_pods();
         if self.is_waiting(pod.id()) {
             let reason = AddError::AlreadyWaiting(pod.clone()).to_string();
-            return ModelPermit::Reject(error(reason));
+            return ModelPermit::Reject(error(reason), Cause::Rejected);
         }
         self.waiting.push(ModelWaiter {
             pod: pod.clone(),
@@ -237,7 +241,7 @@ impl GangModel {
         let timeout = self.timeout;
         let group = self.group_of(pod).expect("looked up by permit");
         if let Some(failure) = group.attempt.as_ref().and_then(|a| a.failure.clone()) {
-            return ModelPermit::Reject(gang_rejection(&failure));
+            return ModelPermit::Reject(gang_rejection(&failure), Cause::GangFailed);
         }
         if at_quorum {
             let members: Vec<PodId> = match &group.attempt {
@@ -249,17 +253,18 @@ impl GangModel {
             if let Some(gone) = gone {
                 let reason = format!("gang member {gone} stopped waiting before quorum");
                 let members = group.fail_attempt(&reason);
-                self.reject_all(&members, &reason);
-                return ModelPermit::Reject(gang_rejection(&reason));
+                self.reject_all(&members, &reason, Cause::GangFailed);
+                return ModelPermit::Reject(gang_rejection(&reason), Cause::GangFailed);
             }
             group.attempt = None;
             for id in &members {
-                self.decide(id, Status::success());
+                self.decide(id, Status::success(), Cause::Allowed);
             }
             return ModelPermit::Allow;
         }
         if group.placement(pod.id()) != Some(Placement::Assumed) {
-            return ModelPermit::Reject(error(format!("pod {} is not reserved", pod.id())));
+            let status = error(format!("pod {} is not reserved", pod.id()));
+            return ModelPermit::Reject(status, Cause::Rejected);
         }
         let already_waiting = self.is_waiting(pod.id());
         let group = self.group_of_mut(pod).expect("looked up by permit");
@@ -272,8 +277,8 @@ impl GangModel {
         if already_waiting {
             let reason = AddError::AlreadyWaiting(pod.clone()).to_string();
             let members = group.fail_attempt(&reason);
-            self.reject_all(&members, &reason);
-            return ModelPermit::Reject(error(reason));
+            self.reject_all(&members, &reason, Cause::GangFailed);
+            return ModelPermit::Reject(error(reason), Cause::GangFailed);
         }
         let activate = group.unscheduled_pods();
         self.waiting.push(ModelWaiter {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use gangway::gang::{
     GroupKey, Placement, PodGroup, Policy, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING,
 };
-use gangway::{Code, Decision, Mode, Pod, PodId, Status, Time};
+use gangway::{Cause, Code, Decision, Mode, Pod, PodId, Status, Time};
 
 /// One member of a group in the model: the pod and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,14 +170,18 @@ pub enum ModelPermit {
         /// The members to activate.
         activate: Vec<Pod>,
     },
-    /// The pod is rejected with this status.
-    Reject(Status),
+    /// The pod is rejected with this status, for this cause (`GangFailed` when its gang
+    /// attempt failed, here or before; otherwise `Rejected`).
+    Reject(Status, Cause),
 }
 
 /// The reference model of the gang plugin plus its waiting map, and the rules it specifies.
 ///
 /// Names: `GS` is the plugin name [`GANG_SCHEDULING`]; `error(m)` is `Error` with reason `m`
 /// attributed to `GS`; `rejected(m)` is `Unschedulable` with reason `m` attributed to `GS`;
+/// every decision carries a cause — `Allowed`; `TimedOut` for a deadline (a pod's or an
+/// attempt's); `GangFailed` for the members of a failed attempt, and for a Permit rejected
+/// because of one; `Deleted` for a deleted pod's own entry; `Rejected` otherwise;
 /// `timeout` is [`DEFAULT_PERMIT_TIMEOUT`] (5 minutes); a pod's `full name` is
 /// `namespace/name`. A pod belongs to the group its [`Pod::group`] names in its own namespace.
 ///
@@ -336,23 +340,20 @@ impl GangModel {
         std::mem::take(&mut self.outbox)
     }
 
-    /// Takes pod `id` out of the waiting map with `status` (rule W1).
-    pub(super) fn decide(&mut self, id: &PodId, status: Status) -> bool {
+    /// Takes pod `id` out of the waiting map with `status`, for `cause` (rule W1).
+    pub(super) fn decide(&mut self, id: &PodId, status: Status, cause: Cause) -> bool {
         let Some(index) = self.waiting.iter().position(|w| w.pod.id() == id) else {
             return false;
         };
         let waiter = self.waiting.remove(index);
-        self.outbox.push(Decision {
-            pod: waiter.pod,
-            status,
-        });
+        self.outbox.push(Decision::new(waiter.pod, status, cause));
         true
     }
 
-    /// Rejects every pod of `ids` still waiting with `rejected(reason)`.
-    pub(super) fn reject_all(&mut self, ids: &[PodId], reason: &str) {
+    /// Rejects every pod of `ids` still waiting with `rejected(reason)`, for `cause`.
+    pub(super) fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause) {
         for id in ids {
-            self.decide(id, rejected(reason));
+            self.decide(id, rejected(reason), cause);
         }
     }
 

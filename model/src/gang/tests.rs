@@ -53,7 +53,7 @@ fn hardened_timeout_fails_the_attempt_until_its_reservations_are_released() {
     m.reserve(&pods[2]).unwrap();
     assert!(matches!(
         m.permit(&pods[2], Time::from_secs(300)),
-        ModelPermit::Reject(_)
+        ModelPermit::Reject(..)
     ));
     // P7: the rejected pod is released at once; the other two still hold the failure.
     let g = m.group(&key()).unwrap();
@@ -90,7 +90,7 @@ fn a_permit_rejection_releases_the_reservation_at_once_only_when_hardened() {
         m.reserve(&pods[0]).unwrap();
         assert!(matches!(
             m.permit(&pods[0], Time::ZERO),
-            ModelPermit::Reject(_)
+            ModelPermit::Reject(..)
         ));
         let placement = m.group(&key()).unwrap().placement(pods[0].id());
         m.add_group(PodGroup::gang("ml", "g", 2).unwrap()).unwrap();

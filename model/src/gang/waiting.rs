@@ -3,7 +3,7 @@
 
 use gangway::gang::{GroupKey, GANG_SCHEDULING};
 use gangway::waiting::timeout_message;
-use gangway::{Decision, PodId, Status, Time};
+use gangway::{Cause, Decision, PodId, Status, Time};
 
 use super::rules::rejected;
 use super::GangModel;
@@ -31,7 +31,7 @@ impl GangModel {
                 .find(|g| &g.key == key)
                 .expect("due above");
             let members = group.fail_attempt(&reason);
-            self.reject_all(&members, &reason);
+            self.reject_all(&members, &reason, Cause::TimedOut);
         }
         self.tidy();
         due.into_iter().map(|(_, key)| key).collect()
@@ -51,18 +51,19 @@ impl GangModel {
         let status = rejected(timeout_message(self.timeout, &GANG_SCHEDULING));
         let before = self.outbox.len();
         for (_, id) in &due {
-            self.decide(id, status.clone());
+            self.decide(id, status.clone(), Cause::TimedOut);
         }
         self.outbox[before..].to_vec()
     }
 
     /// The waiting map's `reject(id, plugin, message)` (rule W3): whether this call decided.
     pub fn reject_waiting(&mut self, id: &PodId, plugin: &'static str, message: &str) -> bool {
-        self.decide(id, Status::unschedulable(message).with_plugin(plugin))
+        let status = Status::unschedulable(message).with_plugin(plugin);
+        self.decide(id, status, Cause::Rejected)
     }
 
     /// The waiting map's `remove(id)` (rule W4): whether the pod was waiting.
     pub fn remove_waiting(&mut self, id: &PodId) -> bool {
-        self.decide(id, Status::unschedulable("removed"))
+        self.decide(id, Status::unschedulable("removed"), Cause::Deleted)
     }
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use gangway::{QueueConfig, Time};
+use gangway::Time;
 
 use super::fixtures::{ms, ns, s, DEFAULT, FIT, T0};
 use super::table::POPPED;
@@ -81,10 +81,7 @@ pub(crate) const BACKOFF: &[Case] = &[
     Case {
         source: "(gangway)",
         name: "ordering window of 1 s: the expiry is truncated, and an expiry equal to the truncated now still backs off",
-        config: QueueConfig {
-            ordering_window: Some(Duration::from_secs(1)),
-            ..DEFAULT
-        },
+        config: DEFAULT.with_ordering_window(Some(Duration::from_secs(1))),
         setup: POPPED,
         steps: &[
             event(Ev::PodDeleted, T0, 0),

@@ -1,7 +1,6 @@
 //! The fixtures every case shares: the plugin set, pods, times, the default configuration.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use gangway::queue::{EventKind, PluginSet, QueueLengths};
 use gangway::sync::Arc;
@@ -56,12 +55,7 @@ pub(crate) fn id(name: &str) -> PodId {
 }
 
 /// kube-scheduler's defaults, as a constant.
-pub const DEFAULT: QueueConfig = QueueConfig {
-    initial_backoff: Duration::from_secs(1),
-    max_backoff: Duration::from_secs(10),
-    max_in_unschedulable: Duration::from_secs(5 * 60),
-    ordering_window: None,
-};
+pub const DEFAULT: QueueConfig = QueueConfig::DEFAULT;
 
 pub(crate) const fn s(secs: u64) -> Time {
     Time::from_secs(secs)

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use gangway::{QueueConfig, Time};
+use gangway::Time;
 
 use super::fixtures::{s, DEFAULT, FIT, T0};
 use super::vocabulary::At::{Active, Gated, Unschedulable};
@@ -103,10 +103,7 @@ pub(crate) const FLUSHES: &[Case] = &[
     Case {
         source: "TestPriorityQueue_initPodMaxInUnschedulablePodsDuration",
         name: "New priority queue by user-defined value of podMaxInUnschedulablePodsDuration",
-        config: QueueConfig {
-            max_in_unschedulable: Duration::from_secs(30),
-            ..DEFAULT
-        },
+        config: DEFAULT.with_max_in_unschedulable(Duration::from_secs(30)),
         setup: &[],
         steps: &[
             add("tp-1", 0, T0),

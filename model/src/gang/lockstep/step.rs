@@ -2,7 +2,7 @@
 
 use crate::gang::{GangModel, ModelPermit};
 use gangway::gang::{GangScheduling, GroupKey, Permit, PodGroup, Policy};
-use gangway::{Decision, Mode, Pod, PodId, Status, Time, WaitingPods};
+use gangway::{Cause, Decision, Mode, Pod, PodId, Status, Time, WaitingPods};
 
 use super::{ensure, ensure_eq, Failure, Lockstep, Op, Phase, Track, GROUPS, NS, PREEMPTION};
 
@@ -10,11 +10,12 @@ pub(super) fn pod_index(id: &PodId) -> usize {
     id.as_str()[1..].parse().expect("pod ids are p<index>")
 }
 
-fn sorted(mut decisions: Vec<Decision>) -> Vec<(PodId, Status)> {
+/// The decisions by pod: each one's status and cause.
+fn sorted(mut decisions: Vec<Decision>) -> Vec<(PodId, Status, Cause)> {
     decisions.sort_by(|a, b| a.pod.id().cmp(b.pod.id()));
     decisions
         .into_iter()
-        .map(|d| (d.pod.id().clone(), d.status))
+        .map(|d| (d.pod.id().clone(), d.status, d.cause))
         .collect()
 }
 
@@ -286,10 +287,11 @@ impl Lockstep {
         let real = sorted(self.decisions.drain());
         let model = sorted(self.model.take_decisions());
         ensure_eq!(&real, &model, "decisions delivered");
-        for (id, status) in real {
+        for (id, status, cause) in real {
             let i = pod_index(&id);
             ensure_eq!(self.track[i].phase, Phase::Waiting, "{} decided", id);
-            self.trace.push(format!("  {id} decided: {status}"));
+            self.trace
+                .push(format!("  {id} decided: {status} ({cause})"));
             if status.is_success() {
                 passed.push(i);
                 self.track[i].phase = Phase::Allowed;
@@ -326,7 +328,7 @@ impl Lockstep {
                 ensure_eq!(waiting.decision(), None, "decided while returning Wait");
                 ModelPermit::Wait { activate }
             }
-            Permit::Reject(status) => ModelPermit::Reject(status),
+            Permit::Reject { status, cause } => ModelPermit::Reject(status, cause),
         };
         let model = self.model.permit(&p, self.now);
         self.trace.push(format!("permit {} -> {real:?}", p.id()));
@@ -337,7 +339,7 @@ impl Lockstep {
                 Phase::Allowed
             }
             ModelPermit::Wait { .. } => Phase::Waiting,
-            ModelPermit::Reject(_) => Phase::Rejected,
+            ModelPermit::Reject(..) => Phase::Rejected,
         };
         if self.track[i].phase == Phase::Rejected {
             // Hardened Permit releases a pod it rejects at once (P7); upstream keeps it

@@ -1,0 +1,128 @@
+//! An action, carried out: the core's driver steps it stands for, on any [`Parts`] — the
+//! model's pure states (the checker) or a real scheduler's locked components (the replay,
+//! `gangway-tests`' `e2e_model_replay`). One mapping for both, so the replay runs exactly the
+//! steps the checker explored.
+
+use std::collections::BTreeMap;
+
+use gangway::checking::steps::{self, BindingOutcome, Placed};
+use gangway::checking::Parts;
+use gangway::gang::PodGroup;
+use gangway::scheduler::CycleOutcome;
+use gangway::{Pod, PodId, Time};
+
+use super::protocol::Action;
+
+/// What an action's steps did, for the model's record of each pod's stage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Driven {
+    /// The pod arrived (queued or gated).
+    Arrived,
+    /// The scheduling cycle's first step: its pod is in the cycle slot, reserved or without
+    /// room (`true` if reserved) — or, `None`, the cycle ended (assume or reserve failed).
+    Placed(Option<bool>),
+    /// The pod without room went back to the queue.
+    HandedBack,
+    /// Permit's outcome.
+    Permitted(CycleOutcome),
+    /// The assignment was recorded late (a planted flaw).
+    Recorded,
+    /// A timer fired (deadlines, backoff flush, leftover flush).
+    Timer,
+    /// A binding cycle ran.
+    Binding(BindingOutcome),
+    /// The pod was deleted; `true` if it was in binding (its binding cycle releases it).
+    Deleted(bool),
+    /// The PodGroup changed.
+    GroupUpdated,
+}
+
+/// Runs `action`'s driver steps on `p` at `now`. The scheduling thread keeps its pod in
+/// `cycle` between steps; `pods` are the cluster's pods by id. For a binding cycle the caller
+/// has set what the binder answers. `None`: the action is not enabled (the step refused).
+pub fn drive<P: Parts>(
+    p: &mut P,
+    cycle: &mut Option<Placed>,
+    pods: &BTreeMap<PodId, Pod>,
+    action: &Action,
+    now: Time,
+) -> Option<Driven> {
+    Some(match action {
+        Action::Arrive(id) => {
+            steps::pod_added(p, pods.get(id)?.clone(), now).ok()?;
+            Driven::Arrived
+        }
+        Action::Schedule(id) => {
+            let popped = p.queue(|q, _| q.pop_tied(id))?;
+            match steps::place_and_reserve(p, popped, now) {
+                Ok(placed) => {
+                    let reserved = !matches!(placed, Placed::Unfit { .. });
+                    *cycle = Some(placed);
+                    Driven::Placed(Some(reserved))
+                }
+                Err(_) => Driven::Placed(None),
+            }
+        }
+        Action::HandBack(_) => {
+            let Some(Placed::Unfit { info, status }) = cycle.take() else {
+                return None;
+            };
+            steps::hand_back_unfit(p, info, status, now);
+            Driven::HandedBack
+        }
+        Action::Permit(_) => {
+            let Some(Placed::Reserved { info, node }) = cycle.take() else {
+                return None;
+            };
+            let (outcome, late) = steps::permit(p, info, node, now);
+            *cycle = late;
+            Driven::Permitted(outcome)
+        }
+        Action::Record(_) => {
+            let Some(Placed::Permitted { info, node }) = cycle.take() else {
+                return None;
+            };
+            steps::record_late(p, info, node, now);
+            Driven::Recorded
+        }
+        Action::Deadline => {
+            steps::expire_deadlines(p, now);
+            Driven::Timer
+        }
+        Action::FlushBackoff => {
+            steps::flush_backoff(p, now);
+            Driven::Timer
+        }
+        Action::FlushLeftover => {
+            steps::flush_leftover(p, now);
+            Driven::Timer
+        }
+        Action::Bind(id) => {
+            let node = p.read_cache(|c| c.pod_node(id).map(str::to_owned))?;
+            let outcome = binding_cycle(p, id, now)?;
+            // The informer then sees the pod bound (upstream's assigned-pod event).
+            let old = pods.get(id)?.clone();
+            let new = old.clone().with_node(&node);
+            steps::pod_updated(p, old, new, now).ok()?;
+            Driven::Binding(outcome)
+        }
+        Action::BindFails(id) | Action::Release(id) => Driven::Binding(binding_cycle(p, id, now)?),
+        Action::Delete(id) => {
+            let pod = pods.get(id)?;
+            steps::pod_deleted(p, pod, now).ok()?;
+            Driven::Deleted(p.read_driver(|d| d.assignment(id).is_some()))
+        }
+        Action::UpdateGroup { group, min } => {
+            let group = PodGroup::gang(group.namespace(), group.name(), *min).ok()?;
+            steps::group_updated(p, group, now).ok()?;
+            Driven::GroupUpdated
+        }
+    })
+}
+
+/// A binding worker takes pod `id`'s decision and runs its binding cycle. `None` if `id` has
+/// no decision waiting.
+fn binding_cycle<P: Parts>(p: &mut P, id: &PodId, now: Time) -> Option<BindingOutcome> {
+    let job = p.driver(|d| d.take_job(id))?;
+    Some(steps::binding_cycle(p, job, now))
+}

@@ -1,0 +1,254 @@
+//! The model's [`Parts`]: the core's driver steps and gang operations run on a [`Cluster`]'s
+//! pure states, exactly as the scheduler runs them on its locked components. Only how each
+//! part is reached differs; the one thing the model adds is its record of what it saw — each
+//! delivered decision becomes the pod's stage, and the pods allowed in a step are collected
+//! for I3.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use gangway::checking::AnyOrderJobs;
+use gangway::checking::{
+    AttemptWaiting, Batch, Expire, Flaw, GangParts, ModelDriver, NoTally, Parts,
+};
+use gangway::gang::{GangRules, GroupKey, Groups, GANG_SCHEDULING};
+use gangway::queue::{QueuePlugins, QueueState};
+use gangway::scheduler::{BindError, CacheState, Placement, ResourceFit, SchedulerPlugins};
+use gangway::waiting::{AddError, AllowOutcome, Decided};
+use gangway::{Cause, Decision, Mode, Pod, PodId, Status, Time, WaitingState};
+
+use super::cluster::{Cluster, Stage, TIMEOUT};
+use super::shared::Shared;
+
+/// A [`Cluster`] as the parts of one step.
+pub(super) struct ClusterParts<'a> {
+    /// The state the step changes.
+    pub(super) c: &'a mut Cluster,
+    mode: Mode,
+    flaw: Option<Flaw>,
+    /// What the binder answers in this step.
+    pub(super) bind: Result<(), BindError>,
+    /// The pods allowed in this step (I3).
+    pub(super) passed: BTreeSet<PodId>,
+}
+
+impl<'a> ClusterParts<'a> {
+    pub(super) fn new(c: &'a mut Cluster, mode: Mode, flaw: Option<Flaw>) -> ClusterParts<'a> {
+        ClusterParts {
+            c,
+            mode,
+            flaw,
+            bind: Ok(()),
+            passed: BTreeSet::new(),
+        }
+    }
+
+    /// Decisions the waiting map made reach the driver, as the scheduler's sink delivers them;
+    /// the model notes each as its pod's stage.
+    fn deliver(&mut self, decided: Vec<Decided<()>>) {
+        for d in decided {
+            let allowed = d.cause.is_allowed();
+            let id = d.pod.id().clone();
+            self.c.stages.insert(id.clone(), Stage::Decided { allowed });
+            if allowed {
+                self.passed.insert(id);
+            }
+            self.c.timed_out |= d.cause == Cause::TimedOut;
+            let decision = Decision::new(d.pod, d.status, d.cause);
+            self.c.driver.decision_delivered(decision, true);
+        }
+    }
+}
+
+impl Parts for ClusterParts<'_> {
+    type Gang = Self;
+    type Jobs = AnyOrderJobs;
+    type Tally = NoTally;
+
+    fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    fn planted(&self, flaw: Flaw) -> bool {
+        self.flaw == Some(flaw)
+    }
+
+    fn gang(&mut self) -> &mut Self {
+        self
+    }
+
+    fn queue<R>(&mut self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R {
+        let c = &mut *self.c;
+        let plugins = SchedulerPlugins::new(&*c.groups);
+        f(&mut c.queue, &plugins)
+    }
+
+    fn cache<R>(&mut self, f: impl FnOnce(&mut CacheState) -> R) -> R {
+        f(&mut self.c.cache)
+    }
+
+    fn driver<R>(&mut self, f: impl FnOnce(&mut ModelDriver) -> R) -> R {
+        f(&mut self.c.driver)
+    }
+
+    fn read_queue<R>(&self, f: impl FnOnce(&QueueState) -> R) -> R {
+        f(&self.c.queue)
+    }
+
+    fn read_cache<R>(&self, f: impl FnOnce(&CacheState) -> R) -> R {
+        f(&self.c.cache)
+    }
+
+    fn read_driver<R>(&self, f: impl FnOnce(&ModelDriver) -> R) -> R {
+        f(&self.c.driver)
+    }
+
+    fn place(&mut self, pod: &Pod) -> Result<String, Status> {
+        ResourceFit.place(pod, &self.c.cache)
+    }
+
+    fn bind(&mut self, _: &Pod, _: &str) -> Result<(), BindError> {
+        self.bind.clone()
+    }
+}
+
+impl GangParts for ClusterParts<'_> {
+    type Registration = ();
+
+    fn rules(&self) -> GangRules {
+        GangRules::new(self.mode, TIMEOUT)
+    }
+
+    fn read_group<R>(&self, _: &GroupKey, read: impl FnOnce(&Groups) -> R) -> R {
+        read(&self.c.groups)
+    }
+
+    fn write_group<R>(
+        &mut self,
+        _: &GroupKey,
+        change: impl FnOnce(&mut Groups, &mut Batch<'_, ()>) -> R,
+    ) -> R {
+        let c = &mut *self.c;
+        let mut batch = ModelBatch {
+            waiting: &mut c.waiting,
+            decided: Vec::new(),
+        };
+        let result = change(&mut c.groups, &mut batch);
+        let decided = batch.decided;
+        self.deliver(decided);
+        result
+    }
+
+    fn add_waiting(&mut self, pod: Pod, wait: Duration, now: Time) -> Result<(), AddError> {
+        self.c
+            .waiting
+            .add(pod, [(GANG_SCHEDULING, wait)], now, ())
+            .map(drop)
+    }
+
+    fn allow_waiting(&mut self, id: &PodId, plugin: &str) -> bool {
+        if self.c.waiting.get(id).is_none() {
+            return false; // nothing to change: the part stays shared
+        }
+        match self.c.waiting.allow(id, None, plugin) {
+            AllowOutcome::Allowed(decided) => {
+                self.deliver(vec![decided]);
+                true
+            }
+            AllowOutcome::NotWaiting | AllowOutcome::StillPending => false,
+        }
+    }
+
+    fn remove_waiting(&mut self, id: &PodId) -> bool {
+        if self.c.waiting.get(id).is_none() {
+            return false;
+        }
+        let removed = Status::unschedulable("removed");
+        let decided = self.c.waiting.reject(id, None, removed, Cause::Deleted);
+        let decided_one = decided.is_some();
+        self.deliver(decided.into_iter().collect());
+        decided_one
+    }
+
+    fn expire_waiting(&mut self, now: Time) -> usize {
+        if self.c.waiting.next_deadline().is_none_or(|d| d > now) {
+            return 0;
+        }
+        let decided = self.c.waiting.expire(now);
+        let n = decided.len();
+        self.deliver(decided);
+        n
+    }
+
+    fn next_waiting_deadline(&self) -> Option<Time> {
+        self.c.waiting.next_deadline()
+    }
+
+    fn expire_due(&mut self, now: Time, expire: &mut Expire<'_, ()>) -> Vec<GroupKey> {
+        let mut timed_out = Vec::new();
+        while self.c.groups.next_deadline().is_some_and(|d| d <= now) {
+            let done = self.write_group_for_expiry(expire);
+            let more = !done.is_empty();
+            timed_out.extend(done);
+            if !more {
+                break;
+            }
+        }
+        timed_out
+    }
+
+    fn next_attempt_deadline(&self) -> Option<Time> {
+        self.c.groups.next_deadline()
+    }
+}
+
+impl ClusterParts<'_> {
+    /// One expiry over the model's groups, its decisions delivered after.
+    fn write_group_for_expiry(&mut self, expire: &mut Expire<'_, ()>) -> Vec<GroupKey> {
+        let c = &mut *self.c;
+        let mut batch = ModelBatch {
+            waiting: &mut c.waiting,
+            decided: Vec::new(),
+        };
+        let done = expire(&mut c.groups, &mut batch);
+        let decided = batch.decided;
+        self.deliver(decided);
+        done
+    }
+}
+
+/// The model's waiting map as a critical section under a group's lock uses it: the same
+/// operations on the pure state, the decisions kept for delivery. The part is written only
+/// when an operation changes it.
+struct ModelBatch<'a> {
+    waiting: &'a mut Shared<WaitingState<()>>,
+    decided: Vec<Decided<()>>,
+}
+
+impl AttemptWaiting for ModelBatch<'_> {
+    type Registration = ();
+
+    fn allow_all(&mut self, ids: &[PodId]) -> Result<(), PodId> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let allowed = self.waiting.allow_all(ids, GANG_SCHEDULING.as_str())?;
+        self.decided.extend(allowed);
+        Ok(())
+    }
+
+    fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause) {
+        if ids.is_empty() {
+            return;
+        }
+        let status = Status::unschedulable(reason).with_plugin(GANG_SCHEDULING);
+        self.decided
+            .extend(self.waiting.reject_all(ids, &status, cause));
+    }
+
+    fn add_untimed(&mut self, pod: &Pod) -> Result<(), AddError> {
+        self.waiting
+            .add_untimed(pod.clone(), GANG_SCHEDULING, ())
+            .map(drop)
+    }
+}

@@ -1,0 +1,251 @@
+//! The GangScheduling plugin's operations, written once over [`GangParts`]: the plugin
+//! ([`GangScheduling`](super::GangScheduling)) runs them on its locked registry and waiting
+//! map, the model checker on its pure states. Each takes the critical sections its parts
+//! offer, decides with the pure functions of `decide.rs` and `member_events.rs`, and tells
+//! telemetry once every lock is released (H5).
+
+use super::decide::{hardened_permit, upstream_permit, AttemptVerdict, UpstreamVerdict};
+use super::parts::GangParts;
+use super::{
+    decide, gang_pre_enqueue, GroupKey, GroupUpdateError, JoinGroupError, Permit, PodGroup,
+    ReserveError, GANG_SCHEDULING,
+};
+use crate::telemetry::{self, GangOutcome};
+use crate::waiting::timeout_message;
+use crate::{Cause, Mode, Pod, Status, Time};
+
+/// How many due attempts one critical section of [`expire`] fails at most: a late timer
+/// catching up on 100,000 deadlines holds a shard for a few dozen at a time.
+pub const EXPIRE_BATCH: usize = 64;
+
+/// Permit (see [`GangScheduling::permit`](super::GangScheduling::permit)).
+pub fn permit<G: GangParts>(g: &mut G, pod: &Pod, now: Time) -> Permit<G::Registration> {
+    let permit = match (pod.group_key(), g.rules().mode) {
+        (None, _) => Permit::Allow,
+        (Some(key), Mode::Upstream) => permit_upstream(g, key, pod, now),
+        (Some(key), Mode::Hardened) => permit_hardened(g, key, pod, now),
+    };
+    permit_event(pod, &permit);
+    permit
+}
+
+fn permit_upstream<G: GangParts>(
+    g: &mut G,
+    key: &GroupKey,
+    pod: &Pod,
+    now: Time,
+) -> Permit<G::Registration> {
+    match g.read_group(key, |groups| upstream_permit(groups, pod)) {
+        UpstreamVerdict::Reject(status) => Permit::Reject {
+            status,
+            cause: Cause::Rejected,
+        },
+        UpstreamVerdict::Allow(siblings) => {
+            if !siblings.is_empty() {
+                gang_admitted(pod, siblings.len() + 1);
+            }
+            // One at a time, after the group lock: upstream's partial-gang race is here.
+            for id in &siblings {
+                g.allow_waiting(id, GANG_SCHEDULING.as_str());
+            }
+            Permit::Allow
+        }
+        UpstreamVerdict::Wait(activate) => {
+            let timeout = g.rules().timeout;
+            match g.add_waiting(pod.clone(), timeout, now) {
+                Ok(waiting) => Permit::Wait { waiting, activate },
+                Err(e) => Permit::Reject {
+                    status: decide::error(e.to_string()),
+                    cause: Cause::Rejected,
+                },
+            }
+        }
+    }
+}
+
+fn permit_hardened<G: GangParts>(
+    g: &mut G,
+    key: &GroupKey,
+    pod: &Pod,
+    now: Time,
+) -> Permit<G::Registration> {
+    let timeout = g.rules().timeout;
+    let verdict = g.write_group(key, |groups, waiting| {
+        hardened_permit(groups, waiting, pod, now, timeout)
+    });
+    match verdict {
+        AttemptVerdict::Allow { closed } => {
+            if let Some(members) = closed {
+                gang_admitted(pod, members);
+            }
+            Permit::Allow
+        }
+        AttemptVerdict::Wait {
+            registration,
+            activate,
+        } => Permit::Wait {
+            waiting: registration,
+            activate,
+        },
+        AttemptVerdict::Reject {
+            status,
+            cause,
+            failed,
+        } => {
+            if let Some(reason) = failed {
+                gang_failed(Some(key), &reason);
+            }
+            Permit::Reject { status, cause }
+        }
+    }
+}
+
+/// PreEnqueue (see [`GangScheduling::pre_enqueue`](super::GangScheduling::pre_enqueue)).
+pub fn pre_enqueue<G: GangParts>(g: &G, pod: &Pod) -> Status {
+    match pod.group_key() {
+        None => Status::success(),
+        Some(key) => g.read_group(key, |groups| gang_pre_enqueue(groups, pod)),
+    }
+}
+
+/// Reserve (see [`GangScheduling::reserve`](super::GangScheduling::reserve)).
+pub fn reserve<G: GangParts>(g: &mut G, pod: &Pod) -> Result<(), ReserveError> {
+    match pod.group_key() {
+        None => Ok(()),
+        Some(key) => g.write_group(key, |groups, _| groups.assume(pod)),
+    }
+}
+
+/// Unreserve (see [`GangScheduling::unreserve`](super::GangScheduling::unreserve)).
+pub fn unreserve<G: GangParts>(g: &mut G, pod: &Pod) {
+    let Some(key) = pod.group_key() else {
+        return;
+    };
+    let rules = g.rules();
+    let failed = g.write_group(key, |groups, waiting| groups.unreserve(waiting, rules, pod));
+    if let Some(reason) = failed {
+        gang_failed(Some(key), &reason);
+    }
+}
+
+/// A pod was added (see [`GangScheduling::on_pod_added`](super::GangScheduling::on_pod_added)).
+pub fn pod_added<G: GangParts>(g: &mut G, pod: Pod, bound: bool) -> Result<(), JoinGroupError> {
+    let Some(key) = pod.group_key().cloned() else {
+        return Ok(());
+    };
+    g.write_group(&key, |groups, _| groups.add_pod(pod, bound))
+}
+
+/// A pod's object changed (see
+/// [`GangScheduling::on_pod_updated`](super::GangScheduling::on_pod_updated)).
+pub fn pod_updated<G: GangParts>(g: &mut G, pod: Pod) -> bool {
+    let Some(key) = pod.group_key().cloned() else {
+        return false;
+    };
+    g.write_group(&key, |groups, _| groups.update_pod(pod))
+}
+
+/// A pod was observed bound (see
+/// [`GangScheduling::on_pod_bound`](super::GangScheduling::on_pod_bound)).
+pub fn pod_bound<G: GangParts>(g: &mut G, pod: &Pod) -> bool {
+    let Some(key) = pod.group_key() else {
+        return false;
+    };
+    let rules = g.rules();
+    g.write_group(key, |groups, waiting| {
+        groups.observe_bound(waiting, rules, pod)
+    })
+}
+
+/// A pod was deleted (see
+/// [`GangScheduling::on_pod_deleted`](super::GangScheduling::on_pod_deleted)).
+pub fn pod_deleted<G: GangParts>(g: &mut G, pod: &Pod) -> Option<Pod> {
+    let key = pod.group_key()?;
+    let rules = g.rules();
+    let removed = g.write_group(key, |groups, waiting| {
+        groups.remove_member(waiting, rules, pod)
+    })?;
+    if let Some(reason) = &removed.failed {
+        gang_failed(Some(key), reason);
+    }
+    Some(removed.pod)
+}
+
+/// A PodGroup object was created.
+pub fn group_added<G: GangParts>(g: &mut G, group: PodGroup) -> Result<(), GroupUpdateError> {
+    let key = group.key().clone();
+    g.write_group(&key, |groups, _| groups.add_group(group))
+}
+
+/// A PodGroup object changed; returns the old one.
+pub fn group_updated<G: GangParts>(
+    g: &mut G,
+    group: PodGroup,
+) -> Result<PodGroup, GroupUpdateError> {
+    let key = group.key().clone();
+    g.write_group(&key, |groups, _| groups.update_group(group))
+}
+
+/// A PodGroup object was deleted.
+pub fn group_deleted<G: GangParts>(g: &mut G, key: &GroupKey) -> Option<PodGroup> {
+    g.write_group(key, |groups, _| groups.delete_group(key))
+}
+
+/// Fails every gang attempt whose deadline is at or before `now` (see
+/// [`GangScheduling::expire`](super::GangScheduling::expire)).
+pub fn expire<G: GangParts>(g: &mut G, now: Time) -> Vec<GroupKey> {
+    let timeout = g.rules().timeout;
+    let mut reason: Option<String> = None;
+    let timed_out = g.expire_due(now, &mut |groups, waiting| {
+        let reason = reason.get_or_insert_with(|| timeout_message(timeout, &GANG_SCHEDULING));
+        groups.expire(waiting, now, reason, EXPIRE_BATCH)
+    });
+    if let Some(reason) = &reason {
+        for key in &timed_out {
+            telemetry::gang_attempt(GangOutcome::TimedOut);
+            tracing::info!(gang = %key, reason = reason.as_str(), "gang: attempt timed out");
+        }
+    }
+    timed_out
+}
+
+/// The event for a Permit decision, told once every lock is released (H5).
+fn permit_event<R>(pod: &Pod, permit: &Permit<R>) {
+    let (id, gang) = (pod.id(), pod.group());
+    match permit {
+        Permit::Allow => {
+            tracing::debug!(pod = %id, gang, plugin = GANG_SCHEDULING.as_str(), "permit: allowed");
+        }
+        Permit::Wait { .. } => {
+            tracing::debug!(pod = %id, gang, plugin = GANG_SCHEDULING.as_str(), "permit: waiting");
+        }
+        Permit::Reject { status, cause } => tracing::debug!(
+            pod = %id,
+            gang,
+            plugin = GANG_SCHEDULING.as_str(),
+            cause = %cause,
+            reason = status.message(),
+            "permit: rejected"
+        ),
+    }
+}
+
+/// Quorum released `members` members of `pod`'s gang together. Call it with no lock held.
+fn gang_admitted(pod: &Pod, members: usize) {
+    telemetry::gang_attempt(GangOutcome::Admitted);
+    tracing::info!(
+        gang = pod.group(),
+        members,
+        "gang: quorum, members allowed together"
+    );
+}
+
+/// A gang attempt failed as a whole for `reason` (a member lost). Call it with no lock held.
+fn gang_failed(key: Option<&GroupKey>, reason: &str) {
+    telemetry::gang_attempt(GangOutcome::Failed);
+    tracing::info!(
+        gang = key.map(tracing::field::display),
+        reason,
+        "gang: attempt failed"
+    );
+}

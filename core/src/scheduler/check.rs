@@ -1,0 +1,95 @@
+//! What [`Scheduler::check`](super::Scheduler::check) verifies, as pure functions over the
+//! components' states, and the typed [`Violation`] it reports.
+
+use std::fmt;
+
+use crate::queue::QueueState;
+
+use super::jobs::JobQueue;
+use super::tally::Tally;
+use super::{CacheState, DriverState};
+use crate::PodId;
+
+/// An invariant of the contract (docs/guarantees.md).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Invariant {
+    /// Single decision: a waiting pod is decided exactly once.
+    I1,
+    /// No lost wake-up.
+    I2,
+    /// Gang atomicity (Hardened).
+    I3,
+    /// Conservation: each known pod is in exactly one place.
+    I4,
+    /// Accounting: group partition and node reservations add up.
+    I5,
+    /// No leaked reservation.
+    I6,
+    /// No lost event.
+    I7,
+    /// Progress: no stuck gang.
+    I8,
+    /// No hold-and-wait (pod-group cycle).
+    I9,
+}
+
+impl fmt::Display for Invariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// A broken invariant: which one, and what was found.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("{invariant}: {detail}")]
+pub struct Violation {
+    /// The invariant.
+    pub invariant: Invariant,
+    /// What breaks it.
+    pub detail: String,
+}
+
+impl Violation {
+    /// `invariant` broken as `detail` says.
+    pub fn new(invariant: Invariant, detail: impl Into<String>) -> Violation {
+        Violation {
+            invariant,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// The checks of [`Scheduler::check`](super::Scheduler::check): the cache's accounting (I5),
+/// the queue's places (I4), the driver's jobs naming pods in binding (I4), and every assumed
+/// pod in a binding cycle (I6).
+pub fn check<J: JobQueue, T: Tally>(
+    cache: &CacheState,
+    queue: &QueueState,
+    driver: &DriverState<J, T>,
+) -> Result<(), Violation> {
+    cache
+        .check()
+        .map_err(|e| Violation::new(Invariant::I5, e))?;
+    queue
+        .check()
+        .map_err(|e| Violation::new(Invariant::I4, e))?;
+    driver
+        .check()
+        .map_err(|e| Violation::new(Invariant::I4, e))?;
+    let leaked = leaked(cache, driver);
+    if !leaked.is_empty() {
+        let detail = format!("assumed without a binding cycle: {leaked:?}");
+        return Err(Violation::new(Invariant::I6, detail));
+    }
+    Ok(())
+}
+
+/// Pods assumed on a node with no binding cycle to end their reservation (I6: none).
+pub fn leaked<J: JobQueue, T: Tally>(cache: &CacheState, driver: &DriverState<J, T>) -> Vec<PodId> {
+    cache
+        .assumed()
+        .filter(|id| driver.assignment(id).is_none())
+        .cloned()
+        .collect()
+}

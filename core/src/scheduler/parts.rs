@@ -1,0 +1,95 @@
+//! What the driver's steps run on, as one trait: the scheduler's components behind their locks
+//! (production), a model checker's pure states, or a real scheduler driven step by step by a
+//! replay. The steps (`steps/`) are written once over it; each method here is one critical
+//! section.
+
+use crate::gang::parts::GangParts;
+use crate::queue::{QueuePlugins, QueueState};
+use crate::{Mode, Pod, Status};
+
+use super::jobs::JobQueue;
+use super::tally::Tally;
+use super::{BindError, CacheState, DriverState};
+
+/// The parts a driver step touches (see the module docs).
+///
+/// Lock order in production, which no step breaks because no call here runs inside another:
+/// the queue, then a registry shard (the queue's plugins read it), then waiting-map shards,
+/// then a latch; the cache, the driver state and each waiting-map or registry call on their
+/// own. Decisions reach [`DriverState::decision_delivered`] after every lock is released (H5).
+pub trait Parts {
+    /// The gang plugin's parts.
+    type Gang: GangParts;
+    /// The order the driver's jobs run in.
+    type Jobs: JobQueue;
+    /// What the driver counts.
+    type Tally: Tally;
+
+    /// Upstream's behaviour or gangway's guarantees.
+    fn mode(&self) -> Mode;
+
+    /// Whether the deliberate bug `flaw` is planted (a model checker's witness); production
+    /// never plants one.
+    fn planted(&self, flaw: Flaw) -> bool {
+        let _ = flaw;
+        false
+    }
+
+    /// The gang plugin (registry and waiting map).
+    fn gang(&mut self) -> &mut Self::Gang;
+
+    /// One critical section of the scheduling queue, with its plugins.
+    fn queue<R>(&mut self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R;
+
+    /// One critical section of the node cache.
+    fn cache<R>(&mut self, f: impl FnOnce(&mut CacheState) -> R) -> R;
+
+    /// One critical section of the driver's own state.
+    fn driver<R>(&mut self, f: impl FnOnce(&mut DriverState<Self::Jobs, Self::Tally>) -> R) -> R;
+
+    /// A look at the scheduling queue, changing nothing. Steps look before a change that may
+    /// be a no-op, so that a model's states keep sharing the part it would not change.
+    fn read_queue<R>(&self, f: impl FnOnce(&QueueState) -> R) -> R;
+
+    /// A look at the node cache, changing nothing.
+    fn read_cache<R>(&self, f: impl FnOnce(&CacheState) -> R) -> R;
+
+    /// A look at the driver's own state, changing nothing.
+    fn read_driver<R>(&self, f: impl FnOnce(&DriverState<Self::Jobs, Self::Tally>) -> R) -> R;
+
+    /// Placement: a node for `pod`, or why none fits. User code; it sees the cache under the
+    /// cache's lock and must not call back into the scheduler.
+    fn place(&mut self, pod: &Pod) -> Result<String, Status>;
+
+    /// Bind: writes `pod`'s binding to `node`. User code, called with no gangway lock held.
+    fn bind(&mut self, pod: &Pod, node: &str) -> Result<(), BindError>;
+}
+
+/// Deliberate bugs planted in the driver's own steps, for witnesses: a model checker run with
+/// one must find the invariant it breaks. Each sits where the real code would go wrong, and
+/// [`Parts::planted`] is `false` in production.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flaw {
+    /// A pod's arrival does not announce the pod-add event, so gated siblings are never
+    /// re-checked (kubernetes#139162's class of bug): I8.
+    ArrivalSkipsMoveEvent,
+    /// The scheduling cycle records what the binding cycle needs only after Permit, so a
+    /// decision that comes at once (a timeout, a sibling's failure) finds nothing to act on
+    /// and the pod is left holding its reservation (kubernetes#88179's class): I4, I6, I8.
+    RecordsAfterPermit,
+    /// A failed bind releases the group's reservation but not the node's: I5.
+    BindFailureKeepsNodeReservation,
+    /// A failed bind ends the pod's attempt without handing it back to the queue: I4.
+    BindFailureLosesPod,
+    /// A rejected pod's binding cycle releases the group's reservation but not the node's: I5.
+    ReleaseKeepsNodeReservation,
+    /// A rejected pod's binding cycle frees its room without announcing it: I7.
+    ReleaseAnnouncesNothing,
+    /// The binding cycle of a pod deleted while in binding frees its room without
+    /// announcing it: I7.
+    DeleteAnnouncesNothing,
+    /// A pod that failed its attempt goes back to the queue after its attempt was closed, so
+    /// the events recorded while it was in flight are not replayed for it: I7.
+    RequeueLosesInFlightEvents,
+}

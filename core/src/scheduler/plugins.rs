@@ -1,0 +1,124 @@
+//! The scheduler's queue plugins, as one set that the scheduler and the model checker both
+//! run: the gang plugin's PreEnqueue gate and queueing hints, and NodeResourcesFit's hints.
+//! Only where the groups are read from differs — the registry's shards under their locks, or
+//! a model's own [`Groups`].
+
+use crate::gang::{
+    gang_pre_enqueue, gang_queueing_hint, GangEvent, GroupKey, GroupRegistry, Groups,
+    GANG_SCHEDULING,
+};
+use crate::queue::{ClusterEvent, EventKind, Gate, QueuePlugins};
+use crate::{PluginName, Pod, QueueingHint};
+
+use super::ResourceFit;
+
+/// The cluster events the gang plugin registers queueing hints for: a pod added (unscheduled
+/// or assigned), a PodGroup added or updated.
+pub const GANG_HINT_EVENTS: [EventKind; 4] = [
+    EventKind::UnscheduledPodAdd,
+    EventKind::AssignedPodAdd,
+    EventKind::PodGroupAdd,
+    EventKind::PodGroupUpdate,
+];
+
+/// Where the plugins read a pod's group from.
+pub trait ReadGroups: Send + Sync {
+    /// Runs `read` on the groups held with group `key`'s.
+    fn read_group<R>(&self, key: &GroupKey, read: impl FnOnce(&Groups) -> R) -> R;
+}
+
+/// The registry: the group's shard, read-locked (lock order: the queue, then the shard).
+impl ReadGroups for GroupRegistry {
+    fn read_group<R>(&self, key: &GroupKey, read: impl FnOnce(&Groups) -> R) -> R {
+        read(&self.read_key(key))
+    }
+}
+
+/// A model's groups, as they are.
+impl ReadGroups for &Groups {
+    fn read_group<R>(&self, _: &GroupKey, read: impl FnOnce(&Groups) -> R) -> R {
+        read(self)
+    }
+}
+
+/// The scheduler's queue plugins over the groups `G` reads (see the module docs). PrioritySort
+/// orders the active queue.
+#[derive(Clone, Debug)]
+pub struct SchedulerPlugins<G> {
+    groups: G,
+}
+
+impl<G: ReadGroups> SchedulerPlugins<G> {
+    /// The plugins reading the groups from `groups`.
+    pub fn new(groups: G) -> SchedulerPlugins<G> {
+        SchedulerPlugins { groups }
+    }
+}
+
+impl<G: ReadGroups> QueuePlugins for SchedulerPlugins<G> {
+    /// The gang's gate: a gang waits in the unschedulable pool until it can be complete (I8).
+    fn pre_enqueue(&self, pod: &Pod) -> Result<(), Gate> {
+        let Some(key) = pod.group_key() else {
+            return Ok(());
+        };
+        let status = self
+            .groups
+            .read_group(key, |groups| gang_pre_enqueue(groups, pod));
+        if status.is_success() {
+            Ok(())
+        } else {
+            Err(Gate {
+                plugin: GANG_SCHEDULING,
+                status,
+            })
+        }
+    }
+
+    fn registered(&self, plugin: &PluginName, kind: EventKind) -> bool {
+        (*plugin == GANG_SCHEDULING && GANG_HINT_EVENTS.contains(&kind))
+            || (plugin.as_str() == ResourceFit::PLUGIN && ResourceFit::HINT_EVENTS.contains(&kind))
+    }
+
+    fn is_event_of_interest(&self, kind: EventKind) -> bool {
+        kind.is_wildcard()
+            || GANG_HINT_EVENTS.contains(&kind)
+            || ResourceFit::HINT_EVENTS.contains(&kind)
+    }
+
+    /// The gang's hint (a sibling added, its group appearing or lowering its min count); and
+    /// NodeResourcesFit's, which queues a pod that fit nowhere on any event that frees room or
+    /// adds a node (I7).
+    fn hint(
+        &self,
+        plugin: &PluginName,
+        pod: &Pod,
+        event: &ClusterEvent,
+    ) -> Result<QueueingHint, String> {
+        if !self.registered(plugin, event.kind()) {
+            return Ok(QueueingHint::QueueSkip);
+        }
+        Ok(if *plugin == GANG_SCHEDULING {
+            gang_hint(pod, event)
+        } else {
+            QueueingHint::Queue
+        })
+    }
+}
+
+/// [`gang_queueing_hint`] for a queue event: `QueueSkip` for events the gang plugin has no
+/// hint for.
+pub fn gang_hint(pod: &Pod, event: &ClusterEvent) -> QueueingHint {
+    gang_event(event).map_or(QueueingHint::QueueSkip, |e| gang_queueing_hint(pod, e))
+}
+
+/// The gang plugin's view of a queue event: `None` for events it has no hint for.
+fn gang_event(event: &ClusterEvent) -> Option<GangEvent<'_>> {
+    match event {
+        ClusterEvent::UnscheduledPodAdd(p) | ClusterEvent::AssignedPodAdd(p) => {
+            Some(GangEvent::PodAdded(p))
+        }
+        ClusterEvent::PodGroupAdd(g) => Some(GangEvent::GroupAdded(g)),
+        ClusterEvent::PodGroupUpdate { old, new } => Some(GangEvent::GroupUpdated { old, new }),
+        _ => None,
+    }
+}

@@ -1,0 +1,335 @@
+//! A pod's binding cycle after its Permit decision (upstream's `runBindingCycle` and
+//! `handleBindingCycleError`): bind, or release everything and hand the pod back — unreserve,
+//! forget, announce the freed resources (deferred and excluding the pod when it was rejected,
+//! at once when it was an error), then requeue. Hardened, the first binding cycle of a failed
+//! gang attempt hands the whole gang back at once (H2).
+
+use crate::gang::{ops, GANG_SCHEDULING};
+use crate::queue::{ClusterEvent, QueuedPodInfo};
+use crate::telemetry::{self, BindingResult, ScheduleResult};
+use crate::{Cause, Code, Mode, PluginName, Pod, PodId, Status, Time};
+
+use super::super::jobs::Job;
+use super::super::parts::{Flaw, Parts};
+use super::super::tally::{count, Counted, Tally as _};
+use super::super::BindError;
+use super::cycle::requeue;
+use super::events::announce;
+
+/// What a binding cycle did.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BindingOutcome {
+    /// No pod in binding has this decision (a stale or foreign one): nothing was done.
+    Ignored,
+    /// Bound to the node.
+    Bound {
+        /// The pod.
+        pod: PodId,
+        /// Its node.
+        node: String,
+    },
+    /// The pod was deleted meanwhile: its reservation is released (or, if it bound, its room
+    /// freed) and announced; it does not come back.
+    Deleted {
+        /// The pod.
+        pod: PodId,
+    },
+    /// Rejected at Permit: released and back in the queue — Hardened, with every rejected
+    /// member of its gang attempt (H2), listed after it.
+    Released {
+        /// The pods handed back.
+        pods: Vec<PodId>,
+        /// The pod's rejection.
+        status: Status,
+        /// Why it was rejected.
+        cause: Cause,
+    },
+    /// The binder failed: released, and back in the error backoff.
+    BindFailed {
+        /// The pod.
+        pod: PodId,
+        /// The binder's error.
+        error: BindError,
+    },
+}
+
+/// Why a binding cycle did not bind.
+enum Failure {
+    /// Permit rejected the pod (a plugin, a timeout, a failed gang, a preemption).
+    Rejected(Status, Cause),
+    /// The binder failed.
+    Error(BindError),
+    /// The pod was deleted meanwhile.
+    Deleted,
+}
+
+/// A binding cycle under way: its pod's assignment claimed ([`begin_binding`]), the decision
+/// it acts on, and what it found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pod: Pod,
+    info: QueuedPodInfo,
+    node: crate::sync::Arc<str>,
+    deleted: bool,
+    decision: crate::Decision,
+}
+
+impl Binding {
+    /// Whether it binds (the pod was allowed and is not deleted): the binder is called.
+    pub fn binds(&self) -> bool {
+        !self.deleted && self.decision.cause.is_allowed()
+    }
+
+    /// The pod.
+    pub fn pod(&self) -> &Pod {
+        &self.pod
+    }
+
+    /// The node it binds to.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+}
+
+/// Runs `job`'s binding cycle at `now` (see the module docs): [`begin_binding`], the bind
+/// (user code, no lock held) if the pod was allowed, [`end_binding`]. A decision for a pod
+/// this driver is not binding is ignored.
+pub fn binding_cycle<P: Parts>(p: &mut P, job: Job, now: Time) -> BindingOutcome {
+    let Some(binding) = begin_binding(p, job, now) else {
+        return BindingOutcome::Ignored;
+    };
+    let bound = binding.binds().then(|| p.bind(&binding.pod, &binding.node));
+    end_binding(p, binding, bound, now)
+}
+
+/// A binding cycle begins: it claims its pod's assignment — so a sibling's whole-gang
+/// hand-back (H2) cannot take it while this cycle runs — and notes the Permit wait. `None`:
+/// no pod in binding has this decision.
+pub fn begin_binding<P: Parts>(p: &mut P, job: Job, now: Time) -> Option<Binding> {
+    let id = job.decision.pod.id().clone();
+    let (info, node, deleted, wait) = p.driver(|d| {
+        let a = d.claim(&id)?;
+        let found = (a.info.clone(), a.node.clone(), a.deleted, a.since);
+        let wait = d.tally_mut().permit_wait(found.3, now);
+        Some((found.0, found.1, found.2, wait))
+    })?;
+    if let (true, Some(wait)) = (job.waited, wait) {
+        telemetry::permit_waited(wait, job.decision.status.code());
+    }
+    Some(Binding {
+        pod: job.decision.pod.clone(),
+        info,
+        node,
+        deleted,
+        decision: job.decision,
+    })
+}
+
+/// A binding cycle ends, with `bound` the binder's answer if it was asked: the pod is bound,
+/// or released and handed back (see the module docs).
+pub fn end_binding<P: Parts>(
+    p: &mut P,
+    binding: Binding,
+    bound: Option<Result<(), BindError>>,
+    now: Time,
+) -> BindingOutcome {
+    let Binding {
+        pod,
+        info,
+        node,
+        deleted,
+        decision,
+    } = binding;
+    let id = pod.id().clone();
+    let _span = tracing::debug_span!(
+        "binding_cycle",
+        pod = %id,
+        gang = pod.group(),
+        node = &*node
+    )
+    .entered();
+    let outcome = match (deleted, bound) {
+        (true, _) => Err(Failure::Deleted),
+        (false, Some(bound)) => bound.map_err(Failure::Error),
+        (false, None) => Err(Failure::Rejected(decision.status, decision.cause)),
+    };
+    let deleted = p.driver(|d| d.finish(&id)).is_none_or(|a| a.deleted);
+    match (outcome, deleted) {
+        (Ok(()), false) => {
+            // The cache entry can only be missing if the node was removed meanwhile.
+            let _ = p.cache(|c| c.finish_binding(&id));
+            ops::pod_bound(p.gang(), &pod);
+            p.queue(|q, _| q.done(&id));
+            count(p, Counted::Bound);
+            telemetry::binding_attempt(BindingResult::Bound);
+            telemetry::schedule_attempt(ScheduleResult::Scheduled);
+            tracing::debug!(pod = %id, node = &*node, "bound");
+            BindingOutcome::Bound {
+                pod: id,
+                node: node.to_string(),
+            }
+        }
+        (Ok(()), true) => {
+            // Bound, but deleted meanwhile: it is gone, its resources are free.
+            p.cache(|c| c.remove_pod(&id));
+            p.queue(|q, _| q.done(&id));
+            count(p, Counted::DeletedInFlight);
+            telemetry::binding_attempt(BindingResult::Deleted);
+            announce(p, ClusterEvent::AssignedPodDelete(pod), None, now);
+            BindingOutcome::Deleted { pod: id }
+        }
+        (Err(_), true) => failed(p, pod, info, Failure::Deleted, now),
+        (Err(failure), false) => failed(p, pod, info, failure, now),
+    }
+}
+
+fn failed<P: Parts>(
+    p: &mut P,
+    pod: Pod,
+    info: QueuedPodInfo,
+    failure: Failure,
+    now: Time,
+) -> BindingOutcome {
+    let id = pod.id().clone();
+    ops::unreserve(p.gang(), &pod);
+    let node_too = match failure {
+        Failure::Error(_) => !p.planted(Flaw::BindFailureKeepsNodeReservation),
+        Failure::Rejected(..) => !p.planted(Flaw::ReleaseKeepsNodeReservation),
+        Failure::Deleted => true,
+    };
+    if node_too {
+        p.cache(|c| c.forget(&id));
+    }
+    let freed = ClusterEvent::AssignedPodDelete(pod.clone());
+    match failure {
+        Failure::Deleted => {
+            telemetry::binding_attempt(BindingResult::Deleted);
+            p.queue(|q, _| q.done(&id));
+            count(p, Counted::DeletedInFlight);
+            if !p.planted(Flaw::DeleteAnnouncesNothing) {
+                announce(p, freed, None, now);
+            }
+            BindingOutcome::Deleted { pod: id }
+        }
+        Failure::Rejected(status, cause) => {
+            telemetry::binding_attempt(BindingResult::Rejected);
+            telemetry::schedule_attempt(attempt_result(&status));
+            let timed_out = cause == Cause::TimedOut;
+            count(p, Counted::PermitRejection { timed_out });
+            let plugin = status.plugin().cloned().unwrap_or(GANG_SCHEDULING);
+            let first = back_as(info, &status, plugin.clone());
+            if p.mode() == Mode::Hardened && pod.group_key().is_some() {
+                return hand_back_gang(p, first, status, cause, plugin, now);
+            }
+            requeue(p, first, now);
+            if !p.planted(Flaw::ReleaseAnnouncesNothing) {
+                let not_this_pod = |other: &QueuedPodInfo| other.id() != &id;
+                announce(p, freed, Some(&not_this_pod), now);
+            }
+            BindingOutcome::Released {
+                pods: vec![id],
+                status,
+                cause,
+            }
+        }
+        Failure::Error(error) => {
+            telemetry::binding_attempt(BindingResult::Error);
+            telemetry::schedule_attempt(ScheduleResult::Error);
+            tracing::debug!(pod = %id, error = %error, "bind failed");
+            count(p, Counted::BindFailure);
+            announce(p, freed, None, now);
+            if p.planted(Flaw::BindFailureLosesPod) {
+                p.queue(|q, _| q.done(&id));
+            } else {
+                // No rejecting plugin: it backs off in the error backoff.
+                requeue(p, info, now);
+            }
+            BindingOutcome::BindFailed { pod: id, error }
+        }
+    }
+}
+
+/// H2: a member of a failed Hardened gang attempt comes back with every sibling whose
+/// rejection is already marked, in one `add_gang_unschedulable` (one backoff for the gang);
+/// their assignments and jobs go with it, so their own binding cycles have nothing left to do.
+/// Their reservations are released here, and the freed resources announced once, excluding
+/// the gang.
+fn hand_back_gang<P: Parts>(
+    p: &mut P,
+    first: QueuedPodInfo,
+    status: Status,
+    cause: Cause,
+    plugin: PluginName,
+    now: Time,
+) -> BindingOutcome {
+    let pod = first.pod().clone();
+    let (siblings, waits) = p.driver(|d| {
+        let siblings = d.take_rejected_siblings(&pod);
+        let waits: Vec<_> = siblings
+            .iter()
+            .map(|a| {
+                let timed_out = cause == Cause::TimedOut;
+                d.tally_mut().count(Counted::PermitRejection { timed_out });
+                d.tally_mut().permit_wait(a.since, now)
+            })
+            .collect();
+        (siblings, waits)
+    });
+    let mut members = vec![first];
+    for (sibling, wait) in siblings.into_iter().zip(waits) {
+        // Each sibling waited at Permit, and this is its binding cycle too.
+        if let Some(wait) = wait {
+            telemetry::permit_waited(wait, status.code());
+        }
+        telemetry::binding_attempt(BindingResult::Rejected);
+        telemetry::schedule_attempt(attempt_result(&status));
+        ops::unreserve(p.gang(), sibling.info.pod());
+        if !p.planted(Flaw::ReleaseKeepsNodeReservation) {
+            p.cache(|c| c.forget(sibling.info.id()));
+        }
+        members.push(sibling.info.rejected_by(plugin.clone()));
+    }
+    let ids: Vec<PodId> = members.iter().map(|m| m.id().clone()).collect();
+    let lose_events = p.planted(Flaw::RequeueLosesInFlightEvents);
+    // Already queued cannot happen: every member is in flight until handed back.
+    let _ = p.queue(|q, plugins| {
+        if lose_events {
+            for id in &ids {
+                q.done(id);
+            }
+        }
+        q.add_gang_unschedulable(members, now, plugins)
+    });
+    if !p.planted(Flaw::ReleaseAnnouncesNothing) {
+        let not_the_gang = |other: &QueuedPodInfo| !ids.contains(other.id());
+        let freed = ClusterEvent::AssignedPodDelete(pod);
+        announce(p, freed, Some(&not_the_gang), now);
+    }
+    BindingOutcome::Released {
+        pods: ids,
+        status,
+        cause,
+    }
+}
+
+/// How a rejected pod goes back: rejected by the plugin that said no, or — for an `Error`, not
+/// a plugin's verdict on the pod (a preemption, upstream's `Preempt`) — with no rejector, so it
+/// backs off in the error backoff and is tried again.
+fn back_as(info: QueuedPodInfo, status: &Status, plugin: PluginName) -> QueuedPodInfo {
+    if status.code() == Code::Error {
+        info
+    } else {
+        info.rejected_by(plugin)
+    }
+}
+
+/// A rejection's result as kube-scheduler counts scheduling attempts: an error is an error,
+/// anything else (a plugin's rejection, a timeout) unschedulable.
+pub(crate) fn attempt_result(status: &Status) -> ScheduleResult {
+    if status.code() == Code::Error {
+        ScheduleResult::Error
+    } else {
+        ScheduleResult::Unschedulable
+    }
+}

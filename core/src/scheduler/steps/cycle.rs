@@ -1,0 +1,181 @@
+//! The scheduling cycle, serial, in the steps other threads can see between: a popped pod is
+//! placed, assumed and reserved, and its assignment recorded ([`place_and_reserve`]); then
+//! either it goes back for want of room ([`hand_back_unfit`]) or Permit decides it
+//! ([`permit`]). The scheduler runs the steps back to back; a model checker lets every other
+//! thread's critical sections happen in between.
+
+use crate::gang::{ops, GANG_SCHEDULING};
+use crate::queue::{Popped, QueuedPodInfo};
+use crate::sync::Arc;
+use crate::telemetry::{self, ScheduleResult};
+use crate::{Permit, Status, Time};
+
+use super::super::parts::{Flaw, Parts};
+use super::super::tally::{count, Counted};
+use super::super::{CycleOutcome, ResourceFit};
+
+/// A popped pod between the steps of its scheduling cycle.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Placed {
+    /// Assumed on `node` and reserved in its group, its assignment recorded: Permit next.
+    Reserved {
+        /// Its queue record.
+        info: QueuedPodInfo,
+        /// The node.
+        node: Arc<str>,
+    },
+    /// No node has room: back to the queue next.
+    Unfit {
+        /// Its queue record.
+        info: QueuedPodInfo,
+        /// Why, from the placement.
+        status: Status,
+    },
+    /// Permit ran before the assignment was recorded, which happens next — only with the
+    /// planted [`Flaw::RecordsAfterPermit`].
+    Permitted {
+        /// Its queue record.
+        info: QueuedPodInfo,
+        /// The node.
+        node: Arc<str>,
+    },
+}
+
+impl Placed {
+    /// The pod's queue record.
+    pub fn info(&self) -> &QueuedPodInfo {
+        match self {
+            Placed::Reserved { info, .. }
+            | Placed::Unfit { info, .. }
+            | Placed::Permitted { info, .. } => info,
+        }
+    }
+}
+
+/// The first step of a scheduling cycle for the pod `popped`: place it (user code), assume it
+/// on the node in the cache (I5), reserve it in its group, and record what its binding cycle
+/// will need — before Permit, so a decision that comes the instant Permit registers it finds
+/// it. `Err`: the cycle is over (assume or reserve failed), the pod already back in the queue.
+pub fn place_and_reserve<P: Parts>(
+    p: &mut P,
+    popped: Popped,
+    now: Time,
+) -> Result<Placed, CycleOutcome> {
+    count(p, Counted::Cycle);
+    let info = popped.info;
+    let pod = info.pod().clone();
+    let id = pod.id().clone();
+    let node: Arc<str> = match p.place(&pod) {
+        Ok(node) => node.into(),
+        Err(status) => return Ok(Placed::Unfit { info, status }),
+    };
+    if let Err(e) = p.cache(|c| c.assume(&pod, &node)) {
+        let status = Status::unschedulable(e.to_string());
+        telemetry::schedule_attempt(ScheduleResult::Error);
+        tracing::debug!(pod = %id, error = %e, "assume failed");
+        // An error, not a plugin's verdict: error backoff.
+        requeue(p, info, now);
+        return Err(CycleOutcome::Unschedulable { pod: id, status });
+    }
+    if let Err(e) = ops::reserve(p.gang(), &pod) {
+        p.cache(|c| c.forget(&id));
+        let status = Status::unschedulable(e.to_string()).with_plugin(GANG_SCHEDULING);
+        telemetry::schedule_attempt(ScheduleResult::Unschedulable);
+        tracing::debug!(
+            pod = %id,
+            error = %e,
+            plugin = GANG_SCHEDULING.as_str(),
+            "reserve failed"
+        );
+        requeue(p, info.rejected_by(GANG_SCHEDULING), now);
+        return Err(CycleOutcome::Unschedulable { pod: id, status });
+    }
+    if !p.planted(Flaw::RecordsAfterPermit) {
+        let recorded = (info.clone(), node.clone());
+        p.driver(|d| d.record(recorded.0, recorded.1, now));
+    }
+    Ok(Placed::Reserved { info, node })
+}
+
+/// A pod no node had room for goes back to the queue, rejected by the placement's plugin;
+/// events recorded while it was in flight are replayed for it (I7).
+pub fn hand_back_unfit<P: Parts>(
+    p: &mut P,
+    info: QueuedPodInfo,
+    status: Status,
+    now: Time,
+) -> CycleOutcome {
+    let id = info.id().clone();
+    count(p, Counted::Unschedulable);
+    telemetry::schedule_attempt(ScheduleResult::Unschedulable);
+    tracing::debug!(pod = %id, reason = status.message(), "no node fits");
+    let plugin = status
+        .plugin()
+        .cloned()
+        .unwrap_or(ResourceFit::PLUGIN.into());
+    requeue(p, info.rejected_by(plugin), now);
+    CycleOutcome::Unschedulable { pod: id, status }
+}
+
+/// Permit for the pod its cycle reserved on `node`. Allowed or rejected at once: the decision
+/// goes to the binding cycles. Waiting: registered in the waiting map before this returns (so
+/// no sibling's decision can miss it), and its unscheduled siblings are activated. Returns the
+/// outcome, and with [`Flaw::RecordsAfterPermit`] planted the step still to run.
+pub fn permit<P: Parts>(
+    p: &mut P,
+    info: QueuedPodInfo,
+    node: Arc<str>,
+    now: Time,
+) -> (CycleOutcome, Option<Placed>) {
+    let pod = info.pod().clone();
+    let id = pod.id().clone();
+    let permit = ops::permit(p.gang(), &pod, now);
+    if let Some(decision) = permit.decision(&pod) {
+        p.driver(|d| d.decision_delivered(decision, false));
+    }
+    let outcome = match permit {
+        Permit::Allow => CycleOutcome::Allowed {
+            pod: id,
+            node: node.to_string(),
+        },
+        Permit::Wait { activate, .. } => {
+            if !activate.is_empty() {
+                let siblings: Vec<crate::PodId> = activate.iter().map(|p| p.id().clone()).collect();
+                let activated = p.queue(|q, plugins| q.activate(&siblings, now, plugins));
+                if activated > 0 {
+                    tracing::debug!(activated, "queue: siblings activated");
+                }
+            }
+            CycleOutcome::Waiting {
+                pod: id,
+                node: node.to_string(),
+            }
+        }
+        // Counted as an attempt by its binding cycle, which releases it.
+        Permit::Reject { status, .. } => CycleOutcome::Rejected { pod: id, status },
+    };
+    let late = p
+        .planted(Flaw::RecordsAfterPermit)
+        .then_some(Placed::Permitted { info, node });
+    (outcome, late)
+}
+
+/// With [`Flaw::RecordsAfterPermit`] planted: the assignment recorded after Permit, too late
+/// for a decision that came meanwhile.
+pub fn record_late<P: Parts>(p: &mut P, info: QueuedPodInfo, node: Arc<str>, now: Time) {
+    p.driver(|d| d.record(info, node, now));
+}
+
+/// A pod's attempt ends and it goes back to the queue (`add_unschedulable_if_not_present`:
+/// the events recorded during its attempt are replayed, I7 — unless
+/// [`Flaw::RequeueLosesInFlightEvents`] closes the attempt first).
+pub(super) fn requeue<P: Parts>(p: &mut P, info: QueuedPodInfo, now: Time) {
+    let lose_events = p.planted(Flaw::RequeueLosesInFlightEvents);
+    // Already queued cannot happen: the pod is in flight until handed back.
+    let _ = p.queue(|q, plugins| {
+        if lose_events {
+            q.done(info.id());
+        }
+        q.add_unschedulable_if_not_present(info, now, plugins)
+    });
+}

@@ -1,0 +1,188 @@
+//! Cluster events, in upstream's order — the group registry, then the cache, then the queue —
+//! each followed by the move-all it announces.
+
+use crate::gang::ops;
+use crate::gang::parts::GangParts;
+use crate::queue::ClusterEvent;
+use crate::{GroupKey, Pod, PodGroup, PodId, Time};
+
+use super::super::parts::{Flaw, Parts};
+use super::super::{
+    AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, Node,
+    RemoveNodeError, UpdateGroupError, UpdatePodError,
+};
+
+/// A cluster event through the queue's move-all, skipping the pods `precheck` refuses; returns
+/// how many pods moved.
+pub fn announce<P: Parts>(
+    p: &mut P,
+    event: ClusterEvent,
+    precheck: Option<&dyn Fn(&crate::QueuedPodInfo) -> bool>,
+    now: Time,
+) -> usize {
+    let kind = event.kind();
+    let moved = p
+        .queue(|queue, plugins| queue.move_all_to_active_or_backoff(event, precheck, now, plugins));
+    if moved > 0 {
+        tracing::debug!(event = ?kind, moved, "queue: moved to active or backoff");
+    } else {
+        tracing::trace!(event = ?kind, "queue: nothing to move");
+    }
+    moved
+}
+
+/// A pod was created (or first seen). Unbound: the group registry learns it, then the queue
+/// (gated by PreEnqueue if its gang is incomplete), and its gated siblings are asked again.
+/// Bound (it names a node): the registry counts it assigned and the cache reserves its
+/// resources. Refused before anything changes.
+pub fn pod_added<P: Parts>(p: &mut P, pod: Pod, now: Time) -> Result<(), AddPodError> {
+    if p.read_driver(|d| d.is_shut_down()) {
+        return Err(AddPodError::ShutDown(pod));
+    }
+    let known = p.read_queue(|q| q.place(pod.id()).is_some())
+        || p.read_cache(|c| c.phase(pod.id()).is_some());
+    if known {
+        return Err(AddPodError::AlreadyKnown(pod));
+    }
+    if let Some(node) = pod.node() {
+        if p.read_cache(|c| c.node(node).is_none()) {
+            let node = node.to_owned();
+            return Err(AddPodError::UnknownNode { pod, node });
+        }
+        ops::pod_added(p.gang(), pod.clone(), true)?;
+        p.cache(|c| c.add_bound(&pod))
+            .expect("the node is known and the pod names it");
+        announce(p, ClusterEvent::AssignedPodAdd(pod), None, now);
+        return Ok(());
+    }
+    ops::pod_added(p.gang(), pod.clone(), false)?;
+    p.queue(|q, plugins| q.add(pod.clone(), now, plugins))?;
+    if !p.planted(Flaw::ArrivalSkipsMoveEvent) {
+        announce(p, ClusterEvent::UnscheduledPodAdd(pod), None, now);
+    }
+    Ok(())
+}
+
+/// A pod's object changed. Newly naming a node: the binding is observed (the cache and
+/// registry count it bound, the queue forgets it) and announced. Otherwise the registry and
+/// the queue see the new object.
+pub fn pod_updated<P: Parts>(
+    p: &mut P,
+    old: Pod,
+    new: Pod,
+    now: Time,
+) -> Result<(), UpdatePodError> {
+    if p.read_driver(|d| d.is_shut_down()) {
+        return Err(UpdatePodError::ShutDown(new));
+    }
+    if let (Some(node), None) = (new.node(), old.node()) {
+        if p.read_cache(|c| c.node(node).is_none()) {
+            let node = node.to_owned();
+            return Err(UpdatePodError::UnknownNode { pod: new, node });
+        }
+        p.cache(|c| c.add_bound(&new))
+            .expect("the node is known and the pod names it");
+        ops::pod_bound(p.gang(), &new);
+        if p.read_queue(|q| q.place(new.id()).is_some()) {
+            p.queue(|q, _| q.delete(new.id()));
+        }
+        announce(p, ClusterEvent::AssignedPodAdd(new), None, now);
+        return Ok(());
+    }
+    ops::pod_updated(p.gang(), new.clone());
+    if new.node().is_none() && p.read_queue(|q| q.place(new.id()).is_some()) {
+        p.queue(|q, plugins| q.update(old, new, now, plugins));
+    }
+    Ok(())
+}
+
+/// A pod was deleted. It leaves its group (Hardened: a waiting gang attempt fails whole, H1)
+/// and the queue. A pod in binding is marked deleted and its waiting entry, if any, removed, so
+/// that its binding cycle releases the reservation and does not bring it back (I6); a bound
+/// pod's resources are freed and announced at once. `Ok(false)`: the pod was unknown (no-op).
+pub fn pod_deleted<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> Result<bool, DeletePodError> {
+    if p.read_driver(|d| d.is_shut_down()) {
+        return Err(DeletePodError::ShutDown);
+    }
+    let id = pod.id();
+    let member = ops::pod_deleted(p.gang(), pod).is_some();
+    // Each change below is looked for first: a no-op leaves the part as it was.
+    let queued = p.read_queue(|q| q.place(id).is_some()) && p.queue(|q, _| q.delete(id));
+    let in_binding =
+        p.read_driver(|d| d.assignment(id).is_some()) && p.driver(|d| d.mark_deleted(id));
+    if in_binding {
+        // Its binding cycle (running, or started by its Permit decision) cleans up; make sure
+        // a decision comes if it is still waiting (upstream's `RejectWaitingPod`).
+        p.gang().remove_waiting(id);
+        return Ok(true);
+    }
+    let removed = if p.read_cache(|c| c.phase(id).is_some()) {
+        p.cache(|c| c.remove_pod(id))
+    } else {
+        None
+    };
+    if removed.is_some() {
+        announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
+    }
+    Ok(member || queued || removed.is_some())
+}
+
+/// A PodGroup object was created; its gated members are asked again.
+pub fn group_added<P: Parts>(p: &mut P, group: PodGroup, now: Time) -> Result<(), AddGroupError> {
+    if p.read_driver(|d| d.is_shut_down()) {
+        return Err(AddGroupError::ShutDown(group));
+    }
+    ops::group_added(p.gang(), group.clone())?;
+    announce(p, ClusterEvent::PodGroupAdd(group), None, now);
+    Ok(())
+}
+
+/// A PodGroup object changed (e.g. its min count): the registry first, then the event through
+/// the queue's move-all. Nothing re-runs Permit: members waiting under the old count wait for
+/// the next member's Permit or their deadline.
+pub fn group_updated<P: Parts>(
+    p: &mut P,
+    group: PodGroup,
+    now: Time,
+) -> Result<(), UpdateGroupError> {
+    if p.read_driver(|d| d.is_shut_down()) {
+        return Err(UpdateGroupError::ShutDown(group));
+    }
+    let old = ops::group_updated(p.gang(), group.clone())?;
+    announce(
+        p,
+        ClusterEvent::PodGroupUpdate { old, new: group },
+        None,
+        now,
+    );
+    Ok(())
+}
+
+/// A PodGroup object was deleted; `Ok(false)` if it did not exist. Its members stay, gated
+/// until it comes back.
+pub fn group_deleted<P: Parts>(p: &mut P, key: &GroupKey) -> Result<bool, DeleteGroupError> {
+    if p.read_driver(|d| d.is_shut_down()) {
+        return Err(DeleteGroupError::ShutDown(key.clone()));
+    }
+    Ok(ops::group_deleted(p.gang(), key).is_some())
+}
+
+/// A node joined: pods that found no room are asked again.
+pub fn node_added<P: Parts>(p: &mut P, node: Node, now: Time) -> Result<(), AddNodeError> {
+    if p.read_driver(|d| d.is_shut_down()) {
+        return Err(AddNodeError::ShutDown(node));
+    }
+    let name = node.name().to_owned();
+    p.cache(|c| c.add_node(node))?;
+    announce(p, ClusterEvent::NodeAdd(name.as_str().into()), None, now);
+    Ok(())
+}
+
+/// A node left; the pods the cache had on it are returned (their own delete events follow
+/// from the cluster).
+pub fn node_deleted<P: Parts>(p: &mut P, name: &str) -> Result<Vec<PodId>, RemoveNodeError> {
+    if p.read_driver(|d| d.is_shut_down()) {
+        return Err(RemoveNodeError::ShutDown(name.to_owned()));
+    }
+    p.cache(|c| c.remove_node(name))
+}

@@ -1,0 +1,24 @@
+//! The driver's critical sections, each written once as a function over [`Parts`]: the
+//! scheduler runs them on its locked components, the model checker on its pure states, and
+//! the model checker's replay on a real scheduler, step by step. The scheduler's public
+//! methods are these steps, composed.
+//!
+//! - `events.rs` — cluster events (pods, groups, nodes) and the move-all they announce;
+//! - `cycle.rs` — the scheduling cycle: place and reserve, hand back for want of room, Permit;
+//! - `binding.rs` — the binding cycle: bind, or release and requeue (H2 for a failed gang);
+//! - `timers.rs` — permit deadlines and the queue's flushes.
+//!
+//! [`Parts`]: super::Parts
+
+mod binding;
+mod cycle;
+mod events;
+mod timers;
+
+pub use binding::{begin_binding, binding_cycle, end_binding, Binding, BindingOutcome};
+pub use cycle::{hand_back_unfit, permit, place_and_reserve, record_late, Placed};
+pub use events::{
+    announce, group_added, group_deleted, group_updated, node_added, node_deleted, pod_added,
+    pod_deleted, pod_updated,
+};
+pub use timers::{expire_deadlines, flush_backoff, flush_leftover, next_permit_deadline};

@@ -1,0 +1,85 @@
+//! A Hardened gang attempt times out with two members waiting, and two binding workers take
+//! their rejections at once. The first to finish hands its gang back whole (H2) — and must not
+//! take the sibling whose binding cycle the other worker has already begun: before binding
+//! cycles claimed their pods, the hand-back took it, the other cycle then found its pod gone,
+//! took it for deleted (`deleted_in_flight` 1, no delete anywhere) and ended its attempt in
+//! the queue a second time — the pod's new attempt, had it been popped again meanwhile. Found
+//! by `e2e_scheduler` on real threads; here the two workers' steps are interleaved by hand.
+#![cfg(not(loom))]
+
+use std::time::Duration;
+
+use gangway::checking::steps::{self, BindingOutcome};
+use gangway::checking::{self, Parts};
+use gangway::queue::QueuePlace;
+use gangway::scheduler::{Node, Scheduler, SchedulerConfig};
+use gangway::{Cause, Mode, Pod, PodGroup, PodId, Resources, Time};
+
+const CPU: u64 = 1_000;
+
+fn member(i: usize) -> Pod {
+    Pod::new(format!("m{i}"), "ml", &format!("m{i}"))
+        .with_group("g")
+        .with_requests(Resources::new(CPU, 1 << 30))
+}
+
+#[test]
+fn regression_gang_hand_back_races_a_sibling_binding_cycle() {
+    let config = SchedulerConfig::default()
+        .with_mode(Mode::Hardened)
+        .with_permit_timeout(Duration::from_secs(10));
+    let s = Scheduler::new(config);
+    let t0 = Time::ZERO;
+    s.add_node(Node::new("n", Resources::new(2 * CPU, 8 << 30)), t0)
+        .unwrap();
+    s.add_group(PodGroup::gang("ml", "g", 3).unwrap(), t0)
+        .unwrap();
+    for i in 0..3 {
+        s.add_pod(member(i), t0).unwrap();
+    }
+    while s.schedule_one(t0).is_some() {}
+    assert_eq!(
+        s.waiting().len(),
+        2,
+        "two members wait, the third found no room"
+    );
+    let now = Time::from_secs(10);
+    s.tick(now);
+
+    let (m0, m1) = (member(0).id().clone(), member(1).id().clone());
+    let mut parts = checking::scheduler_parts(&s);
+    let mut job = |id: &PodId| parts.driver(|d| d.take_job(id)).expect("a rejection");
+    let (job0, job1) = (job(&m0), job(&m1));
+    assert_eq!(job1.decision.cause, Cause::TimedOut);
+
+    // Worker 2 begins m1's binding cycle; worker 1 runs m0's whole cycle meanwhile.
+    let begun = steps::begin_binding(&mut parts, job1, now).expect("m1 is in binding");
+    let first = steps::binding_cycle(&mut parts, job0, now);
+    let BindingOutcome::Released { pods, .. } = first else {
+        panic!("m0 is released: {first:?}");
+    };
+    assert_eq!(
+        pods,
+        std::slice::from_ref(&m0),
+        "the hand-back leaves m1 to the cycle that claimed it"
+    );
+    // Worker 2 ends m1's cycle: a rejection like any other, not a deletion.
+    let second = steps::end_binding(&mut parts, begun, None, now);
+    assert!(
+        matches!(&second, BindingOutcome::Released { pods, .. } if pods == std::slice::from_ref(&m1)),
+        "{second:?}"
+    );
+
+    let stats = s.stats();
+    assert_eq!(stats.deleted_in_flight, 0, "nothing was deleted: {stats:?}");
+    assert_eq!((stats.permit_rejections, stats.permit_timeouts), (2, 2));
+    for id in [&m0, &m1] {
+        let place = s.queue().place(id);
+        assert!(
+            place.is_some_and(|p| p != QueuePlace::InFlight),
+            "{id} is back in the queue, once: {place:?}"
+        );
+    }
+    assert!(s.in_binding().is_empty());
+    s.check().expect("I4, I5, I6");
+}
