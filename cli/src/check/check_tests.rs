@@ -3,40 +3,8 @@
 
 use gangway::Mode;
 
-use super::{
-    check, check_settling, discover, stuck_gang, timeline, ClusterConfig, Flaw, GangProtocol,
-    Preset,
-};
-
-const I3: &str = "I3 gang atomicity";
-const I4: &str = "I4 conservation";
-const I5: &str = "I5 accounting";
-const I6: &str = "I6 no reservation held for a lost gang";
-const I7: &str = "I7 no lost event";
-const I8: &str = "I8 no stuck gang";
-
-/// The checker's counterexample to `property` in `model`, as the printed timeline; its last
-/// step must be marked with the broken invariant.
-fn counterexample(model: &GangProtocol, property: &'static str) -> String {
-    let path = discover(model, property, 2)
-        .unwrap_or_else(|| panic!("{property} should have a counterexample in {model:?}"));
-    let trace = timeline(model, property, path);
-    let last = trace.steps.last().expect("at least one step");
-    let marked = last.violation.as_deref().unwrap_or_default();
-    let id = property.split(' ').next().unwrap_or_default();
-    assert!(
-        marked.contains(&format!("{id}:")),
-        "the last step is marked with {id}: {trace}"
-    );
-    trace.to_string()
-}
-
-fn model(config: ClusterConfig, flaw: Option<Flaw>) -> GangProtocol {
-    GangProtocol {
-        flaw,
-        ..GangProtocol::new(config)
-    }
-}
+use super::witness::{counterexample, model, I3, I4, I5, I6, I7, I8};
+use super::{check, check_settling, discover, stuck_gang, ClusterConfig, Flaw, Preset};
 
 #[test]
 fn hardened_verifies_every_property_on_the_ci_presets() {

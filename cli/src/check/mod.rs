@@ -31,9 +31,13 @@ mod timeline;
 #[cfg(test)]
 mod check_tests;
 #[cfg(test)]
+mod flaw_tests;
+#[cfg(test)]
 mod symmetry_tests;
 #[cfg(test)]
 mod timeline_tests;
+#[cfg(test)]
+mod witness;
 
 pub use cluster::{Budget, Cluster, ClusterConfig, Stage};
 pub use dimensions::{Dimensions, GangSpec};

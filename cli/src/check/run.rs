@@ -265,6 +265,16 @@ fn step(model: &GangProtocol, before: &Cluster, action: &Action, after: &Cluster
         Action::FlushLeftover => ("timer", "unschedulable leftovers retried", None),
         Action::Bind(id) => ("binder", "bind", Some(id)),
         Action::BindFails(id) => ("binder", "bind fails: unreserve, forget, requeue", Some(id)),
+        Action::Release(id) if before.driver.assignment(id).is_none() => (
+            "binder",
+            "a decision for no pod in binding: ignored",
+            Some(id),
+        ),
+        Action::Release(id) if before.stage(id) == Stage::Deleting => (
+            "binder",
+            "deleted while binding: release its room",
+            Some(id),
+        ),
         Action::Release(id) => ("binder", "rejected: unreserve, forget, requeue", Some(id)),
         Action::Delete(id) => ("cluster", "pod deleted", Some(id)),
         Action::UpdateGroup { .. } => ("informer", "PodGroup updated", None),

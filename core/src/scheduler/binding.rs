@@ -10,11 +10,20 @@ impl Scheduler {
     /// [`start`](Self::start)'s workers do this on their own threads.
     pub fn run_binding_cycles(&self, now: Time) -> usize {
         let mut ran = 0;
-        let mut parts = self.parts();
-        while let Some(job) = self.inner.driver.with(|d| d.next_job()) {
-            steps::binding_cycle(&mut parts, job, now);
+        while self.run_binding_cycle(now) {
             ran += 1;
         }
         ran
+    }
+
+    /// Runs the binding cycle of the oldest decision waiting for one, if there is one, on this
+    /// thread; `false` if none was waiting. [`run_binding_cycles`](Self::run_binding_cycles)
+    /// one at a time, for embedders that interleave them with other work.
+    pub fn run_binding_cycle(&self, now: Time) -> bool {
+        let Some(job) = self.inner.driver.with(|d| d.next_job()) else {
+            return false;
+        };
+        steps::binding_cycle(&mut self.parts(), job, now);
+        true
     }
 }

@@ -89,7 +89,7 @@ pub enum Flaw {
     /// The binding cycle of a pod deleted while in binding frees its room without
     /// announcing it: I7.
     DeleteAnnouncesNothing,
-    /// A pod that failed its attempt goes back to the queue after its attempt was closed, so
-    /// the events recorded while it was in flight are not replayed for it: I7.
-    RequeueLosesInFlightEvents,
+    /// A rejected pod's binding cycle releases it but ends its attempt without handing it back
+    /// to the queue (Hardened: nor its gang's other rejected members): I4.
+    RejectedNotRequeued,
 }

@@ -222,7 +222,11 @@ fn failed<P: Parts>(
             if p.mode() == Mode::Hardened && pod.group_key().is_some() {
                 return hand_back_gang(p, first, status, cause, plugin, now);
             }
-            requeue(p, first, now);
+            if p.planted(Flaw::RejectedNotRequeued) {
+                p.queue(|q, _| q.done(&id));
+            } else {
+                requeue(p, first, now);
+            }
             if !p.planted(Flaw::ReleaseAnnouncesNothing) {
                 let not_this_pod = |other: &QueuedPodInfo| other.id() != &id;
                 announce(p, freed, Some(&not_this_pod), now);
@@ -291,16 +295,16 @@ fn hand_back_gang<P: Parts>(
         members.push(sibling.info.rejected_by(plugin.clone()));
     }
     let ids: Vec<PodId> = members.iter().map(|m| m.id().clone()).collect();
-    let lose_events = p.planted(Flaw::RequeueLosesInFlightEvents);
-    // Already queued cannot happen: every member is in flight until handed back.
-    let _ = p.queue(|q, plugins| {
-        if lose_events {
+    if p.planted(Flaw::RejectedNotRequeued) {
+        p.queue(|q, _| {
             for id in &ids {
                 q.done(id);
             }
-        }
-        q.add_gang_unschedulable(members, now, plugins)
-    });
+        });
+    } else {
+        // Already queued cannot happen: every member is in flight until handed back.
+        let _ = p.queue(|q, plugins| q.add_gang_unschedulable(members, now, plugins));
+    }
     if !p.planted(Flaw::ReleaseAnnouncesNothing) {
         let not_the_gang = |other: &QueuedPodInfo| !ids.contains(other.id());
         let freed = ClusterEvent::AssignedPodDelete(pod);

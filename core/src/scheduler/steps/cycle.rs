@@ -167,15 +167,8 @@ pub fn record_late<P: Parts>(p: &mut P, info: QueuedPodInfo, node: Arc<str>, now
 }
 
 /// A pod's attempt ends and it goes back to the queue (`add_unschedulable_if_not_present`:
-/// the events recorded during its attempt are replayed, I7 — unless
-/// [`Flaw::RequeueLosesInFlightEvents`] closes the attempt first).
+/// the events recorded during its attempt are replayed, I7).
 pub(super) fn requeue<P: Parts>(p: &mut P, info: QueuedPodInfo, now: Time) {
-    let lose_events = p.planted(Flaw::RequeueLosesInFlightEvents);
     // Already queued cannot happen: the pod is in flight until handed back.
-    let _ = p.queue(|q, plugins| {
-        if lose_events {
-            q.done(info.id());
-        }
-        q.add_unschedulable_if_not_present(info, now, plugins)
-    });
+    let _ = p.queue(|q, plugins| q.add_unschedulable_if_not_present(info, now, plugins));
 }
