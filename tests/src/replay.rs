@@ -133,7 +133,7 @@ impl Replay {
         same("caches", &s.cache().snapshot(), &model.cache)?;
         same("groups", &s.gang().registry().snapshot(), &model.groups)?;
         same("waiting maps", &s.waiting().state(), &model.waiting)?;
-        same("scheduling cycles", &*self.core.cycle.lock(), &model.cycle)?;
+        same("scheduling cycles", &*self.core.cycle.lock(), &*model.cycle)?;
         let driver = checking::driver_state(s);
         same(
             "assignments",
@@ -163,22 +163,25 @@ fn actor(action: &Action) -> &'static str {
 /// The assignments by pod, without the time each was recorded (the model keeps none).
 fn assignments<J: JobQueue, T: Tally>(
     driver: &checking::DriverState<J, T>,
-) -> BTreeMap<PodId, (gangway::QueuedPodInfo, String, bool, bool)> {
+) -> BTreeMap<PodId, (gangway::Pod, String, bool, bool, bool)> {
     driver
         .assignments()
         .map(|(id, a)| {
-            let entry = (a.info.clone(), a.node.to_string(), a.deleted, a.rejected);
+            let entry = (
+                a.pod.clone(),
+                a.node.to_string(),
+                a.deleted,
+                a.rejected,
+                a.claimed,
+            );
             (id.clone(), entry)
         })
         .collect()
 }
 
-/// The pending decisions by pod (the scheduler's in arrival order, the model's in any).
+/// The pending decisions, in pod id order.
 fn decisions(jobs: &impl JobQueue) -> Vec<Decision> {
-    jobs.jobs()
-        .into_iter()
-        .map(|j| j.decision.clone())
-        .collect()
+    jobs.jobs().map(|j| j.decision.clone()).collect()
 }
 
 /// `Err` naming `what` and showing both sides if the scheduler's and the model's differ.

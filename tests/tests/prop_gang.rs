@@ -317,3 +317,38 @@ fn regression_bound_elsewhere_ends_the_attempt() {
     assert!(state.attempt().is_none(), "{:?}", state.attempt());
     hardened.settle().unwrap();
 }
+
+/// Found by `hardened_matches_model_and_keeps_gang_atomicity`: two gangs in different shards
+/// of the group registry time out at the same deadline. Expiry runs shard by shard, and told
+/// the gangs in shard order (`[g1, g0]`); it tells them in (deadline, group) order, as the
+/// model does, whichever shards they live in.
+#[test]
+fn regression_expire_tells_gangs_in_deadline_order_across_shards() {
+    let pod_groups = [0, 2, 1, 2, 0, 1, 1];
+    let gang = Policy::Gang { min_count: 2 };
+    let add = |pod| Op::AddPod { pod, bound: false };
+    let ops = [
+        add(3),
+        add(1),
+        Op::AddGroup {
+            group: 0,
+            policy: gang,
+        },
+        add(5),
+        Op::AddGroup {
+            group: 1,
+            policy: gang,
+        },
+        add(0),
+        Op::Schedule { pick: 0 },
+        Op::DeleteGroup { group: 2 },
+        add(0),
+        add(6),
+        Op::Schedule { pick: 0 },
+    ];
+    let mut hardened = Lockstep::new(Mode::Hardened, 2, &pod_groups, true);
+    for op in ops {
+        hardened.run(op).unwrap();
+    }
+    hardened.settle().unwrap();
+}

@@ -138,7 +138,7 @@ pub struct Cluster {
     /// The driver's state: assignments and the decisions waiting for a binding cycle.
     pub driver: Shared<ModelDriver>,
     /// The pod the scheduling thread holds between two steps of its cycle.
-    pub cycle: Option<Placed>,
+    pub cycle: Shared<Option<Placed>>,
     /// Each pod's stage, as the steps' results and decisions said.
     pub stages: Shared<BTreeMap<PodId, Stage>>,
     /// The pods, in arrival order of their names.
@@ -168,7 +168,7 @@ impl Clone for Cluster {
             cache: self.cache.share(),
             queue: self.queue.share(),
             driver: self.driver.share(),
-            cycle: self.cycle.clone(),
+            cycle: self.cycle.share(),
             stages: self.stages.share(),
             pods: self.pods.share(),
             now: self.now,
@@ -203,7 +203,7 @@ impl Cluster {
             cache: Shared::new(CacheState::new()),
             queue: Shared::new(QueueState::new(QueueConfig::default())),
             driver: Shared::new(ModelDriver::new()),
-            cycle: None,
+            cycle: Shared::new(None),
             stages: Shared::new(pods.keys().map(|id| (id.clone(), Stage::Absent)).collect()),
             pods: Shared::new(pods),
             now: Time::ZERO,

@@ -37,19 +37,37 @@ pub enum Driven {
     GroupUpdated,
 }
 
+/// The cluster's pods, as the informer reports them.
+pub trait Cast {
+    /// Pod `id` as created.
+    fn pod(&self, id: &PodId) -> Option<&Pod>;
+
+    /// Pod `id` as the informer sees it once bound to `node`.
+    fn bound(&self, id: &PodId, node: &str) -> Option<Pod> {
+        Some(self.pod(id)?.clone().with_node(node))
+    }
+}
+
+/// The pods by id, each bound pod a new object.
+impl Cast for BTreeMap<PodId, Pod> {
+    fn pod(&self, id: &PodId) -> Option<&Pod> {
+        self.get(id)
+    }
+}
+
 /// Runs `action`'s driver steps on `p` at `now`. The scheduling thread keeps its pod in
-/// `cycle` between steps; `pods` are the cluster's pods by id. For a binding cycle the caller
-/// has set what the binder answers. `None`: the action is not enabled (the step refused).
+/// `cycle` between steps; `pods` are the cluster's pods. For a binding cycle the caller has
+/// set what the binder answers. `None`: the action is not enabled (the step refused).
 pub fn drive<P: Parts>(
     p: &mut P,
     cycle: &mut Option<Placed>,
-    pods: &BTreeMap<PodId, Pod>,
+    pods: &impl Cast,
     action: &Action,
     now: Time,
 ) -> Option<Driven> {
     Some(match action {
         Action::Arrive(id) => {
-            steps::pod_added(p, pods.get(id)?.clone(), now).ok()?;
+            steps::pod_added(p, pods.pod(id)?.clone(), now).ok()?;
             Driven::Arrived
         }
         Action::Schedule(id) => {
@@ -64,25 +82,25 @@ pub fn drive<P: Parts>(
             }
         }
         Action::HandBack(_) => {
-            let Some(Placed::Unfit { info, status }) = cycle.take() else {
+            let Some(Placed::Unfit { pod, status }) = cycle.take() else {
                 return None;
             };
-            steps::hand_back_unfit(p, info, status, now);
+            steps::hand_back_unfit(p, pod, status, now);
             Driven::HandedBack
         }
         Action::Permit(_) => {
-            let Some(Placed::Reserved { info, node }) = cycle.take() else {
+            let Some(Placed::Reserved { pod, node }) = cycle.take() else {
                 return None;
             };
-            let (outcome, late) = steps::permit(p, info, node, now);
+            let (outcome, late) = steps::permit(p, pod, node, now);
             *cycle = late;
             Driven::Permitted(outcome)
         }
         Action::Record(_) => {
-            let Some(Placed::Permitted { info, node }) = cycle.take() else {
+            let Some(Placed::Permitted { pod, node }) = cycle.take() else {
                 return None;
             };
-            steps::record_late(p, info, node, now);
+            steps::record_late(p, &pod, node, now);
             Driven::Recorded
         }
         Action::Deadline => {
@@ -98,17 +116,15 @@ pub fn drive<P: Parts>(
             Driven::Timer
         }
         Action::Bind(id) => {
-            let node = p.read_cache(|c| c.pod_node(id).map(str::to_owned))?;
+            let new = p.read_cache(|c| pods.bound(id, c.pod_node(id)?))?;
             let outcome = binding_cycle(p, id, now)?;
             // The informer then sees the pod bound (upstream's assigned-pod event).
-            let old = pods.get(id)?.clone();
-            let new = old.clone().with_node(&node);
-            steps::pod_updated(p, old, new, now).ok()?;
+            steps::pod_updated(p, pods.pod(id)?.clone(), new, now).ok()?;
             Driven::Binding(outcome)
         }
         Action::BindFails(id) | Action::Release(id) => Driven::Binding(binding_cycle(p, id, now)?),
         Action::Delete(id) => {
-            let pod = pods.get(id)?;
+            let pod = pods.pod(id)?;
             steps::pod_deleted(p, pod, now).ok()?;
             Driven::Deleted(p.read_driver(|d| d.assignment(id).is_some()))
         }

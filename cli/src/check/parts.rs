@@ -184,7 +184,7 @@ impl GangParts for ClusterParts<'_> {
         self.c.waiting.next_deadline()
     }
 
-    fn expire_due(&mut self, now: Time, expire: &mut Expire<'_, ()>) -> Vec<GroupKey> {
+    fn expire_due(&mut self, now: Time, expire: &mut Expire<'_, ()>) -> Vec<(Time, GroupKey)> {
         let mut timed_out = Vec::new();
         while self.c.groups.next_deadline().is_some_and(|d| d <= now) {
             let done = self.write_group_for_expiry(expire);
@@ -204,7 +204,7 @@ impl GangParts for ClusterParts<'_> {
 
 impl ClusterParts<'_> {
     /// One expiry over the model's groups, its decisions delivered after.
-    fn write_group_for_expiry(&mut self, expire: &mut Expire<'_, ()>) -> Vec<GroupKey> {
+    fn write_group_for_expiry(&mut self, expire: &mut Expire<'_, ()>) -> Vec<(Time, GroupKey)> {
         let c = &mut *self.c;
         let mut batch = ModelBatch {
             waiting: &mut c.waiting,

@@ -2,19 +2,21 @@
 //! concurrent core runs — the core's own driver step, run on the real pure states
 //! (`parts.rs`); `steps.rs` says which actions are enabled.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use gangway::checking::steps::BindingOutcome;
 use gangway::gang::GroupKey;
 use gangway::scheduler::{BindError, CycleOutcome};
-use gangway::{PodId, Time};
+use gangway::{Pod, PodId, Time};
 use stateright::{Model, Property};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
-use super::drive::{drive, Driven};
+use super::drive::{drive, Cast, Driven};
 use super::home::at_home;
 use super::parts::ClusterParts;
 use super::properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};
+use super::shared::Shared;
 use super::steps::Flaw;
 
 /// One critical section of the concurrent core, by the thread that runs it.
@@ -197,14 +199,26 @@ impl GangProtocol {
             Action::UpdateGroup { .. } => budget.group_updates -= 1,
             _ => {}
         }
-        let (now, pods, mut cycle) = (next.now, next.pods.share(), next.cycle.take());
+        // The scheduling thread's slot is copied only for the actions of its cycle.
+        let of_the_cycle = matches!(
+            action,
+            Action::Schedule(_) | Action::HandBack(_) | Action::Permit(_) | Action::Record(_)
+        );
+        let mut cycle = if of_the_cycle {
+            (*next.cycle).clone()
+        } else {
+            None
+        };
+        let (now, pods) = (next.now, next.pods.share());
         let mut p = ClusterParts::new(&mut next, self.config.mode, self.flaw);
         if let Action::BindFails(_) = action {
             p.bind = Err(BindError::Failed("the model's bind fails".into()));
         }
-        let driven = drive(&mut p, &mut cycle, &pods, &action, now)?;
+        let driven = drive(&mut p, &mut cycle, &ModelCast(&pods), &action, now)?;
         let passed = std::mem::take(&mut p.passed);
-        next.cycle = cycle;
+        if of_the_cycle {
+            next.cycle = Shared::new(cycle);
+        }
         match (&action, driven) {
             (Action::Arrive(id), _) | (Action::HandBack(id), _) => {
                 next.stages.insert(id.clone(), Stage::Pending);
@@ -276,5 +290,38 @@ impl GangProtocol {
             .collect();
         next.held = held;
         Some(next)
+    }
+}
+
+/// The model's pods, each bound pod made once per thread and node: the informer's event then
+/// shares one object with every state that records it (cheap to compare and to hash), and the
+/// checker does not allocate a pod per bind.
+struct ModelCast<'a>(&'a BTreeMap<PodId, Pod>);
+
+/// A pod as created, a node, and the pod bound to that node.
+type BoundOn = (Pod, Box<str>, Pod);
+
+thread_local! {
+    /// This thread's bound pods: for each pod, as created, on each node.
+    static BOUND: RefCell<HashMap<PodId, Vec<BoundOn>>> = RefCell::new(HashMap::new());
+}
+
+impl Cast for ModelCast<'_> {
+    fn pod(&self, id: &PodId) -> Option<&Pod> {
+        self.0.get(id)
+    }
+
+    fn bound(&self, id: &PodId, node: &str) -> Option<Pod> {
+        let pod = self.0.get(id)?;
+        BOUND.with(|bound| {
+            let mut bound = bound.borrow_mut();
+            let made = bound.entry(id.clone()).or_default();
+            if let Some((_, _, known)) = made.iter().find(|(p, n, _)| p == pod && &**n == node) {
+                return Some(known.clone());
+            }
+            let new = pod.clone().with_node(node);
+            made.push((pod.clone(), node.into(), new.clone()));
+            Some(new)
+        })
     }
 }

@@ -13,7 +13,8 @@ use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
 use std::sync::OnceLock;
 
-use gangway::checking::ModelDriver;
+use gangway::checking::steps::Placed;
+use gangway::checking::{JobQueue, ModelDriver};
 use gangway::gang::Groups;
 use gangway::queue::QueueState;
 use gangway::scheduler::CacheState;
@@ -108,8 +109,51 @@ part_hash_by_hash!(
     QueueState,
     BTreeMap<PodId, Stage>,
     BTreeMap<PodId, Pod>,
-    ModelDriver,
 );
+
+/// The driver by what tells its states apart: each assignment's pod, node and marks, each
+/// pending decision's pod and cause, without hashing whole pods (equal values still hash
+/// alike: this reads a part of what `Eq` compares).
+impl PartHash for ModelDriver {
+    fn part_hash(&self, hasher: &mut PartHasher) {
+        for (id, a) in self.assignments() {
+            id.hash(hasher);
+            a.node.hash(hasher);
+            hasher.write_u8(
+                u8::from(a.deleted) | u8::from(a.rejected) << 1 | u8::from(a.claimed) << 2,
+            );
+        }
+        hasher.write_u8(0xff);
+        for job in self.jobs().jobs() {
+            job.decision.pod.id().hash(hasher);
+            job.decision.cause.hash(hasher);
+        }
+        hasher.write_u8(u8::from(self.is_shut_down()));
+    }
+}
+
+/// The scheduling thread's pod by its id, its step and its node.
+impl PartHash for Option<Placed> {
+    fn part_hash(&self, hasher: &mut PartHasher) {
+        match self {
+            None => hasher.write_u8(0),
+            Some(Placed::Reserved { pod, node }) => {
+                hasher.write_u8(1);
+                pod.id().hash(hasher);
+                node.hash(hasher);
+            }
+            Some(Placed::Unfit { pod, .. }) => {
+                hasher.write_u8(2);
+                pod.id().hash(hasher);
+            }
+            Some(Placed::Permitted { pod, node }) => {
+                hasher.write_u8(3);
+                pod.id().hash(hasher);
+                node.hash(hasher);
+            }
+        }
+    }
+}
 
 /// Each group's state in key order, through this hasher. `Groups`' own `Hash` sums per-group
 /// hashes from the core's table hasher (order-independent, mixed enough for a table); a

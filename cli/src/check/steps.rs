@@ -31,7 +31,7 @@ impl GangProtocol {
             }
         }
         // The scheduling cycle is serial: one pod from pop to Permit (or hand-back) at a time.
-        match &s.cycle {
+        match &*s.cycle {
             None => {
                 let mut heads = s.queue.heads();
                 if let Some(first) = heads.next() {
@@ -45,9 +45,15 @@ impl GangProtocol {
                     }
                 }
             }
-            Some(Placed::Unfit { info, .. }) => actions.push(Action::HandBack(info.id().clone())),
-            Some(Placed::Reserved { info, .. }) => actions.push(Action::Permit(info.id().clone())),
-            Some(Placed::Permitted { info, .. }) => actions.push(Action::Record(info.id().clone())),
+            Some(placed @ Placed::Unfit { .. }) => {
+                actions.push(Action::HandBack(placed.pod().id().clone()))
+            }
+            Some(placed @ Placed::Reserved { .. }) => {
+                actions.push(Action::Permit(placed.pod().id().clone()))
+            }
+            Some(placed @ Placed::Permitted { .. }) => {
+                actions.push(Action::Record(placed.pod().id().clone()))
+            }
         }
         // A binding worker may take any decision next.
         for job in s.driver.jobs().jobs() {

@@ -32,7 +32,7 @@ impl Renamed for Cluster {
             cache: Shared::new(self.cache.renamed(renaming)),
             queue: Shared::new(self.queue.renamed(renaming)),
             driver: Shared::new(self.driver.renamed(renaming)),
-            cycle: self.cycle.renamed(renaming),
+            cycle: Shared::new(self.cycle.renamed(renaming)),
             stages: Shared::new(
                 self.stages
                     .iter()

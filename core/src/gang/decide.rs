@@ -120,23 +120,36 @@ pub fn hardened_permit<W: AttemptWaiting + ?Sized>(
     now: Time,
     timeout: Duration,
 ) -> AttemptVerdict<W::Registration> {
-    let verdict = decide_hardened(groups, waiting, pod, now, timeout);
-    if matches!(verdict, AttemptVerdict::Reject { .. }) {
-        // A pod rejected at Permit stops counting towards quorum at once, whenever its
-        // caller gets round to unreserving it (which is then a no-op for the group).
-        groups.forget(pod);
-    }
-    verdict
+    let Some(state) = groups.state_of(pod) else {
+        // No state to change (and none to count a rejection against).
+        return match quorum(None, pod) {
+            Err(Unquorate::Reject(status)) => rejected(status, Cause::Rejected, None),
+            _ => AttemptVerdict::Allow { closed: None },
+        };
+    };
+    let key = state.key().clone();
+    // One critical section on the group's state: one lookup, one index update.
+    groups
+        .change(&key, |state| {
+            let verdict = decide_hardened(state, waiting, pod, now, timeout);
+            if matches!(verdict, AttemptVerdict::Reject { .. }) {
+                // A pod rejected at Permit stops counting towards quorum at once, whenever its
+                // caller gets round to unreserving it (which is then a no-op for the group).
+                state.forget(pod.id());
+            }
+            verdict
+        })
+        .expect("looked up above")
 }
 
 fn decide_hardened<W: AttemptWaiting + ?Sized>(
-    groups: &mut Groups,
+    state: &mut GroupState,
     waiting: &mut W,
     pod: &Pod,
     now: Time,
     timeout: Duration,
 ) -> AttemptVerdict<W::Registration> {
-    let at_quorum = match quorum(groups.state_of(pod), pod) {
+    let at_quorum = match quorum(Some(state), pod) {
         Err(Unquorate::Reject(status)) => return rejected(status, Cause::Rejected, None),
         Err(Unquorate::NotAGang) => return AttemptVerdict::Allow { closed: None },
         Ok((state, at_quorum)) => {
@@ -148,28 +161,24 @@ fn decide_hardened<W: AttemptWaiting + ?Sized>(
         }
     };
     if at_quorum {
-        let members: Vec<PodId> = groups
-            .state_of(pod)
-            .and_then(GroupState::attempt)
+        let members: Vec<PodId> = state
+            .attempt()
             .map_or_else(Vec::new, |a| a.waiting().iter().cloned().collect());
         return match waiting.allow_all(&members) {
             Ok(()) => {
-                let closed = groups.change_of(pod, GroupState::close_attempt).flatten();
+                let closed = state.close_attempt();
                 AttemptVerdict::Allow {
                     closed: closed.map(|_| members.len() + 1),
                 }
             }
             Err(gone) => {
                 let reason = format!("gang member {gone} stopped waiting before quorum");
-                fail_attempt(groups, waiting, pod, &reason);
+                fail_in(state, waiting, &reason);
                 rejected(gang_rejection(&reason), Cause::GangFailed, Some(reason))
             }
         };
     }
-    let joined = groups
-        .change_of(pod, |s| s.wait_in_attempt(pod.id(), now, timeout))
-        .flatten();
-    if joined.is_none() {
+    if state.wait_in_attempt(pod.id(), now, timeout).is_none() {
         let status = error(format!("pod {} is not reserved", pod.id()));
         return rejected(status, Cause::Rejected, None);
     }
@@ -178,16 +187,20 @@ fn decide_hardened<W: AttemptWaiting + ?Sized>(
     match waiting.add_untimed(pod) {
         Ok(registration) => AttemptVerdict::Wait {
             registration,
-            activate: groups
-                .state_of(pod)
-                .map_or_else(Vec::new, GroupState::unscheduled_pods),
+            activate: state.unscheduled_pods(),
         },
         Err(e) => {
             let reason = e.to_string();
-            fail_attempt(groups, waiting, pod, &reason);
+            fail_in(state, waiting, &reason);
             rejected(error(reason.clone()), Cause::GangFailed, Some(reason))
         }
     }
+}
+
+/// Fails `state`'s open attempt for `reason` and rejects its waiting members together.
+fn fail_in<W: AttemptWaiting + ?Sized>(state: &mut GroupState, waiting: &mut W, reason: &str) {
+    let members = state.fail_attempt(reason);
+    waiting.reject_all(&members, reason, Cause::GangFailed);
 }
 
 /// Fails the open attempt of `pod`'s group for `reason` and rejects its waiting members

@@ -188,6 +188,7 @@ impl Groups {
         let before = state.live_deadline();
         let result = f(state);
         let after = state.live_deadline();
+        let unused = state.is_unused();
         if before != after {
             if let Some(deadline) = before {
                 self.deadlines.remove(&(deadline, key.clone()));
@@ -196,7 +197,9 @@ impl Groups {
                 self.deadlines.insert((deadline, key.clone()));
             }
         }
-        self.drop_if_unused(key);
+        if unused {
+            self.states.remove(key);
+        }
         Some(result)
     }
 
@@ -245,14 +248,22 @@ impl Groups {
     /// Verifies every group's invariants (I5), that no unused state is kept, and that the
     /// deadline index holds exactly the live attempts.
     pub fn check(&self) -> Result<(), String> {
-        let live: BTreeSet<(Time, GroupKey)> = self
-            .states
-            .values()
-            .filter_map(|s| s.live_deadline().map(|d| (d, s.key().clone())))
-            .collect();
-        if live != self.deadlines {
+        let mut live = 0;
+        for state in self.states.values() {
+            let Some(deadline) = state.live_deadline() else {
+                continue;
+            };
+            live += 1;
+            if !self.deadlines.contains(&(deadline, state.key().clone())) {
+                return Err(format!(
+                    "{}: its live attempt's deadline {deadline} is not indexed",
+                    state.key()
+                ));
+            }
+        }
+        if live != self.deadlines.len() {
             return Err(format!(
-                "the attempt index holds {:?}, the live attempts are {live:?}",
+                "the attempt index holds {:?} for {live} live attempts",
                 self.deadlines
             ));
         }
@@ -268,11 +279,5 @@ impl Groups {
             state.check()?;
         }
         Ok(())
-    }
-
-    fn drop_if_unused(&mut self, key: &GroupKey) {
-        if self.states.get(key).is_some_and(GroupState::is_unused) {
-            self.states.remove(key);
-        }
     }
 }

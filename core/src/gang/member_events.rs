@@ -29,10 +29,15 @@ impl Groups {
         rules: GangRules,
         pod: &Pod,
     ) -> bool {
-        let in_attempt = self.waits_in_attempt(rules, pod);
-        if !self.bind_observed(pod) {
+        let hardened = rules.hardened();
+        let observed = self.change_of(pod, |s| {
+            let in_attempt =
+                hardened && s.attempt().is_some_and(|a| a.waiting().contains(pod.id()));
+            (in_attempt, s.bind_observed(pod.id()))
+        });
+        let Some((in_attempt, true)) = observed else {
             return false;
-        }
+        };
         if in_attempt {
             let id = [pod.id().clone()];
             waiting.reject_all(&id, "bound by another binder", Cause::Rejected);
@@ -92,14 +97,15 @@ impl Groups {
     /// Fails every live attempt whose deadline is at or before `now` — at most `limit` of
     /// them, earliest first — rejecting each one's waiting members together with `reason`
     /// (upstream's timeout message), for [`Cause::TimedOut`] (H1, H3). Returns the groups it
-    /// timed out; fewer than `limit` means none is left due.
+    /// timed out with their deadlines, in that order; fewer than `limit` means none is left
+    /// due.
     pub fn expire<W: AttemptWaiting + ?Sized>(
         &mut self,
         waiting: &mut W,
         now: Time,
         reason: &str,
         limit: usize,
-    ) -> Vec<GroupKey> {
+    ) -> Vec<(Time, GroupKey)> {
         let mut timed_out = Vec::new();
         while timed_out.len() < limit {
             let Some((deadline, key)) = self.deadlines.first().cloned() else {
@@ -114,7 +120,7 @@ impl Groups {
                 continue;
             };
             waiting.reject_all(&members, reason, Cause::TimedOut);
-            timed_out.push(key);
+            timed_out.push((deadline, key));
         }
         timed_out
     }

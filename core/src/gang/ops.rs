@@ -196,10 +196,13 @@ pub fn group_deleted<G: GangParts>(g: &mut G, key: &GroupKey) -> Option<PodGroup
 pub fn expire<G: GangParts>(g: &mut G, now: Time) -> Vec<GroupKey> {
     let timeout = g.rules().timeout;
     let mut reason: Option<String> = None;
-    let timed_out = g.expire_due(now, &mut |groups, waiting| {
+    let mut timed_out = g.expire_due(now, &mut |groups, waiting| {
         let reason = reason.get_or_insert_with(|| timeout_message(timeout, &GANG_SCHEDULING));
         groups.expire(waiting, now, reason, EXPIRE_BATCH)
     });
+    // Shard by shard, each in deadline order: told in (deadline, group) order across shards.
+    timed_out.sort_unstable();
+    let timed_out: Vec<GroupKey> = timed_out.into_iter().map(|(_, key)| key).collect();
     if let Some(reason) = &reason {
         for key in &timed_out {
             telemetry::gang_attempt(GangOutcome::TimedOut);

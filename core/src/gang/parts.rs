@@ -14,7 +14,7 @@ use crate::{Pod, PodId, Time};
 pub type Batch<'a, R> = dyn AttemptWaiting<Registration = R> + 'a;
 
 /// An expiry over one part of the groups (see [`GangParts::expire_due`]).
-pub type Expire<'e, R> = dyn FnMut(&mut Groups, &mut Batch<'_, R>) -> Vec<GroupKey> + 'e;
+pub type Expire<'e, R> = dyn FnMut(&mut Groups, &mut Batch<'_, R>) -> Vec<(Time, GroupKey)> + 'e;
 
 /// The parts a gang operation touches. Decisions made through them reach the waiting map's
 /// sink once the critical section that made them has ended, with no lock held (H5).
@@ -71,7 +71,7 @@ pub trait GangParts {
         &mut self,
         now: Time,
         expire: &mut Expire<'_, Self::Registration>,
-    ) -> Vec<GroupKey>;
+    ) -> Vec<(Time, GroupKey)>;
 
     /// The earliest deadline of a live attempt.
     fn next_attempt_deadline(&self) -> Option<Time>;

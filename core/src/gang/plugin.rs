@@ -49,6 +49,7 @@ pub(super) struct Inner {
 
 /// A cluster event the gang plugin's queueing hints look at.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub enum GangEvent<'a> {
     /// An unscheduled or assigned pod was added.
     PodAdded(&'a Pod),
@@ -180,7 +181,7 @@ impl GangScheduling {
 
     /// Hardened: rejects every gang attempt whose deadline is at or before `now`, each as a
     /// whole (H1, H3), with upstream's timeout message, for [`Cause::TimedOut`]. Returns the
-    /// groups it timed out. Upstream mode keeps no attempts; its members time out in the
+    /// groups it timed out, in (deadline, group) order. Upstream mode keeps no attempts; its members time out in the
     /// waiting map.
     pub fn expire(&self, now: Time) -> Vec<GroupKey> {
         ops::expire(&mut self.parts(), now)
@@ -271,7 +272,11 @@ impl GangParts for LockedGang<'_> {
         self.inner.waiting.next_deadline()
     }
 
-    fn expire_due(&mut self, now: Time, expire: &mut Expire<'_, WaitingPod>) -> Vec<GroupKey> {
+    fn expire_due(
+        &mut self,
+        now: Time,
+        expire: &mut Expire<'_, WaitingPod>,
+    ) -> Vec<(Time, GroupKey)> {
         let registry = &self.inner.registry;
         let mut timed_out = Vec::new();
         for shard in 0..registry.shards() {

@@ -1,5 +1,5 @@
 use super::QueuePlace;
-use crate::Pod;
+use crate::{Pod, PodId};
 
 /// An error returned when a pod is added to the scheduling queue. Hands the pod back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -12,4 +12,13 @@ pub enum QueueError {
         /// Where it already is.
         place: QueuePlace,
     },
+}
+
+/// An error returned when a pod is handed back from its attempt with the queue's own record
+/// ([`QueueState::hand_back`](super::QueueState::hand_back)). Nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HandBackError {
+    /// The pod is not in flight.
+    #[error("pod {0} is not in flight")]
+    NotInFlight(PodId),
 }

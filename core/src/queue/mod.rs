@@ -24,7 +24,7 @@ mod state;
 mod state_tests;
 
 pub use config::QueueConfig;
-pub use error::QueueError;
+pub use error::{HandBackError, QueueError};
 pub use event::{ClusterEvent, EventKind};
 pub use info::QueuedPodInfo;
 pub use plugins::{Gate, NoPlugins, PluginSet, QueuePlugins, SortKey};

@@ -1,6 +1,6 @@
 use super::config::BackoffClock;
 use super::state::QueueState;
-use super::{ClusterEvent, QueueError, QueuePlace, QueuePlugins, QueuedPodInfo};
+use super::{ClusterEvent, HandBackError, QueueError, QueuePlace, QueuePlugins, QueuedPodInfo};
 use crate::{PluginName, PodId, QueueingHint, Time};
 
 /// Where a requeued pod should go (upstream's queueing strategies), weakest first.
@@ -38,6 +38,58 @@ impl QueueState {
         let place = self.take_back(info, now, plugins, None);
         self.done(&id);
         Ok(place)
+    }
+
+    /// A pod in flight comes back after a failed attempt, with the queue's own record of it:
+    /// rejected by `rejector` (`None`: it failed with an error, and backs off in the error
+    /// backoff). Otherwise [`add_unschedulable_if_not_present`](Self::add_unschedulable_if_not_present).
+    /// Fails, changing nothing, if the pod is not in flight.
+    pub fn hand_back(
+        &mut self,
+        id: &PodId,
+        rejector: Option<PluginName>,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> Result<Option<QueuePlace>, HandBackError> {
+        let info = self.in_flight_record(id, rejector)?;
+        Ok(self
+            .add_unschedulable_if_not_present(info, now, plugins)
+            .expect("a pod in flight is not queued"))
+    }
+
+    /// A failed gang attempt's members in flight come back together with one backoff, with
+    /// the queue's own records of them, each rejected by its rejector: otherwise
+    /// [`add_gang_unschedulable`](Self::add_gang_unschedulable). Fails, changing nothing, if
+    /// a member is not in flight.
+    pub fn hand_back_gang(
+        &mut self,
+        members: &[(PodId, Option<PluginName>)],
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> Result<Vec<Option<QueuePlace>>, HandBackError> {
+        let infos = members
+            .iter()
+            .map(|(id, rejector)| self.in_flight_record(id, rejector.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self
+            .add_gang_unschedulable(infos, now, plugins)
+            .expect("pods in flight are not queued"))
+    }
+
+    /// A copy of in-flight pod `id`'s record, rejected by `rejector` if there is one.
+    fn in_flight_record(
+        &self,
+        id: &PodId,
+        rejector: Option<PluginName>,
+    ) -> Result<QueuedPodInfo, HandBackError> {
+        if self.place(id) != Some(QueuePlace::InFlight) {
+            return Err(HandBackError::NotInFlight(id.clone()));
+        }
+        let info = self.info(id).expect("placed").clone();
+        Ok(match rejector {
+            Some(plugin) => info.rejected_by(plugin),
+            None => info,
+        })
     }
 
     /// A gang attempt failed (hardened): its members come back **together with one backoff**.

@@ -371,6 +371,39 @@ fn a_failed_gang_comes_back_together_with_one_backoff() {
     checked(&q);
 }
 
+#[test]
+fn hand_back_takes_the_queues_own_record_and_refuses_a_pod_not_in_flight() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    for name in ["a", "g0", "g1"] {
+        q.add(pod(name, 0), Time::ZERO, &p).unwrap();
+    }
+    q.pop().unwrap();
+    let place = q.hand_back(&id("a"), Some(NODE.into()), Time::ZERO, &p);
+    assert_eq!(place, Ok(Some(QueuePlace::Unschedulable)));
+    let info = q.info(&id("a")).unwrap();
+    assert_eq!(
+        (info.attempts(), info.unschedulable_plugins().len()),
+        (1, 1)
+    );
+    let before = q.clone();
+    assert_eq!(
+        q.hand_back(&id("a"), None, Time::ZERO, &p),
+        Err(HandBackError::NotInFlight(id("a")))
+    );
+    // One member is not in flight: nobody comes back.
+    q.pop().unwrap();
+    let members = [(id("g0"), Some(NODE.into())), (id("g1"), None)];
+    let before_gang = q.clone();
+    assert_eq!(
+        q.hand_back_gang(&members, Time::ZERO, &p),
+        Err(HandBackError::NotInFlight(id("g1")))
+    );
+    assert_eq!(q, before_gang);
+    assert_ne!(q, before, "g0 is in flight");
+    checked(&q);
+}
+
 /// The layout the pool walk relies on (`QueuedPodInfo`'s docs): a slot is two cache lines.
 #[cfg(target_pointer_width = "64")]
 #[test]

@@ -62,14 +62,14 @@ impl Scheduler {
         let mut parts = self.parts();
         match steps::place_and_reserve(&mut parts, popped, now) {
             Err(outcome) => outcome,
-            Ok(Placed::Unfit { info, status }) => {
-                steps::hand_back_unfit(&mut parts, info, status, now)
+            Ok(Placed::Unfit { pod, status }) => {
+                steps::hand_back_unfit(&mut parts, pod, status, now)
             }
-            Ok(Placed::Reserved { info, node } | Placed::Permitted { info, node }) => {
+            Ok(Placed::Reserved { pod, node } | Placed::Permitted { pod, node }) => {
                 span.record("node", &*node);
-                let (outcome, late) = steps::permit(&mut parts, info, node, now);
-                if let Some(Placed::Permitted { info, node }) = late {
-                    steps::record_late(&mut parts, info, node, now);
+                let (outcome, late) = steps::permit(&mut parts, pod, node, now);
+                if let Some(Placed::Permitted { pod, node }) = late {
+                    steps::record_late(&mut parts, &pod, node, now);
                 }
                 outcome
             }

@@ -33,11 +33,11 @@ impl Renamed for AnyOrderJobs {
     }
 }
 
-/// The queue record and the node renamed; the stamp and the marks kept.
+/// The pod and the node renamed; the stamp and the marks kept.
 impl<S: Copy> Renamed for Assignment<S> {
     fn renamed<R: Relabel + ?Sized>(&self, r: &R) -> Assignment<S> {
         Assignment {
-            info: self.info.renamed(r),
+            pod: r.pod(&self.pod),
             node: r.node(&self.node),
             since: self.since,
             deleted: self.deleted,
@@ -54,20 +54,20 @@ impl<J: super::jobs::JobQueue + Renamed, T: Tally> Renamed for DriverState<J, T>
     }
 }
 
-/// The pod's record (and node) renamed; a placement's status (free text) kept.
+/// The pod (and node) renamed; a placement's status (free text) kept.
 impl Renamed for Placed {
     fn renamed<R: Relabel + ?Sized>(&self, r: &R) -> Placed {
         match self {
-            Placed::Reserved { info, node } => Placed::Reserved {
-                info: info.renamed(r),
+            Placed::Reserved { pod, node } => Placed::Reserved {
+                pod: r.pod(pod),
                 node: r.node(node),
             },
-            Placed::Unfit { info, status } => Placed::Unfit {
-                info: info.renamed(r),
+            Placed::Unfit { pod, status } => Placed::Unfit {
+                pod: r.pod(pod),
                 status: status.clone(),
             },
-            Placed::Permitted { info, node } => Placed::Permitted {
-                info: info.renamed(r),
+            Placed::Permitted { pod, node } => Placed::Permitted {
+                pod: r.pod(pod),
                 node: r.node(node),
             },
         }

@@ -7,15 +7,15 @@ use std::collections::BTreeMap;
 
 use super::jobs::{FifoJobs, Job, JobQueue};
 use super::tally::{SchedulerTally, Tally};
-use crate::queue::QueuedPodInfo;
 use crate::sync::Arc;
 use crate::{Decision, Pod, PodId, Time};
 
-/// A pod that passed its scheduling cycle: what its binding cycle needs.
+/// A pod that passed its scheduling cycle: what its binding cycle needs (its queue record
+/// stays the queue's, which hands it back with it).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Assignment<S> {
-    /// Its queue record, to hand it back with.
-    pub info: QueuedPodInfo,
+    /// The pod (a shared handle), so a sibling's hand-back can release it (H2).
+    pub pod: Pod,
     /// The node it is assumed on.
     pub node: Arc<str>,
     /// When it was recorded (what its Permit wait is measured from).
@@ -60,10 +60,10 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
 
     /// A scheduling cycle records what the binding cycle will need, before Permit runs: a
     /// decision can come the instant Permit registers the pod, from any thread.
-    pub fn record(&mut self, info: QueuedPodInfo, node: Arc<str>, now: Time) {
-        let id = info.id().clone();
+    pub fn record(&mut self, pod: &Pod, node: Arc<str>, now: Time) {
+        let id = pod.id().clone();
         let assignment = Assignment {
-            info,
+            pod: pod.clone(),
             node,
             since: T::stamp(now),
             deleted: false,
@@ -126,11 +126,7 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
             .assigned
             .iter()
             .filter(|(id, a)| {
-                *id != pod.id()
-                    && a.rejected
-                    && !a.deleted
-                    && !a.claimed
-                    && same_group(a.info.pod(), pod)
+                *id != pod.id() && a.rejected && !a.deleted && !a.claimed && same_group(&a.pod, pod)
             })
             .map(|(id, _)| id.clone())
             .collect();

@@ -42,7 +42,7 @@ pub trait JobQueue: Clone + Default + fmt::Debug + PartialEq + Eq + std::hash::H
     }
 
     /// Every job, in pod id order.
-    fn jobs(&self) -> Vec<&Job>;
+    fn jobs(&self) -> impl Iterator<Item = &Job>;
 }
 
 /// First come, first served: the scheduler's binding workers take the oldest decision first.
@@ -87,11 +87,10 @@ impl JobQueue for FifoJobs {
         self.order.len()
     }
 
-    fn jobs(&self) -> Vec<&Job> {
+    fn jobs(&self) -> impl Iterator<Item = &Job> {
         self.numbers
             .values()
             .filter_map(|number| self.order.get(number))
-            .collect()
     }
 }
 
@@ -133,8 +132,8 @@ impl JobQueue for AnyOrderJobs {
         self.jobs.len()
     }
 
-    fn jobs(&self) -> Vec<&Job> {
-        self.jobs.values().collect()
+    fn jobs(&self) -> impl Iterator<Item = &Job> {
+        self.jobs.values()
     }
 }
 

@@ -69,7 +69,6 @@ enum Failure {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
     pod: Pod,
-    info: QueuedPodInfo,
     node: crate::sync::Arc<str>,
     deleted: bool,
     decision: crate::Decision,
@@ -108,18 +107,17 @@ pub fn binding_cycle<P: Parts>(p: &mut P, job: Job, now: Time) -> BindingOutcome
 /// no pod in binding has this decision.
 pub fn begin_binding<P: Parts>(p: &mut P, job: Job, now: Time) -> Option<Binding> {
     let id = job.decision.pod.id().clone();
-    let (info, node, deleted, wait) = p.driver(|d| {
+    let (node, deleted, wait) = p.driver(|d| {
         let a = d.claim(&id)?;
-        let found = (a.info.clone(), a.node.clone(), a.deleted, a.since);
-        let wait = d.tally_mut().permit_wait(found.3, now);
-        Some((found.0, found.1, found.2, wait))
+        let (node, deleted, since) = (a.node.clone(), a.deleted, a.since);
+        let wait = d.tally_mut().permit_wait(since, now);
+        Some((node, deleted, wait))
     })?;
     if let (true, Some(wait)) = (job.waited, wait) {
         telemetry::permit_waited(wait, job.decision.status.code());
     }
     Some(Binding {
         pod: job.decision.pod.clone(),
-        info,
         node,
         deleted,
         decision: job.decision,
@@ -136,7 +134,6 @@ pub fn end_binding<P: Parts>(
 ) -> BindingOutcome {
     let Binding {
         pod,
-        info,
         node,
         deleted,
         decision,
@@ -154,8 +151,11 @@ pub fn end_binding<P: Parts>(
         (false, Some(bound)) => bound.map_err(Failure::Error),
         (false, None) => Err(Failure::Rejected(decision.status, decision.cause)),
     };
-    let deleted = p.driver(|d| d.finish(&id)).is_none_or(|a| a.deleted);
-    match (outcome, deleted) {
+    // The assignment this cycle claimed: no other cycle or hand-back takes it meanwhile.
+    let Some(assignment) = p.driver(|d| d.finish(&id)) else {
+        return BindingOutcome::Ignored;
+    };
+    match (outcome, assignment.deleted) {
         (Ok(()), false) => {
             // The cache entry can only be missing if the node was removed meanwhile.
             let _ = p.cache(|c| c.finish_binding(&id));
@@ -179,18 +179,12 @@ pub fn end_binding<P: Parts>(
             announce(p, ClusterEvent::AssignedPodDelete(pod), None, now);
             BindingOutcome::Deleted { pod: id }
         }
-        (Err(_), true) => failed(p, pod, info, Failure::Deleted, now),
-        (Err(failure), false) => failed(p, pod, info, failure, now),
+        (Err(_), true) => failed(p, pod, Failure::Deleted, now),
+        (Err(failure), false) => failed(p, pod, failure, now),
     }
 }
 
-fn failed<P: Parts>(
-    p: &mut P,
-    pod: Pod,
-    info: QueuedPodInfo,
-    failure: Failure,
-    now: Time,
-) -> BindingOutcome {
+fn failed<P: Parts>(p: &mut P, pod: Pod, failure: Failure, now: Time) -> BindingOutcome {
     let id = pod.id().clone();
     ops::unreserve(p.gang(), &pod);
     let node_too = match failure {
@@ -218,14 +212,13 @@ fn failed<P: Parts>(
             let timed_out = cause == Cause::TimedOut;
             count(p, Counted::PermitRejection { timed_out });
             let plugin = status.plugin().cloned().unwrap_or(GANG_SCHEDULING);
-            let first = back_as(info, &status, plugin.clone());
             if p.mode() == Mode::Hardened && pod.group_key().is_some() {
-                return hand_back_gang(p, first, status, cause, plugin, now);
+                return hand_back_gang(p, pod, status, cause, plugin, now);
             }
             if p.planted(Flaw::RejectedNotRequeued) {
                 p.queue(|q, _| q.done(&id));
             } else {
-                requeue(p, first, now);
+                requeue(p, &id, rejector(&status, plugin), now);
             }
             if !p.planted(Flaw::ReleaseAnnouncesNothing) {
                 let not_this_pod = |other: &QueuedPodInfo| other.id() != &id;
@@ -247,7 +240,7 @@ fn failed<P: Parts>(
                 p.queue(|q, _| q.done(&id));
             } else {
                 // No rejecting plugin: it backs off in the error backoff.
-                requeue(p, info, now);
+                requeue(p, &id, None, now);
             }
             BindingOutcome::BindFailed { pod: id, error }
         }
@@ -255,19 +248,18 @@ fn failed<P: Parts>(
 }
 
 /// H2: a member of a failed Hardened gang attempt comes back with every sibling whose
-/// rejection is already marked, in one `add_gang_unschedulable` (one backoff for the gang);
-/// their assignments and jobs go with it, so their own binding cycles have nothing left to do.
+/// rejection is already marked, in one `hand_back_gang` (one backoff for the gang); their
+/// assignments and jobs go with it, so their own binding cycles have nothing left to do.
 /// Their reservations are released here, and the freed resources announced once, excluding
 /// the gang.
 fn hand_back_gang<P: Parts>(
     p: &mut P,
-    first: QueuedPodInfo,
+    pod: Pod,
     status: Status,
     cause: Cause,
     plugin: PluginName,
     now: Time,
 ) -> BindingOutcome {
-    let pod = first.pod().clone();
     let (siblings, waits) = p.driver(|d| {
         let siblings = d.take_rejected_siblings(&pod);
         let waits: Vec<_> = siblings
@@ -280,21 +272,21 @@ fn hand_back_gang<P: Parts>(
             .collect();
         (siblings, waits)
     });
-    let mut members = vec![first];
-    for (sibling, wait) in siblings.into_iter().zip(waits) {
+    let mut members = vec![(pod.id().clone(), rejector(&status, plugin.clone()))];
+    for (sibling, wait) in siblings.into_iter().map(|a| a.pod).zip(waits) {
         // Each sibling waited at Permit, and this is its binding cycle too.
         if let Some(wait) = wait {
             telemetry::permit_waited(wait, status.code());
         }
         telemetry::binding_attempt(BindingResult::Rejected);
         telemetry::schedule_attempt(attempt_result(&status));
-        ops::unreserve(p.gang(), sibling.info.pod());
+        ops::unreserve(p.gang(), &sibling);
         if !p.planted(Flaw::ReleaseKeepsNodeReservation) {
-            p.cache(|c| c.forget(sibling.info.id()));
+            p.cache(|c| c.forget(sibling.id()));
         }
-        members.push(sibling.info.rejected_by(plugin.clone()));
+        members.push((sibling.id().clone(), Some(plugin.clone())));
     }
-    let ids: Vec<PodId> = members.iter().map(|m| m.id().clone()).collect();
+    let ids: Vec<PodId> = members.iter().map(|(id, _)| id.clone()).collect();
     if p.planted(Flaw::RejectedNotRequeued) {
         p.queue(|q, _| {
             for id in &ids {
@@ -302,8 +294,8 @@ fn hand_back_gang<P: Parts>(
             }
         });
     } else {
-        // Already queued cannot happen: every member is in flight until handed back.
-        let _ = p.queue(|q, plugins| q.add_gang_unschedulable(members, now, plugins));
+        // Not in flight cannot happen: every member is in flight until handed back.
+        let _ = p.queue(|q, plugins| q.hand_back_gang(&members, now, plugins));
     }
     if !p.planted(Flaw::ReleaseAnnouncesNothing) {
         let not_the_gang = |other: &QueuedPodInfo| !ids.contains(other.id());
@@ -317,15 +309,11 @@ fn hand_back_gang<P: Parts>(
     }
 }
 
-/// How a rejected pod goes back: rejected by the plugin that said no, or — for an `Error`, not
-/// a plugin's verdict on the pod (a preemption, upstream's `Preempt`) — with no rejector, so it
-/// backs off in the error backoff and is tried again.
-fn back_as(info: QueuedPodInfo, status: &Status, plugin: PluginName) -> QueuedPodInfo {
-    if status.code() == Code::Error {
-        info
-    } else {
-        info.rejected_by(plugin)
-    }
+/// Who a rejected pod goes back rejected by: the plugin that said no — or, for an `Error`,
+/// not a plugin's verdict on the pod (a preemption, upstream's `Preempt`), nobody, so it backs
+/// off in the error backoff and is tried again.
+fn rejector(status: &Status, plugin: PluginName) -> Option<PluginName> {
+    (status.code() != Code::Error).then_some(plugin)
 }
 
 /// A rejection's result as kube-scheduler counts scheduling attempts: an error is an error,

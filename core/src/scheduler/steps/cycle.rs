@@ -5,49 +5,50 @@
 //! thread's critical sections happen in between.
 
 use crate::gang::{ops, GANG_SCHEDULING};
-use crate::queue::{Popped, QueuedPodInfo};
+use crate::queue::Popped;
 use crate::sync::Arc;
 use crate::telemetry::{self, ScheduleResult};
-use crate::{Permit, Status, Time};
+use crate::{Permit, PluginName, Pod, PodId, Status, Time};
 
 use super::super::parts::{Flaw, Parts};
 use super::super::tally::{count, Counted};
 use super::super::{CycleOutcome, ResourceFit};
 
-/// A popped pod between the steps of its scheduling cycle.
+/// A popped pod between the steps of its scheduling cycle (its queue record stays in the
+/// queue, in flight).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Placed {
     /// Assumed on `node` and reserved in its group, its assignment recorded: Permit next.
     Reserved {
-        /// Its queue record.
-        info: QueuedPodInfo,
+        /// The pod.
+        pod: Pod,
         /// The node.
         node: Arc<str>,
     },
     /// No node has room: back to the queue next.
     Unfit {
-        /// Its queue record.
-        info: QueuedPodInfo,
+        /// The pod.
+        pod: Pod,
         /// Why, from the placement.
         status: Status,
     },
     /// Permit ran before the assignment was recorded, which happens next — only with the
     /// planted [`Flaw::RecordsAfterPermit`].
     Permitted {
-        /// Its queue record.
-        info: QueuedPodInfo,
+        /// The pod.
+        pod: Pod,
         /// The node.
         node: Arc<str>,
     },
 }
 
 impl Placed {
-    /// The pod's queue record.
-    pub fn info(&self) -> &QueuedPodInfo {
+    /// The pod.
+    pub fn pod(&self) -> &Pod {
         match self {
-            Placed::Reserved { info, .. }
-            | Placed::Unfit { info, .. }
-            | Placed::Permitted { info, .. } => info,
+            Placed::Reserved { pod, .. }
+            | Placed::Unfit { pod, .. }
+            | Placed::Permitted { pod, .. } => pod,
         }
     }
 }
@@ -62,19 +63,18 @@ pub fn place_and_reserve<P: Parts>(
     now: Time,
 ) -> Result<Placed, CycleOutcome> {
     count(p, Counted::Cycle);
-    let info = popped.info;
-    let pod = info.pod().clone();
+    let pod = popped.info.pod().clone();
     let id = pod.id().clone();
     let node: Arc<str> = match p.place(&pod) {
         Ok(node) => node.into(),
-        Err(status) => return Ok(Placed::Unfit { info, status }),
+        Err(status) => return Ok(Placed::Unfit { pod, status }),
     };
     if let Err(e) = p.cache(|c| c.assume(&pod, &node)) {
         let status = Status::unschedulable(e.to_string());
         telemetry::schedule_attempt(ScheduleResult::Error);
         tracing::debug!(pod = %id, error = %e, "assume failed");
         // An error, not a plugin's verdict: error backoff.
-        requeue(p, info, now);
+        requeue(p, &id, None, now);
         return Err(CycleOutcome::Unschedulable { pod: id, status });
     }
     if let Err(e) = ops::reserve(p.gang(), &pod) {
@@ -87,25 +87,19 @@ pub fn place_and_reserve<P: Parts>(
             plugin = GANG_SCHEDULING.as_str(),
             "reserve failed"
         );
-        requeue(p, info.rejected_by(GANG_SCHEDULING), now);
+        requeue(p, &id, Some(GANG_SCHEDULING), now);
         return Err(CycleOutcome::Unschedulable { pod: id, status });
     }
     if !p.planted(Flaw::RecordsAfterPermit) {
-        let recorded = (info.clone(), node.clone());
-        p.driver(|d| d.record(recorded.0, recorded.1, now));
+        p.driver(|d| d.record(&pod, node.clone(), now));
     }
-    Ok(Placed::Reserved { info, node })
+    Ok(Placed::Reserved { pod, node })
 }
 
 /// A pod no node had room for goes back to the queue, rejected by the placement's plugin;
 /// events recorded while it was in flight are replayed for it (I7).
-pub fn hand_back_unfit<P: Parts>(
-    p: &mut P,
-    info: QueuedPodInfo,
-    status: Status,
-    now: Time,
-) -> CycleOutcome {
-    let id = info.id().clone();
+pub fn hand_back_unfit<P: Parts>(p: &mut P, pod: Pod, status: Status, now: Time) -> CycleOutcome {
+    let id = pod.id().clone();
     count(p, Counted::Unschedulable);
     telemetry::schedule_attempt(ScheduleResult::Unschedulable);
     tracing::debug!(pod = %id, reason = status.message(), "no node fits");
@@ -113,7 +107,7 @@ pub fn hand_back_unfit<P: Parts>(
         .plugin()
         .cloned()
         .unwrap_or(ResourceFit::PLUGIN.into());
-    requeue(p, info.rejected_by(plugin), now);
+    requeue(p, &id, Some(plugin), now);
     CycleOutcome::Unschedulable { pod: id, status }
 }
 
@@ -123,11 +117,10 @@ pub fn hand_back_unfit<P: Parts>(
 /// outcome, and with [`Flaw::RecordsAfterPermit`] planted the step still to run.
 pub fn permit<P: Parts>(
     p: &mut P,
-    info: QueuedPodInfo,
+    pod: Pod,
     node: Arc<str>,
     now: Time,
 ) -> (CycleOutcome, Option<Placed>) {
-    let pod = info.pod().clone();
     let id = pod.id().clone();
     let permit = ops::permit(p.gang(), &pod, now);
     if let Some(decision) = permit.decision(&pod) {
@@ -156,19 +149,20 @@ pub fn permit<P: Parts>(
     };
     let late = p
         .planted(Flaw::RecordsAfterPermit)
-        .then_some(Placed::Permitted { info, node });
+        .then_some(Placed::Permitted { pod, node });
     (outcome, late)
 }
 
 /// With [`Flaw::RecordsAfterPermit`] planted: the assignment recorded after Permit, too late
 /// for a decision that came meanwhile.
-pub fn record_late<P: Parts>(p: &mut P, info: QueuedPodInfo, node: Arc<str>, now: Time) {
-    p.driver(|d| d.record(info, node, now));
+pub fn record_late<P: Parts>(p: &mut P, pod: &Pod, node: Arc<str>, now: Time) {
+    p.driver(|d| d.record(pod, node, now));
 }
 
-/// A pod's attempt ends and it goes back to the queue (`add_unschedulable_if_not_present`:
-/// the events recorded during its attempt are replayed, I7).
-pub(super) fn requeue<P: Parts>(p: &mut P, info: QueuedPodInfo, now: Time) {
-    // Already queued cannot happen: the pod is in flight until handed back.
-    let _ = p.queue(|q, plugins| q.add_unschedulable_if_not_present(info, now, plugins));
+/// A pod's attempt ends and it goes back to the queue with the queue's record of it, rejected
+/// by `rejector` (`None`: an error, so the error backoff); the events recorded during its
+/// attempt are replayed (I7).
+pub(super) fn requeue<P: Parts>(p: &mut P, id: &PodId, rejector: Option<PluginName>, now: Time) {
+    // Not in flight cannot happen: the pod is in flight until handed back.
+    let _ = p.queue(|q, plugins| q.hand_back(id, rejector, now, plugins));
 }
