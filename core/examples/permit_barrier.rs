@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use gangway::sync::channel::Receiver;
+use gangway::waiting::Receiver;
 use gangway::{
     Clock, Decision, GangScheduling, GroupKey, ManualClock, Mode, Permit, Pod, PodGroup, Time,
     TimerDriver, WaitingPod, WaitingPods,

@@ -9,14 +9,20 @@ pub use crate::gang::decide::{
     fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, UpstreamVerdict,
 };
 pub use crate::gang::parts::{Batch, Expire, GangParts};
-pub use crate::queue::AnonymousRecord;
 pub use crate::scheduler::jobs::{AnyOrderJobs, FifoJobs, Job, JobQueue};
 pub use crate::scheduler::parts::{Flaw, Parts};
 pub use crate::scheduler::tally::{Counted, NoTally, SchedulerTally, Tally};
 pub use crate::scheduler::{Assignment, DriverState};
-pub use crate::symmetry;
 
+use crate::gang::GroupKey;
+use crate::queue::QueuedPodInfo;
 use crate::scheduler::Scheduler;
+use crate::{GroupRegistry, PodId, WaitingPods, WaitingState};
+
+/// Renaming pods consistently across the pure states, for symmetry reduction.
+pub mod symmetry {
+    pub use crate::symmetry::*;
+}
 
 /// The gang plugin's operations, once, over [`GangParts`].
 pub mod gang_ops {
@@ -41,4 +47,32 @@ pub fn scheduler_parts(
 /// A copy of a real scheduler's driver state.
 pub fn driver_state(scheduler: &Scheduler) -> DriverState {
     scheduler.inner.driver.snapshot()
+}
+
+/// A queue record with the pod left out (see [`anonymous_record`]).
+pub type AnonymousRecord<'a> = crate::queue::AnonymousRecord<'a>;
+
+/// Everything `info` says except which pod it is, for ordering interchangeable pods
+/// canonically (two members with equal anonymous records are in the same place in the queue's
+/// history).
+pub fn anonymous_record(info: &QueuedPodInfo) -> AnonymousRecord<'_> {
+    info.anonymous()
+}
+
+/// A copy of the waiting map's pure state without the latches, its shards merged, taken in one
+/// critical section.
+pub fn waiting_state(map: &WaitingPods) -> WaitingState<()> {
+    map.state()
+}
+
+/// Which shard of `map` holds pod `id` (pods in different shards are decided under different
+/// locks), for models that spread a gang over shards.
+pub fn waiting_shard_of(map: &WaitingPods, id: &PodId) -> usize {
+    map.shard_of(id)
+}
+
+/// Which shard of `registry` holds group `key` (groups in different shards change under
+/// different locks), for models that put two gangs in different shards.
+pub fn group_shard_of(registry: &GroupRegistry, key: &GroupKey) -> usize {
+    registry.shard_of(key)
 }

@@ -22,7 +22,7 @@ use crate::{GroupKey, Pod, PodId};
 /// the copied states is one allocation (and compares by pointer). Not `Sync`: one per thread.
 ///
 /// ```
-/// use gangway::symmetry::{FreshCopies, Renamed};
+/// use gangway::checking::symmetry::{FreshCopies, Renamed};
 /// use gangway::{Pod, WaitingState, Time};
 /// use std::time::Duration;
 ///

@@ -144,8 +144,8 @@
 //!
 //! ```
 //! use gangway::scheduler::{BindError, CacheState, CycleOutcome, Node};
-//! use gangway::sync::{Arc, Mutex};
 //! use gangway::{Pod, PodGroup, Resources, Scheduler, SchedulerConfig, Status, Time};
+//! use std::sync::{Arc, Mutex};
 //!
 //! // Placement: the first node, by name, with room for the pod.
 //! let first_fit = |pod: &Pod, cache: &CacheState| -> Result<String, Status> {
@@ -160,7 +160,7 @@
 //! let binder = {
 //!     let bindings = bindings.clone();
 //!     move |pod: &Pod, node: &str| -> Result<(), BindError> {
-//!         bindings.lock().push(format!("{} -> {node}", pod.name()));
+//!         bindings.lock().unwrap().push(format!("{} -> {node}", pod.name()));
 //!         Ok(())
 //!     }
 //! };
@@ -191,7 +191,7 @@
 //! ]));
 //! // Binding cycles: all three passed Permit together, and all three are bound.
 //! assert_eq!(s.run_binding_cycles(now), 3);
-//! assert_eq!(bindings.lock().len(), 3);
+//! assert_eq!(bindings.lock().unwrap().len(), 3);
 //! assert!(["trainer-0", "trainer-1", "trainer-2"].iter().all(|&id| s.is_bound(&id.into())));
 //! s.check()?; // I4, I5, I6 hold
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -265,8 +265,10 @@
 //! Each row also has a witness: its checker, run on a deliberately broken variant or in
 //! [`Mode::Upstream`], must find the violation. What makes the core checkable: every component
 //! is a pure struct with `&mut self` transitions ([`WaitingState`]) behind a thin lock
-//! ([`WaitingPods`]), and the locks come from one facade, [`sync`], which becomes loom's under
-//! `RUSTFLAGS="--cfg loom"`.
+//! ([`WaitingPods`]), and the locks come from one internal facade (`core/src/sync.rs`, not
+//! part of the API), which becomes loom's under `RUSTFLAGS="--cfg loom"`. The checkers' hooks
+//! — the driver's steps, the pure decide functions, symmetry renamings — live in a hidden
+//! module that is not semver-stable; an embedder needs none of them.
 //!
 //! # Observability
 //!
@@ -298,7 +300,8 @@ pub mod queue;
 pub mod scheduler;
 mod sharded;
 mod status;
-pub mod symmetry;
+mod symmetry;
+#[doc(hidden)]
 pub mod sync;
 pub mod telemetry;
 pub mod time;

@@ -5,6 +5,7 @@ use crate::PluginName;
 
 /// The outcome code of a plugin or of the framework — kube-scheduler's vocabulary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum Code {
     /// The plugin ran and the pod may go on.
     Success,

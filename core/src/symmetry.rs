@@ -9,7 +9,7 @@
 //! text such as a rejection reason that quotes a pod's name is left as it is.
 //!
 //! ```
-//! use gangway::symmetry::{PodRenaming, Renamed};
+//! use gangway::checking::symmetry::{PodRenaming, Renamed};
 //! use gangway::{Pod, PodId, WaitingState};
 //! use std::time::Duration;
 //! use gangway::Time;

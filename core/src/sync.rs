@@ -7,8 +7,9 @@
 //! code. The API is parking_lot-shaped: `lock()` returns a bare guard (no poisoning) and
 //! [`Condvar::wait`] takes the guard by `&mut`.
 //!
-//! The module is public so that test harnesses and embedders' own loom models run on the same
-//! primitives as gangway; [`model`] runs a closure under loom (or once, without loom).
+//! The module is public, and hidden from the documentation, so that gangway's own crates (the
+//! checkers, the tests, the benches) run on the same primitives as the core; it is not part of
+//! the API and not semver-stable. [`model`] runs a closure under loom (or once, without loom).
 
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 

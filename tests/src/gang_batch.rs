@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use gangway::checking::waiting_shard_of;
 use gangway::{Pod, PodId, Time, WaitingPods};
 
 /// One sharded map holding two waiting pods, `a` and `b`, in different shards, each waiting
@@ -26,7 +27,7 @@ pub trait GangBatch: Clone + Send + Sync + 'static {
 pub fn in_another_shard(map: &WaitingPods, a: &PodId) -> PodId {
     (0..)
         .map(|i| PodId::from(format!("b{i}")))
-        .find(|b| map.shard_of(b) != map.shard_of(a))
+        .find(|b| waiting_shard_of(map, b) != waiting_shard_of(map, a))
         .expect("some uid falls in another shard")
 }
 

@@ -132,7 +132,11 @@ impl Replay {
         same("queues", &s.queue().snapshot(), &model.queue)?;
         same("caches", &s.cache().snapshot(), &model.cache)?;
         same("groups", &s.gang().registry().snapshot(), &model.groups)?;
-        same("waiting maps", &s.waiting().state(), &model.waiting)?;
+        same(
+            "waiting maps",
+            &checking::waiting_state(s.waiting()),
+            &model.waiting,
+        )?;
         same("scheduling cycles", &*self.core.cycle.lock(), &*model.cycle)?;
         let driver = checking::driver_state(s);
         same(

@@ -228,7 +228,7 @@ fn check(gang: &GangScheduling, ctx: &str) {
     if let Err(e) = gang.registry().snapshot().check() {
         panic!("{ctx}: groups: {e}");
     }
-    if let Err(e) = gang.waiting().state().check() {
+    if let Err(e) = gangway::checking::waiting_state(gang.waiting()).check() {
         panic!("{ctx}: waiting map: {e}");
     }
 }

@@ -14,6 +14,7 @@
 
 use std::time::Duration;
 
+use gangway::checking::group_shard_of;
 use gangway::gang::{GangScheduling, GroupKey, Permit, PodGroup};
 use gangway::sync::{model, thread, Arc};
 use gangway::{Mode, Pod, Status, Time, WaitingPods};
@@ -103,8 +104,7 @@ fn settle(gang: &GangScheduling, outcomes: &[(&Pod, bool)]) {
     }
     let groups = gang.registry().snapshot();
     groups.check().expect("I5");
-    gang.waiting()
-        .state()
+    gangway::checking::waiting_state(gang.waiting())
         .check()
         .expect("waiting map consistent");
     assert!(gang.waiting().is_empty(), "I6: no member is left waiting");
@@ -321,7 +321,9 @@ fn e_two_gangs_in_two_shards_vs_one_timer_batch_hardened() {
         let g = GroupKey::new(NS, "g");
         let other = (0..)
             .map(|i| format!("h{i}"))
-            .find(|name| registry.shard_of(&GroupKey::new(NS, name)) != registry.shard_of(&g))
+            .find(|name| {
+                group_shard_of(registry, &GroupKey::new(NS, name)) != group_shard_of(registry, &g)
+            })
             .expect("some group falls in another shard");
         let mut gangs = Vec::new();
         for name in ["g", other.as_str()] {

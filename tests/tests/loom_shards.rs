@@ -113,7 +113,7 @@ fn model_3_batch_allow_vs_expiry_across_shards() {
         }
         assert!(map.is_empty());
         assert_eq!(map.next_deadline(), None);
-        map.state().check().unwrap();
+        gangway::checking::waiting_state(&map).check().unwrap();
         assert_eq!(decisions.drain().len(), 2, "one delivery per pod");
     });
 }

@@ -268,7 +268,7 @@ fn model_4_add_vs_expire_vs_allow_other_pod() {
             map.next_deadline(),
             b_waiting.then_some(Time::from_secs(30))
         );
-        map.state().check().unwrap();
+        gangway::checking::waiting_state(&map).check().unwrap();
         assert_eq!(
             decisions.drain().len(),
             1 + usize::from(expired_b),

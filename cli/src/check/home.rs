@@ -15,7 +15,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::thread::{self, ThreadId};
 
-use gangway::symmetry::{FreshCopies, Relabel, Renamed};
+use gangway::checking::symmetry::{FreshCopies, Relabel, Renamed};
 
 use super::cluster::Cluster;
 use super::protocol::Action;

@@ -11,9 +11,10 @@
 
 use std::collections::BTreeMap;
 
-use gangway::queue::{AnonymousRecord, QueuePlace};
+use gangway::checking::symmetry::{PodRenaming, Relabel, Renamed};
+use gangway::checking::{anonymous_record, AnonymousRecord};
+use gangway::queue::QueuePlace;
 use gangway::scheduler::PodPhase;
-use gangway::symmetry::{PodRenaming, Relabel, Renamed};
 use gangway::waiting::Ticket;
 use gangway::{PodId, Time};
 
@@ -77,7 +78,7 @@ fn signature<'a>(s: &'a Cluster, id: &PodId) -> Signature<'a> {
             QueuePlace::InFlight => (4, None),
         };
         let info = s.queue.info(id).expect("a queued pod has a record");
-        (kind, at, info.anonymous())
+        (kind, at, anonymous_record(info))
     });
     let waiting = s.waiting.get(id).map(|entry| {
         let deadlines = entry.pending().iter().map(|p| p.deadline).collect();

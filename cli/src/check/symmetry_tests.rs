@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use gangway::symmetry::{PodRenaming, Renamed};
+use gangway::checking::symmetry::{PodRenaming, Renamed};
 use gangway::Mode;
 use stateright::Model;
 

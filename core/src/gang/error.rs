@@ -3,6 +3,7 @@ use crate::{Pod, PodId};
 
 /// An error returned from [`PodGroup::new`](super::PodGroup::new).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PodGroupError {
     /// The namespace is empty.
     #[error("pod group namespace is empty")]
@@ -19,6 +20,7 @@ pub enum PodGroupError {
 /// [`Groups::add_pod`](super::Groups::add_pod),
 /// [`GangScheduling::on_pod_added`](super::GangScheduling::on_pod_added)). Hands the pod back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum JoinGroupError {
     /// The pod names no scheduling group.
     #[error("pod {} names no pod group", .0.id())]
@@ -50,6 +52,7 @@ impl JoinGroupError {
 /// An error returned when a PodGroup object is added, updated or set. Hands the group back
 /// where it has one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum GroupUpdateError {
     /// Adding a PodGroup that already exists.
     #[error("pod group {} already exists", .0.key())]
@@ -90,6 +93,7 @@ impl GroupUpdateError {
 
 /// An error returned from [`GangScheduling::reserve`](super::GangScheduling::reserve).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReserveError {
     /// No group state exists for the pod's group (the pod was never added, or was deleted).
     #[error("pod {0} has no pod group state")]

@@ -2,6 +2,7 @@ use super::{GroupKey, PodGroupError};
 
 /// How a pod group is scheduled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum Policy {
     /// Members are scheduled one by one, like ordinary pods; no gate, no wait.
     Basic,

@@ -69,9 +69,9 @@ impl GroupRegistry {
     }
 
     /// Which shard (`0..shards()`) holds group `key`: groups in different shards change under
-    /// different locks. Models use it to put two gangs in different shards.
-    #[doc(hidden)]
-    pub fn shard_of(&self, key: &GroupKey) -> usize {
+    /// different locks. Models use it (through `checking`) to put two gangs in different
+    /// shards.
+    pub(crate) fn shard_of(&self, key: &GroupKey) -> usize {
         self.index_of(key)
     }
 

@@ -7,6 +7,7 @@ use crate::GroupKey;
 /// [`quantity_milli_value`](super::quantity_milli_value). Each variant holds the quantity as
 /// written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum QuantityError {
     /// Not a number: empty, no digit, or something other than a sign before the digits.
     #[error("quantity {0:?} is not a number")]
@@ -57,6 +58,7 @@ impl fmt::Display for RequestSite {
 /// An error converting a k8s-openapi `Pod` into a [`Pod`](crate::Pod). Pods are named
 /// `namespace/name`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PodConversionError {
     /// `metadata.name` is missing or empty.
     #[error("pod has no name")]
@@ -109,6 +111,7 @@ pub enum PodConversionError {
 
 /// An error converting a k8s-openapi `PodGroup` into a [`PodGroup`](crate::PodGroup).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PodGroupConversionError {
     /// `metadata.name` is missing or empty.
     #[error("pod group has no name")]

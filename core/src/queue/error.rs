@@ -3,6 +3,7 @@ use crate::{Pod, PodId};
 
 /// An error returned when a pod is added to the scheduling queue. Hands the pod back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum QueueError {
     /// The pod is already queued (or in flight, for `add`).
     #[error("pod {} is already in the scheduling queue ({place:?})", .pod.id())]
@@ -17,6 +18,7 @@ pub enum QueueError {
 /// An error returned when a pod is handed back from its attempt with the queue's own record
 /// ([`QueueState::hand_back`](super::QueueState::hand_back)). Nothing changed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HandBackError {
     /// The pod is not in flight.
     #[error("pod {0} is not in flight")]

@@ -5,6 +5,7 @@ use crate::Pod;
 
 /// The kind of a [`ClusterEvent`]: what plugins register interest in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum EventKind {
     /// A pod that is not yet bound was added.
     UnscheduledPodAdd,
@@ -44,6 +45,7 @@ impl EventKind {
 /// Something that happened in the cluster and may make a rejected pod schedulable. Carries the
 /// objects involved, for queueing hints to look at.
 #[derive(Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ClusterEvent {
     /// See [`EventKind::UnscheduledPodAdd`].
     UnscheduledPodAdd(Pod),

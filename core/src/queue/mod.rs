@@ -28,7 +28,7 @@ pub use error::{HandBackError, QueueError};
 pub use event::{ClusterEvent, EventKind};
 pub use info::QueuedPodInfo;
 pub use plugins::{Gate, NoPlugins, PluginSet, QueuePlugins, SortKey};
-pub use rename::AnonymousRecord;
+pub(crate) use rename::AnonymousRecord;
 pub use requeue::Requeue;
 pub use scheduling_queue::SchedulingQueue;
 pub use state::{Popped, QueueLengths, QueuePlace, QueueState};

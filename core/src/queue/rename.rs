@@ -98,7 +98,7 @@ impl QueuedPodInfo {
     /// Everything the record says except which pod it is, for ordering interchangeable pods
     /// canonically (two members with equal anonymous records are in the same place in the
     /// queue's history).
-    pub fn anonymous(&self) -> AnonymousRecord<'_> {
+    pub(crate) fn anonymous(&self) -> AnonymousRecord<'_> {
         (
             self.timestamp(),
             self.attempts(),

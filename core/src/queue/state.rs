@@ -35,6 +35,7 @@ pub struct Popped {
 
 /// How many pods are in each part of the queue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct QueueLengths {
     /// Ready to pop.
     pub active: usize,
@@ -48,6 +49,54 @@ pub struct QueueLengths {
     pub gated: usize,
     /// Popped and not yet done.
     pub in_flight: usize,
+}
+
+impl QueueLengths {
+    /// No pod anywhere.
+    pub const EMPTY: QueueLengths = QueueLengths {
+        active: 0,
+        backoff: 0,
+        error_backoff: 0,
+        unschedulable: 0,
+        gated: 0,
+        in_flight: 0,
+    };
+
+    /// These lengths with `n` pods ready to pop.
+    pub const fn with_active(mut self, n: usize) -> QueueLengths {
+        self.active = n;
+        self
+    }
+
+    /// These lengths with `n` pods backing off after an unschedulable attempt.
+    pub const fn with_backoff(mut self, n: usize) -> QueueLengths {
+        self.backoff = n;
+        self
+    }
+
+    /// These lengths with `n` pods backing off after an error.
+    pub const fn with_error_backoff(mut self, n: usize) -> QueueLengths {
+        self.error_backoff = n;
+        self
+    }
+
+    /// These lengths with `n` pods in the unschedulable pool.
+    pub const fn with_unschedulable(mut self, n: usize) -> QueueLengths {
+        self.unschedulable = n;
+        self
+    }
+
+    /// These lengths with `n` pods gated, of those in the unschedulable pool.
+    pub const fn with_gated(mut self, n: usize) -> QueueLengths {
+        self.gated = n;
+        self
+    }
+
+    /// These lengths with `n` pods in flight.
+    pub const fn with_in_flight(mut self, n: usize) -> QueueLengths {
+        self.in_flight = n;
+        self
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -6,6 +6,7 @@ use crate::{Pod, PodId};
 
 /// An error returned from [`Binder::bind`]: the pod was not bound.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BindError {
     /// The binding was refused or could not be written (the API server's answer).
     #[error("bind failed: {0}")]

@@ -6,6 +6,7 @@ use crate::{Pod, PodId};
 
 /// Where a pod in the cache stands: reserved by the scheduler, or observed bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum PodPhase {
     /// Reserved on a node by a scheduling cycle ([`CacheState::assume`]); not yet bound.
     Assumed,
@@ -60,6 +61,7 @@ pub enum RemoveNodeError {
 
 /// An error returned from [`CacheState::assume`]. Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AssumeError {
     /// The pod is already assumed (on `node`); forget it first.
     #[error("pod {pod} is already assumed on node {node}")]
@@ -89,6 +91,7 @@ pub enum AssumeError {
 
 /// An error returned from [`CacheState::finish_binding`]. Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FinishBindingError {
     /// The pod is not in the cache (never assumed, forgotten or removed).
     #[error("pod {0} is not assumed")]
@@ -105,6 +108,7 @@ pub enum FinishBindingError {
 
 /// An error returned from [`CacheState::add_bound`]. Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AddBoundError {
     /// The pod names no node ([`Pod::node`] is `None`), so it is not bound.
     #[error("pod {0} names no node")]

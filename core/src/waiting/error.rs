@@ -3,6 +3,7 @@ use crate::{PluginName, Pod};
 /// An error returned from [`WaitingPods::add`](super::WaitingPods::add) and
 /// [`WaitingState::add`](super::WaitingState::add). Each variant hands the pod back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AddError {
     /// The pod is already waiting; a pod waits at most once at a time.
     #[error("pod {} is already waiting", .0.id())]

@@ -307,8 +307,9 @@ impl WaitingPods {
     }
 
     /// Which shard (`0..shards()`) holds pod `id`: pods in different shards are decided under
-    /// different locks. Models use it to put a gang's members in more than one shard.
-    pub fn shard_of(&self, id: &PodId) -> usize {
+    /// different locks. Models use it (through `checking`) to put a gang's members in more
+    /// than one shard.
+    pub(crate) fn shard_of(&self, id: &PodId) -> usize {
         self.shared.shards.index_of(id)
     }
 
@@ -334,9 +335,9 @@ impl WaitingPods {
         }
     }
 
-    /// A copy of the pure state without the latches, for checkers and debugging: the shards
-    /// merged, taken in one critical section.
-    pub fn state(&self) -> WaitingState<()> {
+    /// A copy of the pure state without the latches, for checkers: the shards merged, taken
+    /// in one critical section.
+    pub(crate) fn state(&self) -> WaitingState<()> {
         let shards = self.shared.shards.read_all();
         let next_ticket = self.shared.shards.next_ticket();
         WaitingState::merged(shards.iter().map(|s| &**s), next_ticket, |_| ())

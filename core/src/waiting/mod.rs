@@ -21,6 +21,9 @@ mod state;
 #[cfg(test)]
 mod state_tests;
 
+/// The receiving end of [`WaitingPods::with_channel`]'s decisions, and its error once every
+/// sender is gone.
+pub use crate::sync::channel::{Receiver, RecvError};
 pub use decision::{Cause, Decision, DecisionSink};
 pub use error::AddError;
 pub use found::WaitingRef;

@@ -1,7 +1,5 @@
 //! Cases: `activate`.
 
-use gangway::queue::QueueLengths;
-
 use super::fixtures::{ms, ns, s, DEFAULT, FIT, L0, T0};
 use super::table::{MPP_BACKING_OFF, MPP_PARKED, POPPED};
 use super::vocabulary::At::{Active, Backoff, ErrorBackoff, Gated, Gone, InFlight, Unschedulable};
@@ -18,7 +16,7 @@ pub(crate) const ACTIVATE: &[Case] = &[
         steps: &[
             add("hpp", 1000, T0),
             Activate(&["hpp"], T0, 0),
-            Lengths(QueueLengths { active: 1, ..L0 }),
+            Lengths(L0.with_active(1)),
         ],
     },
     Case {
@@ -93,11 +91,7 @@ pub(crate) const ACTIVATE: &[Case] = &[
             Gate(false),
             Activate(&["gated-a"], T0, 0),
             Is("gated-a", Gated),
-            Lengths(QueueLengths {
-                unschedulable: 1,
-                gated: 1,
-                ..L0
-            }),
+            Lengths(L0.with_unschedulable(1).with_gated(1)),
         ],
     },
     Case {
@@ -119,11 +113,7 @@ pub(crate) const ACTIVATE: &[Case] = &[
             Is("gated-b", Gated),
             FlushBackoff(s(1), 1),
             Is("gated-a", Gated),
-            Lengths(QueueLengths {
-                unschedulable: 2,
-                gated: 2,
-                ..L0
-            }),
+            Lengths(L0.with_unschedulable(2).with_gated(2)),
         ],
     },
 ];

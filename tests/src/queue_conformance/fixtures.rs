@@ -71,12 +71,5 @@ pub(crate) const fn ns(nanos: u64) -> Time {
 
 pub(crate) const T0: Time = Time::ZERO;
 
-/// No pod anywhere; cases write `QueueLengths { active: 1, ..L0 }`.
-pub(crate) const L0: QueueLengths = QueueLengths {
-    active: 0,
-    backoff: 0,
-    error_backoff: 0,
-    unschedulable: 0,
-    gated: 0,
-    in_flight: 0,
-};
+/// No pod anywhere; cases write `L0.with_active(1)`.
+pub(crate) const L0: QueueLengths = QueueLengths::EMPTY;

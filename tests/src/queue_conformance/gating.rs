@@ -1,7 +1,5 @@
 //! Cases: PreEnqueue gating — gated adds, the events and updates that lift a gate.
 
-use gangway::queue::QueueLengths;
-
 use super::fixtures::{ms, s, DEFAULT, FIT, L0, T0};
 use super::vocabulary::At::{Active, Backoff, Gated, Unschedulable};
 use super::vocabulary::Step::{Activate, FlushBackoff, Gate, Is, Lengths, Pop, Update};
@@ -17,19 +15,9 @@ pub(crate) const GATING: &[Case] = &[
         steps: &[
             add("p", 0, T0),
             Step::Add("gated-p", 0, T0, Gated),
-            Lengths(QueueLengths {
-                active: 1,
-                unschedulable: 1,
-                gated: 1,
-                ..L0
-            }),
+            Lengths(L0.with_active(1).with_unschedulable(1).with_gated(1)),
             Update("gated-p", 0, s(1), Gated),
-            Lengths(QueueLengths {
-                active: 1,
-                unschedulable: 1,
-                gated: 1,
-                ..L0
-            }),
+            Lengths(L0.with_active(1).with_unschedulable(1).with_gated(1)),
         ],
     },
     Case {
@@ -41,10 +29,7 @@ pub(crate) const GATING: &[Case] = &[
             Step::Add("gated-pod", 0, T0, Gated),
             Update("gated-pod", 5, s(1), Active),
             Pop("gated-pod"),
-            Lengths(QueueLengths {
-                in_flight: 1,
-                ..L0
-            }),
+            Lengths(L0.with_in_flight(1)),
         ],
     },
     Case {
@@ -70,15 +55,11 @@ pub(crate) const GATING: &[Case] = &[
             Step::Add("gated-a", 0, T0, Gated),
             event(Ev::GroupAdded, s(1), 0),
             Is("gated-a", Gated),
-            Lengths(QueueLengths {
-                unschedulable: 1,
-                gated: 1,
-                ..L0
-            }),
+            Lengths(L0.with_unschedulable(1).with_gated(1)),
             Gate(true),
             event(Ev::GroupAdded, s(2), 1),
             Is("gated-a", Active),
-            Lengths(QueueLengths { active: 1, ..L0 }),
+            Lengths(L0.with_active(1)),
         ],
     },
     Case {
@@ -110,7 +91,7 @@ pub(crate) const GATING: &[Case] = &[
             Is("gated-x", Gated),
             event(Ev::GroupAdded, ms(500), 1),
             Is("gated-x", Backoff(s(1))),
-            Lengths(QueueLengths { backoff: 1, ..L0 }),
+            Lengths(L0.with_backoff(1)),
             FlushBackoff(s(1), 1),
             Is("gated-x", Gated),
             Gate(true),
@@ -130,14 +111,10 @@ pub(crate) const GATING: &[Case] = &[
             back("gated-x", &[FIT], T0, Unschedulable),
             Gate(false),
             Update("gated-x", 0, s(3), Gated),
-            Lengths(QueueLengths {
-                unschedulable: 1,
-                gated: 1,
-                ..L0
-            }),
+            Lengths(L0.with_unschedulable(1).with_gated(1)),
             Gate(true),
             Update("gated-x", 0, s(4), Active),
-            Lengths(QueueLengths { active: 1, ..L0 }),
+            Lengths(L0.with_active(1)),
         ],
     },
     Case {
@@ -152,12 +129,12 @@ pub(crate) const GATING: &[Case] = &[
             back("gated-x", &[FIT], T0, Unschedulable),
             Gate(false),
             Update("gated-x", 0, ms(100), Backoff(s(1))),
-            Lengths(QueueLengths { backoff: 1, ..L0 }),
+            Lengths(L0.with_backoff(1)),
             Gate(true),
             Update("gated-x", 0, ms(200), Backoff(s(1))),
             FlushBackoff(s(1), 1),
             Is("gated-x", Active),
-            Lengths(QueueLengths { active: 1, ..L0 }),
+            Lengths(L0.with_active(1)),
         ],
     },
 ];

@@ -1,8 +1,6 @@
 //! Cases: events that arrive while a pod is in flight, and where the pod goes when it is
 //! handed back.
 
-use gangway::queue::QueueLengths;
-
 use super::fixtures::{s, DEFAULT, FIT, L0, PENDING, SKIP, T0};
 use super::table::POPPED;
 use super::vocabulary::At::{Active, Backoff, ErrorBackoff, Unschedulable};
@@ -32,10 +30,7 @@ pub(crate) const IN_FLIGHT: &[Case] = &[
         steps: &[
             event(Ev::PodDeleted, T0, 0),
             back("pod1", &[], T0, ErrorBackoff(s(1))),
-            Lengths(QueueLengths {
-                error_backoff: 1,
-                ..L0
-            }),
+            Lengths(L0.with_error_backoff(1)),
         ],
     },
     Case {
@@ -93,11 +88,7 @@ pub(crate) const IN_FLIGHT: &[Case] = &[
             event(Ev::PodDeleted, s(2), 0),
             back("pod1", &[], s(2), ErrorBackoff(s(3))),
             back_pending("pod2", &[FIT, SKIP], &[PENDING], s(2), Active),
-            Lengths(QueueLengths {
-                active: 1,
-                error_backoff: 1,
-                ..L0
-            }),
+            Lengths(L0.with_active(1).with_error_backoff(1)),
         ],
     },
     Case {
@@ -114,11 +105,7 @@ pub(crate) const IN_FLIGHT: &[Case] = &[
             Pop("pod2"),
             event(Ev::NodeAdd("big"), s(2), 0),
             back("pod1", &[], s(2), ErrorBackoff(s(3))),
-            Lengths(QueueLengths {
-                error_backoff: 1,
-                in_flight: 1,
-                ..L0
-            }),
+            Lengths(L0.with_error_backoff(1).with_in_flight(1)),
         ],
     },
     Case {
@@ -136,20 +123,12 @@ pub(crate) const IN_FLIGHT: &[Case] = &[
             event(Ev::PodDeleted, s(3), 0),
             Pop("pod3"),
             back("pod2", &[FIT], s(3), Backoff(s(4))),
-            Lengths(QueueLengths {
-                backoff: 1,
-                in_flight: 2,
-                ..L0
-            }),
+            Lengths(L0.with_backoff(1).with_in_flight(2)),
             // pod1 saw both events, but Skip queues for neither.
             back("pod1", &[SKIP], s(3), Unschedulable),
             // pod3 was popped after both events.
             back("pod3", &[FIT], s(3), Unschedulable),
-            Lengths(QueueLengths {
-                backoff: 1,
-                unschedulable: 2,
-                ..L0
-            }),
+            Lengths(L0.with_backoff(1).with_unschedulable(2)),
         ],
     },
     Case {

@@ -1,7 +1,5 @@
 //! Cases: the order of `add` and `pop`, and adds of a pod the queue already knows.
 
-use gangway::queue::QueueLengths;
-
 use super::fixtures::{s, DEFAULT, FIT, L0, T0};
 use super::vocabulary::At::{Backoff, Unschedulable};
 use super::vocabulary::Step::{AddAgain, FlushBackoff, Lengths, Order, Pop, PopNone};
@@ -23,10 +21,7 @@ pub(crate) const ORDERING: &[Case] = &[
             Pop("mpp"),
             Pop("up"),
             PopNone,
-            Lengths(QueueLengths {
-                in_flight: 3,
-                ..L0
-            }),
+            Lengths(L0.with_in_flight(3)),
         ],
     },
     Case {
@@ -96,10 +91,7 @@ pub(crate) const ORDERING: &[Case] = &[
             AddAgain("a"),
             back("a", &[FIT], T0, Unschedulable),
             AddAgain("a"),
-            Lengths(QueueLengths {
-                unschedulable: 1,
-                ..L0
-            }),
+            Lengths(L0.with_unschedulable(1)),
         ],
     },
 ];

@@ -1,7 +1,5 @@
 //! The table: the setups its cases share, and its groups (one module per theme) in order.
 
-use gangway::queue::QueueLengths;
-
 use super::activate::ACTIVATE;
 use super::backoff::BACKOFF;
 use super::fixtures::{s, FIT, L0, T0};
@@ -33,10 +31,7 @@ pub(crate) const FIVE_PARKED: &[Step] = &[
     back("p1", &[FIT], T0, Unschedulable),
     Pop("p0"),
     back("p0", &[FIT], T0, Unschedulable),
-    Lengths(QueueLengths {
-        unschedulable: 5,
-        ..L0
-    }),
+    Lengths(L0.with_unschedulable(5)),
 ];
 
 /// `pod1` added and popped at 0, no event during its attempt.

@@ -1,8 +1,6 @@
 //! Cases: pods handed back unschedulable, and the cluster events (with their queueing
 //! hints and prechecks) that move them.
 
-use gangway::queue::QueueLengths;
-
 use super::fixtures::{ms, s, BAR, DEFAULT, FIT, L0, PENDING, SKIP, T0};
 use super::table::{FIVE_PARKED, POPPED};
 use super::vocabulary::At::{Active, Backoff, ErrorBackoff, Unschedulable};
@@ -23,11 +21,7 @@ pub(crate) const UNSCHEDULABLE: &[Case] = &[
             back("up", &["plugin"], T0, Unschedulable),
             Pop("hpp"),
             Is("up", Unschedulable),
-            Lengths(QueueLengths {
-                unschedulable: 1,
-                in_flight: 1,
-                ..L0
-            }),
+            Lengths(L0.with_unschedulable(1).with_in_flight(1)),
         ],
     },
     Case {
@@ -178,13 +172,7 @@ pub(crate) const UNSCHEDULABLE: &[Case] = &[
             Is("hpp", Backoff(s(1))),
             Is("hpp2", Unschedulable),
             add("mpp", 500, T0),
-            Lengths(QueueLengths {
-                active: 1,
-                backoff: 2,
-                error_backoff: 1,
-                unschedulable: 1,
-                ..L0
-            }),
+            Lengths(L0.with_active(1).with_backoff(2).with_error_backoff(1).with_unschedulable(1)),
             Pop("mpp"),
             FlushBackoff(s(10), 3),
             Order(&["hpp", "hpp1", "up"]),
@@ -194,21 +182,11 @@ pub(crate) const UNSCHEDULABLE: &[Case] = &[
             back("up", &[FIT], s(10), Unschedulable),
             back("hpp", &[FIT], s(10), Unschedulable),
             back("hpp1", &[], s(10), ErrorBackoff(s(12))),
-            Lengths(QueueLengths {
-                error_backoff: 1,
-                unschedulable: 3,
-                in_flight: 1,
-                ..L0
-            }),
+            Lengths(L0.with_error_backoff(1).with_unschedulable(3).with_in_flight(1)),
             FlushBackoff(s(20), 1),
             event(Ev::NodeAdd("big"), s(20), 2),
             Is("hpp2", Unschedulable),
-            Lengths(QueueLengths {
-                active: 3,
-                unschedulable: 1,
-                in_flight: 1,
-                ..L0
-            }),
+            Lengths(L0.with_active(3).with_unschedulable(1).with_in_flight(1)),
         ],
     },
     Case {
@@ -219,7 +197,7 @@ pub(crate) const UNSCHEDULABLE: &[Case] = &[
         steps: &[
             Step::Event(Ev::Timeout, Pre::All, T0, 5),
             FlushBackoff(s(20), 5),
-            Lengths(QueueLengths { active: 5, ..L0 }),
+            Lengths(L0.with_active(5)),
         ],
     },
     Case {
@@ -252,10 +230,7 @@ pub(crate) const UNSCHEDULABLE: &[Case] = &[
         steps: &[
             Step::Event(Ev::Timeout, Pre::EvenNegative, T0, 0),
             FlushBackoff(s(20), 0),
-            Lengths(QueueLengths {
-                unschedulable: 5,
-                ..L0
-            }),
+            Lengths(L0.with_unschedulable(5)),
         ],
     },
     Case {

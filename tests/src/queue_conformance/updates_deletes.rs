@@ -1,7 +1,5 @@
 //! Cases: `update` (in every place a pod can be) and `delete`.
 
-use gangway::queue::QueueLengths;
-
 use super::fixtures::{ms, ns, s, BAR, DEFAULT, FIT, L0, SKIP, T0};
 use super::table::{MPP_BACKING_OFF, MPP_PARKED};
 use super::vocabulary::At::{Active, Backoff, ErrorBackoff, Gated, Gone, InFlight, Unschedulable};
@@ -32,7 +30,7 @@ pub(crate) const UPDATES: &[Case] = &[
             Order(&["b", "a"]),
             Update("a", 20, ms(2), Active),
             Order(&["a", "b"]),
-            Lengths(QueueLengths { active: 2, ..L0 }),
+            Lengths(L0.with_active(2)),
         ],
     },
     Case {
@@ -77,10 +75,7 @@ pub(crate) const UPDATES: &[Case] = &[
             add("mpp", 500, T0),
             Pop("mpp"),
             Update("mpp", 500, T0, InFlight),
-            Lengths(QueueLengths {
-                in_flight: 1,
-                ..L0
-            }),
+            Lengths(L0.with_in_flight(1)),
         ],
     },
     Case {
@@ -156,13 +151,12 @@ pub(crate) const DELETES: &[Case] = &[
             back("b", &[FIT], T0, Backoff(s(1))),
             Pop("c"),
             back("c", &[], T0, ErrorBackoff(s(1))),
-            Lengths(QueueLengths {
-                backoff: 1,
-                error_backoff: 1,
-                unschedulable: 2,
-                gated: 1,
-                ..L0
-            }),
+            Lengths(
+                L0.with_backoff(1)
+                    .with_error_backoff(1)
+                    .with_unschedulable(2)
+                    .with_gated(1),
+            ),
             Delete("a", true),
             Delete("b", true),
             Delete("c", true),

@@ -79,7 +79,7 @@ impl Lockstep {
     pub(super) fn agree(&self) -> Result<(), Failure> {
         let groups = self.gang.registry().snapshot();
         groups.check().map_err(|e| format!("Groups::check: {e}"))?;
-        let waiting = self.gang.waiting().state();
+        let waiting = gangway::checking::waiting_state(self.gang.waiting());
         waiting
             .check()
             .map_err(|e| format!("WaitingState::check: {e}"))?;
