@@ -515,5 +515,7 @@ fn bind_observed_of_a_member_waiting_in_an_attempt_keeps_the_state_consistent() 
         Permit::Wait { .. }
     ));
     assert!(gang.on_pod_bound(&member(0)));
+    // The informer's event for it later changes nothing, and says so.
+    assert!(!gang.on_pod_bound(&member(0)));
     ok_gang(&gang);
 }

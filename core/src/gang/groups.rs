@@ -209,8 +209,7 @@ impl Groups {
         pod: &Pod,
         f: impl FnOnce(&mut GroupState) -> R,
     ) -> Option<R> {
-        let key = pod.group_key()?.clone();
-        self.change(&key, f)
+        self.change(pod.group_key()?, f)
     }
 
     /// The earliest deadline of a live gang attempt.
