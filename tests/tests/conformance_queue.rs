@@ -56,7 +56,7 @@
 //!   nobody registered) becomes `NodeUpdate`.
 //! - Queueing hints are on (1.36's default); cases for hints off, for `PopFromBackoffQ` on
 //!   and for the nominator and metrics are left out. The ordering window is off unless a case
-//!   configures it. A pod backs off while its expiry is *after* `now` (DESIGN.md §1; upstream's
+//!   configures it. A pod backs off while its expiry is *after* `now` (upstream's
 //!   `boTime.After(now)` before KEP-5142), so a flush at exactly the expiry moves it;
 //!   upstream master with the window disabled keeps such a pod one flush longer, and its tests
 //!   step a full second past the expiry. The `(gangway)` backoff cases pin the boundary to the

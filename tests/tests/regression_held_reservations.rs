@@ -1,4 +1,4 @@
-//! Resources held while waiting (DESIGN.md §1 hazards): one member of a waiting gang is
+//! Resources held while waiting (docs/races.md): one member of a waiting gang is
 //! deleted; upstream leaves its siblings parked at Permit, each holding its reservation, until
 //! their own timers fire minutes later — blocking other gangs meanwhile. Hardened rejects the
 //! whole attempt at once, so every reservation is released as soon as the binding cycles run.

@@ -1,4 +1,4 @@
-//! The partial gang (DESIGN.md §1 hazards), sequentially: a waiting member times out, and before
+//! The partial gang (docs/races.md), sequentially: a waiting member times out, and before
 //! its binding cycle has released its reservation the last member reaches Permit. Upstream
 //! counts the timed-out member towards quorum, "allows" it (a no-op: it is already rejected)
 //! and lets the last member bind alone. Hardened rejects the whole attempt and every member

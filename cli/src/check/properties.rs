@@ -1,4 +1,4 @@
-//! The invariants the checker asserts on every state (DESIGN.md §3), each as a function that
+//! The invariants the checker asserts on every state (docs/guarantees.md), each as a function that
 //! explains a violation: the same text marks the failing step of a counterexample.
 
 use gangway::checking::ModelDriver;

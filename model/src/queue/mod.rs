@@ -7,7 +7,7 @@
 //! method reads as the rule it states. Property tests and the fuzzer run it in lockstep with the
 //! real queue and compare every result ([`QueueModel::agrees_with`]).
 //!
-//! The rules (kube-scheduler 1.36 with queueing hints, DESIGN §1):
+//! The rules (kube-scheduler 1.36 with queueing hints):
 //!
 //! - **Places.** A known pod is in exactly one place: active, backing off (after an
 //!   unschedulable attempt), error-backing off (after an attempt that failed with no rejecting

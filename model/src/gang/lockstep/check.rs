@@ -39,7 +39,7 @@ impl Lockstep {
     /// gang attempt that pass Permit are exactly the members of one gang that pass in one step.
     /// Their number must be 0 or at least `min_count` minus the members already admitted:
     /// assigned, or allowed by an earlier attempt and still binding. (Counting only assigned
-    /// members, as DESIGN.md §3 words it, would also flag a legitimate extra member that
+    /// members, as a literal reading of I3 in docs/guarantees.md would, would also flag a legitimate extra member that
     /// passes alone while the quorum it joins is still binding.)
     pub(super) fn gang_atomicity(
         &self,
