@@ -10,6 +10,8 @@
 //! 6. [`gang_batch`] — a gang's batch decision on the sharded waiting map, real and broken,
 //!    for the `loom_shards` models.
 //! 7. [`simulate_options`] — `gangway simulate`'s options for the end-to-end tests.
+//! 8. [`waiting_gang`] — a Hardened gang with two members waiting at Permit, for the gang
+//!    hand-back regression tests.
 
 #![deny(missing_docs)]
 
@@ -22,6 +24,8 @@ pub mod queue_conformance;
 pub mod replay;
 #[cfg(not(loom))]
 mod simulate_options;
+#[cfg(not(loom))]
+pub mod waiting_gang;
 
 pub use decision_point::{DecisionPoint, RealPod, GANG, OTHER};
 #[cfg(not(loom))]

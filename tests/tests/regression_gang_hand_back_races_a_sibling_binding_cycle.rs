@@ -7,43 +7,16 @@
 //! by `e2e_scheduler` on real threads; here the two workers' steps are interleaved by hand.
 #![cfg(not(loom))]
 
-use std::time::Duration;
-
 use gangway::checking::steps::{self, BindingOutcome};
 use gangway::checking::{self, Parts};
 use gangway::queue::QueuePlace;
-use gangway::scheduler::{Node, Scheduler, SchedulerConfig};
-use gangway::{Cause, Mode, Pod, PodGroup, PodId, Resources, Time};
-
-const CPU: u64 = 1_000;
-
-fn member(i: usize) -> Pod {
-    Pod::new(format!("m{i}"), "ml", &format!("m{i}"))
-        .with_group("g")
-        .with_requests(Resources::new(CPU, 1 << 30))
-}
+use gangway::{Cause, PodId, Time};
+use gangway_tests::waiting_gang::{member, two_members_waiting, PERMIT_TIMEOUT};
 
 #[test]
 fn regression_gang_hand_back_races_a_sibling_binding_cycle() {
-    let config = SchedulerConfig::default()
-        .with_mode(Mode::Hardened)
-        .with_permit_timeout(Duration::from_secs(10));
-    let s = Scheduler::new(config);
-    let t0 = Time::ZERO;
-    s.add_node(Node::new("n", Resources::new(2 * CPU, 8 << 30)), t0)
-        .unwrap();
-    s.add_group(PodGroup::gang("ml", "g", 3).unwrap(), t0)
-        .unwrap();
-    for i in 0..3 {
-        s.add_pod(member(i), t0).unwrap();
-    }
-    while s.schedule_one(t0).is_some() {}
-    assert_eq!(
-        s.waiting().len(),
-        2,
-        "two members wait, the third found no room"
-    );
-    let now = Time::from_secs(10);
+    let s = two_members_waiting();
+    let now = Time::from_secs(PERMIT_TIMEOUT.as_secs());
     s.tick(now);
 
     let (m0, m1) = (member(0).id().clone(), member(1).id().clone());

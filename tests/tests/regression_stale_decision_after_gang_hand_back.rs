@@ -6,40 +6,18 @@
 //! assignments, so nothing of the old attempt is left to act on the new one.
 #![cfg(not(loom))]
 
-use std::time::Duration;
-
 use gangway::queue::QueuePlace;
-use gangway::scheduler::{CycleOutcome, Node, Scheduler, SchedulerConfig};
-use gangway::{Mode, Pod, PodGroup, Resources, Time};
-
-const CPU: u64 = 1_000;
-
-fn member(i: usize) -> Pod {
-    Pod::new(format!("m{i}"), "ml", &format!("m{i}"))
-        .with_group("g")
-        .with_requests(Resources::new(CPU, 1 << 30))
-}
+use gangway::scheduler::CycleOutcome;
+use gangway::Time;
+use gangway_tests::waiting_gang::{two_members_waiting, PERMIT_TIMEOUT};
 
 #[test]
 fn regression_stale_decision_after_gang_hand_back() {
-    let config = SchedulerConfig::default()
-        .with_mode(Mode::Hardened)
-        .with_permit_timeout(Duration::from_secs(10));
-    let s = Scheduler::new(config);
-    let t0 = Time::ZERO;
-    s.add_node(Node::new("n", Resources::new(2 * CPU, 8 << 30)), t0)
-        .unwrap();
-    s.add_group(PodGroup::gang("ml", "g", 3).unwrap(), t0)
-        .unwrap();
-    for i in 0..3 {
-        s.add_pod(member(i), t0).unwrap();
-    }
-    while s.schedule_one(t0).is_some() {}
-    assert_eq!(s.waiting().len(), 2);
+    let s = two_members_waiting();
 
     // The attempt times out: two rejections wait for binding cycles. The first one to run
     // hands the gang back whole.
-    let timeout = Time::from_secs(10);
+    let timeout = Time::from_secs(PERMIT_TIMEOUT.as_secs());
     s.tick(timeout);
     assert_eq!(s.in_binding().len(), 2);
     assert!(s.run_binding_cycle(timeout), "a rejection to run");

@@ -128,15 +128,7 @@ impl GangParts for ClusterParts<'_> {
         _: &GroupKey,
         change: impl FnOnce(&mut Groups, &mut Batch<'_, ()>) -> R,
     ) -> R {
-        let c = &mut *self.c;
-        let mut batch = ModelBatch {
-            waiting: &mut c.waiting,
-            decided: Vec::new(),
-        };
-        let result = change(&mut c.groups, &mut batch);
-        let decided = batch.decided;
-        self.deliver(decided);
-        result
+        self.with_batch(change)
     }
 
     fn add_waiting(&mut self, pod: Pod, wait: Duration, now: Time) -> Result<(), AddError> {
@@ -184,17 +176,16 @@ impl GangParts for ClusterParts<'_> {
         self.c.waiting.next_deadline()
     }
 
-    fn expire_due(&mut self, now: Time, expire: &mut Expire<'_, ()>) -> Vec<(Time, GroupKey)> {
-        let mut timed_out = Vec::new();
-        while self.c.groups.next_deadline().is_some_and(|d| d <= now) {
-            let done = self.write_group_for_expiry(expire);
-            let more = !done.is_empty();
-            timed_out.extend(done);
-            if !more {
-                break;
-            }
-        }
-        timed_out
+    fn group_parts(&self) -> usize {
+        1
+    }
+
+    fn part_deadline(&self, _: usize) -> Option<Time> {
+        self.c.groups.next_deadline()
+    }
+
+    fn expire_part(&mut self, _: usize, expire: &mut Expire<'_, ()>) -> Vec<(Time, GroupKey)> {
+        self.with_batch(expire)
     }
 
     fn next_attempt_deadline(&self) -> Option<Time> {
@@ -203,17 +194,18 @@ impl GangParts for ClusterParts<'_> {
 }
 
 impl ClusterParts<'_> {
-    /// One expiry over the model's groups, its decisions delivered after.
-    fn write_group_for_expiry(&mut self, expire: &mut Expire<'_, ()>) -> Vec<(Time, GroupKey)> {
+    /// `change` over the model's groups with its waiting map as a batch (the one part of the
+    /// groups, one critical section), its decisions delivered after.
+    fn with_batch<R>(&mut self, change: impl FnOnce(&mut Groups, &mut Batch<'_, ()>) -> R) -> R {
         let c = &mut *self.c;
         let mut batch = ModelBatch {
             waiting: &mut c.waiting,
             decided: Vec::new(),
         };
-        let done = expire(&mut c.groups, &mut batch);
+        let result = change(&mut c.groups, &mut batch);
         let decided = batch.decided;
         self.deliver(decided);
-        done
+        result
     }
 }
 

@@ -196,11 +196,23 @@ pub fn group_deleted<G: GangParts>(g: &mut G, key: &GroupKey) -> Option<PodGroup
 pub fn expire<G: GangParts>(g: &mut G, now: Time) -> Vec<GroupKey> {
     let timeout = g.rules().timeout;
     let mut reason: Option<String> = None;
-    let mut timed_out = g.expire_due(now, &mut |groups, waiting| {
-        let reason = reason.get_or_insert_with(|| timeout_message(timeout, &GANG_SCHEDULING));
-        groups.expire(waiting, now, reason, EXPIRE_BATCH)
-    });
-    // Shard by shard, each in deadline order: told in (deadline, group) order across shards.
+    let mut timed_out = Vec::new();
+    for part in 0..g.group_parts() {
+        // Each part on its own, a batch at a time for as long as it has a due attempt: a batch
+        // holds one shard, never several, so binding workers on other gangs do not wait for it.
+        while g.part_deadline(part).is_some_and(|d| d <= now) {
+            let done = g.expire_part(part, &mut |groups, waiting| {
+                let reason =
+                    reason.get_or_insert_with(|| timeout_message(timeout, &GANG_SCHEDULING));
+                groups.expire(waiting, now, reason, EXPIRE_BATCH)
+            });
+            if done.is_empty() {
+                break;
+            }
+            timed_out.extend(done);
+        }
+    }
+    // Part by part, each in deadline order: told in (deadline, group) order across parts.
     timed_out.sort_unstable();
     let timed_out: Vec<GroupKey> = timed_out.into_iter().map(|(_, key)| key).collect();
     if let Some(reason) = &reason {

@@ -13,7 +13,7 @@ use crate::{Pod, PodId, Time};
 /// The waiting map as a critical section under a group's lock sees it.
 pub type Batch<'a, R> = dyn AttemptWaiting<Registration = R> + 'a;
 
-/// An expiry over one part of the groups (see [`GangParts::expire_due`]).
+/// An expiry over one part of the groups (see [`GangParts::expire_part`]).
 pub type Expire<'e, R> = dyn FnMut(&mut Groups, &mut Batch<'_, R>) -> Vec<(Time, GroupKey)> + 'e;
 
 /// The parts a gang operation touches. Decisions made through them reach the waiting map's
@@ -64,12 +64,18 @@ pub trait GangParts {
     /// The earliest deadline of a waiting pod's own.
     fn next_waiting_deadline(&self) -> Option<Time>;
 
-    /// Runs `expire` on every part of the groups that has a live attempt due at `now`, each
-    /// in a critical section of its own (production: shard by shard, again while the shard
-    /// still has one due), and returns what the calls returned, in order.
-    fn expire_due(
+    /// How many parts the groups are kept in, each changed in critical sections of its own
+    /// (production: the registry's shards; a model: one).
+    fn group_parts(&self) -> usize;
+
+    /// The earliest deadline of a live attempt in part `part` of the groups.
+    fn part_deadline(&self, part: usize) -> Option<Time>;
+
+    /// Runs `expire` on part `part` of the groups in one critical section, and returns what
+    /// it returned; its decisions reach the sink once the section has ended (H5).
+    fn expire_part(
         &mut self,
-        now: Time,
+        part: usize,
         expire: &mut Expire<'_, Self::Registration>,
     ) -> Vec<(Time, GroupKey)>;
 

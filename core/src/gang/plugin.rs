@@ -272,35 +272,26 @@ impl GangParts for LockedGang<'_> {
         self.inner.waiting.next_deadline()
     }
 
-    fn expire_due(
+    fn group_parts(&self) -> usize {
+        self.inner.registry.shards()
+    }
+
+    fn part_deadline(&self, part: usize) -> Option<Time> {
+        self.inner.registry.read_shard(part).next_deadline()
+    }
+
+    fn expire_part(
         &mut self,
-        now: Time,
+        part: usize,
         expire: &mut Expire<'_, WaitingPod>,
     ) -> Vec<(Time, GroupKey)> {
-        let registry = &self.inner.registry;
-        let mut timed_out = Vec::new();
-        for shard in 0..registry.shards() {
-            // Each shard on its own, as often as it still has a due attempt: a batch holds one
-            // shard, never several, so binding workers on other gangs do not wait for it.
-            while registry
-                .read_shard(shard)
-                .next_deadline()
-                .is_some_and(|d| d <= now)
-            {
-                let mut batch = Deferred {
-                    map: &self.inner.waiting,
-                    deliveries: None,
-                };
-                let done = expire(&mut registry.write_shard(shard), &mut batch);
-                drop(batch); // delivers the batch, with no group lock held (H5)
-                let more = !done.is_empty();
-                timed_out.extend(done);
-                if !more {
-                    break;
-                }
-            }
-        }
-        timed_out
+        let mut batch = Deferred {
+            map: &self.inner.waiting,
+            deliveries: None,
+        };
+        let done = expire(&mut self.inner.registry.write_shard(part), &mut batch);
+        drop(batch); // delivers the batch, with no group lock held (H5)
+        done
     }
 
     fn next_attempt_deadline(&self) -> Option<Time> {
