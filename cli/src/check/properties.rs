@@ -4,7 +4,8 @@
 use gangway::checking::ModelDriver;
 use gangway::gang::Groups;
 use gangway::queue::{QueuePlace, QueueState};
-use gangway::scheduler::{leaked, CacheState, Placement, PodPhase, ResourceFit};
+use gangway::checking::leaked;
+use gangway::scheduler::{CacheState, Placement, PodPhase, ResourceFit};
 use gangway::{PodId, WaitingState};
 
 use super::cluster::{Cluster, Stage};

@@ -20,7 +20,7 @@ mod cache;
 mod cache_rename;
 #[cfg(test)]
 mod cache_tests;
-mod check;
+pub(crate) mod check;
 mod config;
 mod cycle;
 mod driver_rename;
@@ -48,10 +48,10 @@ pub use cache::{
     AddBoundError, AddNodeError, AssumeError, Cache, CacheState, FinishBindingError, NodeView,
     PodPhase, RemoveNodeError, RemovedPod,
 };
-pub use check::{leaked, Invariant, Violation};
+pub use check::{Invariant, Violation};
 pub use config::SchedulerConfig;
 pub use cycle::CycleOutcome;
-pub use driver_state::{Assignment, DriverState};
+pub(crate) use driver_state::DriverState;
 pub use error::{
     AddGroupError, AddPodError, DeleteGroupError, DeletePodError, UpdateGroupError, UpdatePodError,
 };
