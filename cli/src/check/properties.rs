@@ -1,10 +1,10 @@
 //! The invariants the checker asserts on every state (docs/guarantees.md), each as a function that
 //! explains a violation: the same text marks the failing step of a counterexample.
 
+use gangway::checking::leaked;
 use gangway::checking::ModelDriver;
 use gangway::gang::Groups;
 use gangway::queue::{QueuePlace, QueueState};
-use gangway::checking::leaked;
 use gangway::scheduler::{CacheState, Placement, PodPhase, ResourceFit};
 use gangway::{PodId, WaitingState};
 

@@ -42,8 +42,9 @@ impl QueueState {
 
     /// A pod in flight comes back after a failed attempt, with the queue's own record of it:
     /// rejected by `rejector` (`None`: it failed with an error, and backs off in the error
-    /// backoff). Otherwise [`add_unschedulable_if_not_present`](Self::add_unschedulable_if_not_present).
-    /// Fails, changing nothing, if the pod is not in flight.
+    /// backoff). Otherwise [`add_unschedulable_if_not_present`](Self::add_unschedulable_if_not_present):
+    /// the events of its attempt are replayed (I7) and it is in one place again (I4). Fails,
+    /// changing nothing, if the pod is not in flight.
     pub fn hand_back(
         &mut self,
         id: &PodId,
@@ -59,8 +60,8 @@ impl QueueState {
 
     /// A failed gang attempt's members in flight come back together with one backoff, with
     /// the queue's own records of them, each rejected by its rejector: otherwise
-    /// [`add_gang_unschedulable`](Self::add_gang_unschedulable). Fails, changing nothing, if
-    /// a member is not in flight.
+    /// [`add_gang_unschedulable`](Self::add_gang_unschedulable) (H2, I4, I7). Fails,
+    /// changing nothing, if a member is not in flight.
     pub fn hand_back_gang(
         &mut self,
         members: &[(PodId, Option<PluginName>)],
