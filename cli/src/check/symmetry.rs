@@ -93,7 +93,7 @@ fn signature<'a>(s: &'a Cluster, id: &PodId) -> Signature<'a> {
         .state_of(s.pod(id))
         .filter(|g| g.pod(id).is_some())
         .map_or((false, false, false, false), |g| {
-            let waits = g.attempt().is_some_and(|a| a.waiting().contains(id));
+            let waits = g.waits_in_attempt(id);
             (
                 true,
                 g.assumed().contains(id),

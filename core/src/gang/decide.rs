@@ -120,26 +120,21 @@ pub fn hardened_permit<W: AttemptWaiting + ?Sized>(
     now: Time,
     timeout: Duration,
 ) -> AttemptVerdict<W::Registration> {
-    let Some(state) = groups.state_of(pod) else {
-        // No state to change (and none to count a rejection against).
-        return match quorum(None, pod) {
-            Err(Unquorate::Reject(status)) => rejected(status, Cause::Rejected, None),
-            _ => AttemptVerdict::Allow { closed: None },
-        };
-    };
-    let key = state.key().clone();
     // One critical section on the group's state: one lookup, one index update.
-    groups
-        .change(&key, |state| {
-            let verdict = decide_hardened(state, waiting, pod, now, timeout);
-            if matches!(verdict, AttemptVerdict::Reject { .. }) {
-                // A pod rejected at Permit stops counting towards quorum at once, whenever its
-                // caller gets round to unreserving it (which is then a no-op for the group).
-                state.forget(pod.id());
-            }
-            verdict
-        })
-        .expect("looked up above")
+    let verdict = groups.change_of(pod, |state| {
+        let verdict = decide_hardened(state, waiting, pod, now, timeout);
+        if matches!(verdict, AttemptVerdict::Reject { .. }) {
+            // A pod rejected at Permit stops counting towards quorum at once, whenever its
+            // caller gets round to unreserving it (which is then a no-op for the group).
+            state.forget(pod.id());
+        }
+        verdict
+    });
+    // No state: nothing to change, and none to count a rejection against.
+    verdict.unwrap_or_else(|| match quorum(None, pod) {
+        Err(Unquorate::Reject(status)) => rejected(status, Cause::Rejected, None),
+        _ => AttemptVerdict::Allow { closed: None },
+    })
 }
 
 fn decide_hardened<W: AttemptWaiting + ?Sized>(

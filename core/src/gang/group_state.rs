@@ -373,6 +373,11 @@ impl GroupState {
         self.attempt.as_ref()
     }
 
+    /// Whether member `id` waits at Permit in the group's current attempt.
+    pub fn waits_in_attempt(&self, id: &PodId) -> bool {
+        self.attempt().is_some_and(|a| a.waiting().contains(id))
+    }
+
     /// The deadline of the current attempt if it is live (open and not failed): what the
     /// timer must apply (H3).
     pub fn live_deadline(&self) -> Option<Time> {

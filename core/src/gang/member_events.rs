@@ -31,8 +31,7 @@ impl Groups {
     ) -> bool {
         let hardened = rules.hardened();
         let observed = self.change_of(pod, |s| {
-            let in_attempt =
-                hardened && s.attempt().is_some_and(|a| a.waiting().contains(pod.id()));
+            let in_attempt = hardened && s.waits_in_attempt(pod.id());
             (in_attempt, s.bind_observed(pod.id()))
         });
         let Some((in_attempt, true)) = observed else {
@@ -130,7 +129,6 @@ impl Groups {
         rules.hardened()
             && self
                 .state_of(pod)
-                .and_then(|s| s.attempt())
-                .is_some_and(|a| a.waiting().contains(pod.id()))
+                .is_some_and(|s| s.waits_in_attempt(pod.id()))
     }
 }

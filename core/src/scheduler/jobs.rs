@@ -30,9 +30,6 @@ pub trait JobQueue: Clone + Default + fmt::Debug + PartialEq + Eq + std::hash::H
     /// Takes the job of pod `id`, wherever it is in the order.
     fn take(&mut self, id: &PodId) -> Option<Job>;
 
-    /// The job of pod `id`.
-    fn get(&self, id: &PodId) -> Option<&Job>;
-
     /// How many jobs are waiting.
     fn len(&self) -> usize;
 
@@ -79,10 +76,6 @@ impl JobQueue for FifoJobs {
         self.order.remove(&number)
     }
 
-    fn get(&self, id: &PodId) -> Option<&Job> {
-        self.order.get(self.numbers.get(id)?)
-    }
-
     fn len(&self) -> usize {
         self.order.len()
     }
@@ -122,10 +115,6 @@ impl JobQueue for AnyOrderJobs {
 
     fn take(&mut self, id: &PodId) -> Option<Job> {
         self.jobs.remove(id)
-    }
-
-    fn get(&self, id: &PodId) -> Option<&Job> {
-        self.jobs.get(id)
     }
 
     fn len(&self) -> usize {

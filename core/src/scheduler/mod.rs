@@ -25,6 +25,8 @@ mod config;
 mod cycle;
 mod driver_rename;
 pub(crate) mod driver_state;
+#[cfg(test)]
+mod driver_state_tests;
 mod error;
 pub(crate) mod jobs;
 mod locked;
