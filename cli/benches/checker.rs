@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
-use gangway::Mode;
+use gangsched::Mode;
 use gangway_cli::check::{check_with, CheckReport, GangProtocol, Preset, Search};
 
 #[global_allocator]

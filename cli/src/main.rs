@@ -115,7 +115,7 @@ fn bench_command(args: &BenchArgs) -> ExitCode {
 }
 
 fn check_command(args: &CheckArgs) -> ExitCode {
-    let mode = gangway::Mode::from(args.mode);
+    let mode = gangsched::Mode::from(args.mode);
     let config = match args.dimensions.apply(args.preset.config(mode)) {
         Ok(config) => config,
         Err(e) => {
@@ -165,7 +165,7 @@ fn check_command(args: &CheckArgs) -> ExitCode {
             None => eprintln!("gangway check: no counterexample, no {}", path.display()),
         }
     }
-    if mode == gangway::Mode::Hardened && !report.all_hold() {
+    if mode == gangsched::Mode::Hardened && !report.all_hold() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -241,7 +241,7 @@ fn simulate_command(options: &Options) -> ExitCode {
         eprintln!("gangway simulate: cannot write the report: {e}");
         return ExitCode::from(2);
     }
-    let hardened = gangway::Mode::from(options.mode) == gangway::Mode::Hardened;
+    let hardened = gangsched::Mode::from(options.mode) == gangsched::Mode::Hardened;
     if hardened && !report.is_clean() {
         ExitCode::FAILURE
     } else {

@@ -6,7 +6,7 @@
 //!   the last member, which reaches quorum and allows its N−1 waiting siblings. Throughput is
 //!   N elements per iteration: the members the gang lets through.
 //!
-//! Run with `cargo bench -p gangway --bench gang`.
+//! Run with `cargo bench -p gangsched --bench gang`.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -14,7 +14,7 @@ use std::time::Duration;
 use criterion::{
     criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
-use gangway::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPod, WaitingPods};
+use gangsched::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPod, WaitingPods};
 
 const NS: &str = "bench";
 const GROUP: &str = "gang";

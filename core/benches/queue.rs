@@ -12,7 +12,7 @@
 //!   stays at 10,000. `state` is the pure `QueueState`; `queue` the `SchedulingQueue` (one lock
 //!   per call, `try_pop`).
 //!
-//! Run with `cargo bench -p gangway --bench queue`.
+//! Run with `cargo bench -p gangsched --bench queue`.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -20,9 +20,9 @@ use std::time::Duration;
 use criterion::{
     criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
-use gangway::queue::{EventKind, PluginSet, QueuePlace, QueueState};
-use gangway::sync::Arc;
-use gangway::{ClusterEvent, Pod, QueueConfig, QueueingHint, SchedulingQueue, Time};
+use gangsched::queue::{EventKind, PluginSet, QueuePlace, QueueState};
+use gangsched::sync::Arc;
+use gangsched::{ClusterEvent, Pod, QueueConfig, QueueingHint, SchedulingQueue, Time};
 
 const NS: &str = "bench";
 /// The plugin that rejects every pod in `move_all`.

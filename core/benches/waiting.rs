@@ -6,14 +6,14 @@
 //! - `expire/100k_none_due`: `expire(now)` on 100,000 waiting pods, none due.
 //! - `expire/100k`: one `expire(now)` that times out all of 100,000 waiting pods.
 //!
-//! Run with `cargo bench -p gangway --bench waiting`.
+//! Run with `cargo bench -p gangsched --bench waiting`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
-use gangway::sync::{channel, thread};
-use gangway::{Pod, Time, WaitingPod, WaitingPods};
+use gangsched::sync::{channel, thread};
+use gangsched::{Pod, Time, WaitingPod, WaitingPods};
 
 /// The one plugin every benchmarked pod waits for.
 const GANG: &str = "GangScheduling";

@@ -16,7 +16,7 @@
 //!
 //! No thread is started: the example calls the scheduler's steps itself (`schedule_one`,
 //! `run_binding_cycles`, `tick`) with explicit [`Time`]s, so every run prints the same log.
-//! Run it with `cargo run -p gangway --example embed_scheduler`; every outcome is asserted.
+//! Run it with `cargo run -p gangsched --example embed_scheduler`; every outcome is asserted.
 
 // An embedder's program uses std's locks; the workspace's lint keeps gangway's own code on
 // its internal sync facade.
@@ -26,9 +26,9 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gangway::queue::QueuePlace;
-use gangway::scheduler::{BindError, Binder, CycleOutcome, Node, ResourceFit};
-use gangway::{Mode, Pod, PodGroup, PodId, Resources, Scheduler, SchedulerConfig, Time};
+use gangsched::queue::QueuePlace;
+use gangsched::scheduler::{BindError, Binder, CycleOutcome, Node, ResourceFit};
+use gangsched::{Mode, Pod, PodGroup, PodId, Resources, Scheduler, SchedulerConfig, Time};
 
 const CPU: u64 = 1_000;
 const GIB: u64 = 1 << 30;

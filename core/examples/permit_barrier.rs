@@ -8,13 +8,13 @@
 //!    rejected too while the failed attempt holds reservations; once they are released, the
 //!    gang tries again and passes whole.
 //!
-//! Run it with `cargo run -p gangway --example permit_barrier`. Every outcome is asserted, so
+//! Run it with `cargo run -p gangsched --example permit_barrier`. Every outcome is asserted, so
 //! the example fails if the behaviour changes.
 
 use std::time::Duration;
 
-use gangway::waiting::Receiver;
-use gangway::{
+use gangsched::waiting::Receiver;
+use gangsched::{
     Clock, Decision, GangScheduling, GroupKey, ManualClock, Mode, Permit, Pod, PodGroup, Time,
     TimerDriver, WaitingPod, WaitingPods,
 };
@@ -216,7 +216,7 @@ impl Barrier {
             .expect("an open attempt")
     }
 
-    fn with_group<R>(&self, key: &GroupKey, read: impl FnOnce(&gangway::GroupState) -> R) -> R {
+    fn with_group<R>(&self, key: &GroupKey, read: impl FnOnce(&gangsched::GroupState) -> R) -> R {
         self.gang
             .registry()
             .with_state(key, read)

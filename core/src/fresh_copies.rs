@@ -22,8 +22,8 @@ use crate::{GroupKey, Pod, PodId};
 /// the copied states is one allocation (and compares by pointer). Not `Sync`: one per thread.
 ///
 /// ```
-/// use gangway::checking::symmetry::{FreshCopies, Renamed};
-/// use gangway::{Pod, WaitingState, Time};
+/// use gangsched::checking::symmetry::{FreshCopies, Renamed};
+/// use gangsched::{Pod, WaitingState, Time};
 /// use std::time::Duration;
 ///
 /// let pod = Pod::new("a-0", "ns", "a-0").with_group("a");

@@ -1,4 +1,5 @@
-//! gangway: the concurrency core of Kubernetes gang scheduling, checked race-free.
+//! gangsched — the library of the gangway project: the concurrency core of Kubernetes gang
+//! scheduling, checked race-free.
 //!
 //! A gang is a group of pods that must run together or not at all. kube-scheduler parks each
 //! member at its Permit step until enough members are placed, then lets them all go. gangway
@@ -8,7 +9,7 @@
 //! each have a checker and a witness that the checker finds their violation.
 //!
 //! The sections build up from one waiting pod to a whole [`Scheduler`]. Two longer programs
-//! print what happens step by step: `cargo run -p gangway --example permit_barrier` (the
+//! print what happens step by step: `cargo run -p gangsched --example permit_barrier` (the
 //! barrier alone, a quorum and a timeout) and `--example embed_scheduler` (a scheduler with a
 //! binder that fails).
 //!
@@ -20,7 +21,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use gangway::{Pod, Time, WaitingPods};
+//! use gangsched::{Pod, Time, WaitingPods};
 //!
 //! let waiting = WaitingPods::new();
 //! let gang_wait = || [("GangScheduling".into(), Duration::from_secs(300))];
@@ -35,7 +36,7 @@
 //! });
 //! assert!(a.wait().is_success() && b.wait().is_success());
 //! assert!(waiting.is_empty());
-//! # Ok::<(), gangway::AddError>(())
+//! # Ok::<(), gangsched::AddError>(())
 //! ```
 //!
 //! # A gang through the barrier
@@ -46,7 +47,7 @@
 //! member at once, and a timeout, delete or unreserve of one rejects them all.
 //!
 //! ```
-//! use gangway::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
+//! use gangsched::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
 //!
 //! let gang = GangScheduling::new(Mode::Hardened, WaitingPods::new());
 //! gang.on_group_added(PodGroup::gang("ml", "trainer", 3).unwrap()).unwrap();
@@ -83,7 +84,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use gangway::{Pod, Time, WaitingPods};
+//! use gangsched::{Pod, Time, WaitingPods};
 //!
 //! let waiting = WaitingPods::new();
 //! let pod = Pod::new("a", "ml", "trainer-0");
@@ -95,7 +96,7 @@
 //!     "rejected due to timeout after waiting 5m0s at plugin GangScheduling"
 //! );
 //! assert!(wp.wait().is_rejected());
-//! # Ok::<(), gangway::AddError>(())
+//! # Ok::<(), gangsched::AddError>(())
 //! ```
 //!
 //! # Many waiting pods, few threads
@@ -106,7 +107,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use gangway::{Clock, ManualClock, Pod, Time, TimerDriver, WaitingPods};
+//! use gangsched::{Clock, ManualClock, Pod, Time, TimerDriver, WaitingPods};
 //!
 //! let (waiting, decisions) = WaitingPods::with_channel();
 //! let clock = ManualClock::new(Time::ZERO);
@@ -120,7 +121,7 @@
 //! for _ in 0..1000 {
 //!     assert!(decisions.recv().unwrap().status.is_rejected());
 //! }
-//! # Ok::<(), gangway::AddError>(())
+//! # Ok::<(), gangsched::AddError>(())
 //! ```
 //!
 //! # Embedding the `Scheduler`
@@ -143,8 +144,8 @@
 //! [`RunningScheduler::shutdown`](scheduler::RunningScheduler::shutdown).
 //!
 //! ```
-//! use gangway::scheduler::{BindError, CacheState, CycleOutcome, Node};
-//! use gangway::{Pod, PodGroup, Resources, Scheduler, SchedulerConfig, Status, Time};
+//! use gangsched::scheduler::{BindError, CacheState, CycleOutcome, Node};
+//! use gangsched::{Pod, PodGroup, Resources, Scheduler, SchedulerConfig, Status, Time};
 //! use std::sync::{Arc, Mutex};
 //!
 //! // Placement: the first node, by name, with room for the pod.
@@ -211,7 +212,7 @@
 //! [`GangScheduling::new`]. The same race in both modes:
 //!
 //! ```
-//! use gangway::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
+//! use gangsched::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
 //!
 //! for mode in [Mode::Upstream, Mode::Hardened] {
 //!     let gang = GangScheduling::new(mode, WaitingPods::new());
@@ -278,7 +279,7 @@
 //!
 //! # Kubernetes types
 //!
-//! With the optional `k8s` feature, the module `gangway::k8s` converts k8s-openapi's `Pod` and
+//! With the optional `k8s` feature, the module `gangsched::k8s` converts k8s-openapi's `Pod` and
 //! `PodGroup` objects into gangway's [`Pod`] and [`PodGroup`].
 
 #![deny(missing_docs)]

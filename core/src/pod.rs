@@ -114,7 +114,7 @@ impl fmt::Display for PodId {
 /// [`Pod::new`] and the `with_*` methods.
 ///
 /// ```
-/// use gangway::{Pod, Time};
+/// use gangsched::{Pod, Time};
 /// let pod = Pod::new("uid-1", "default", "trainer-0")
 ///     .with_priority(100)
 ///     .with_group("trainer")

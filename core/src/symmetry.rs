@@ -9,10 +9,10 @@
 //! text such as a rejection reason that quotes a pod's name is left as it is.
 //!
 //! ```
-//! use gangway::checking::symmetry::{PodRenaming, Renamed};
-//! use gangway::{Pod, PodId, WaitingState};
+//! use gangsched::checking::symmetry::{PodRenaming, Renamed};
+//! use gangsched::{Pod, PodId, WaitingState};
 //! use std::time::Duration;
-//! use gangway::Time;
+//! use gangsched::Time;
 //!
 //! let a0 = Pod::new("a-0", "ns", "a-0").with_group("a");
 //! let a1 = Pod::new("a-1", "ns", "a-1").with_group("a");

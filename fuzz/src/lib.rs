@@ -10,7 +10,7 @@
 //!
 //! [`arbitrary`]: libfuzzer_sys::arbitrary
 
-use gangway::QueueConfig;
+use gangsched::QueueConfig;
 use gangway_model::queue::lockstep::Lockstep;
 use libfuzzer_sys::arbitrary::{Arbitrary, Unstructured};
 

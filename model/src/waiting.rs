@@ -1,5 +1,5 @@
 //! A reference model of the waiting-pod map: the sequential specification that
-//! [`gangway::WaitingState`] is checked against.
+//! [`gangsched::WaitingState`] is checked against.
 //!
 //! It is deliberately naive: a `Vec` of records in registration order, linear scans, no
 //! deadline index and no cleverness, so that each method can be read as the rule it states.
@@ -24,11 +24,11 @@
 
 use std::time::Duration;
 
-use gangway::waiting::{timeout_message, PendingPlugin, MAX_PERMIT_WAIT};
-use gangway::{AddError, Cause, PluginName, Pod, PodId, Status, Time};
+use gangsched::waiting::{timeout_message, PendingPlugin, MAX_PERMIT_WAIT};
+use gangsched::{AddError, Cause, PluginName, Pod, PodId, Status, Time};
 
 /// Names one successful registration of a pod in the model — the model's counterpart of
-/// [`gangway::waiting::Ticket`]. The n-th successful add (counting from 0) gets `Registration(n)`.
+/// [`gangsched::waiting::Ticket`]. The n-th successful add (counting from 0) gets `Registration(n)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Registration(pub u64);
 
@@ -71,7 +71,7 @@ pub struct ModelDecision {
     pub cause: Cause,
 }
 
-/// What [`WaitingModel::allow`] did (mirrors [`gangway::waiting::AllowOutcome`]).
+/// What [`WaitingModel::allow`] did (mirrors [`gangsched::waiting::AllowOutcome`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ModelAllow {
     /// The pod (or that registration of it) is not waiting; nothing changed.

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use gangway::sync::channel::{self, Receiver, RecvError, Sender};
-use gangway::sync::{Condvar, Mutex};
-use gangway::waiting::timeout_message;
-use gangway::{Decision, Pod, Status, Time};
+use gangsched::sync::channel::{self, Receiver, RecvError, Sender};
+use gangsched::sync::{Condvar, Mutex};
+use gangsched::waiting::timeout_message;
+use gangsched::{Decision, Pod, Status, Time};
 
 use crate::DecisionPoint;
 
@@ -49,9 +49,9 @@ pub struct BrokenLatch<F> {
 impl<F> BrokenLatch<F> {
     fn deliver(&self, status: Status) {
         let cause = if status.is_success() {
-            gangway::Cause::Allowed
+            gangsched::Cause::Allowed
         } else {
-            gangway::Cause::Rejected
+            gangsched::Cause::Rejected
         };
         let _ = self.tx.send(Decision::new(self.pod.clone(), status, cause));
     }
@@ -210,21 +210,21 @@ pub enum QueueFlaw {
     SleepAfterUnlock,
 }
 
-/// A blocking scheduling queue over the real [`QueueState`](gangway::queue::QueueState) that
+/// A blocking scheduling queue over the real [`QueueState`](gangsched::queue::QueueState) that
 /// makes one wake-up mistake; the loom queue models must find it.
 pub struct BrokenQueue {
     flaw: QueueFlaw,
-    state: Mutex<gangway::queue::QueueState>,
+    state: Mutex<gangsched::queue::QueueState>,
     active: Condvar,
-    plugins: gangway::queue::PluginSet,
+    plugins: gangsched::queue::PluginSet,
 }
 
 impl BrokenQueue {
     /// An empty queue with `flaw`, consulting `plugins`.
-    pub fn new(flaw: QueueFlaw, plugins: gangway::queue::PluginSet) -> BrokenQueue {
+    pub fn new(flaw: QueueFlaw, plugins: gangsched::queue::PluginSet) -> BrokenQueue {
         BrokenQueue {
             flaw,
-            state: Mutex::new(gangway::queue::QueueState::new(Default::default())),
+            state: Mutex::new(gangsched::queue::QueueState::new(Default::default())),
             active: Condvar::new(),
             plugins,
         }
@@ -234,7 +234,7 @@ impl BrokenQueue {
     pub fn with_state<R>(
         &self,
         is_move: bool,
-        f: impl FnOnce(&mut gangway::queue::QueueState, &gangway::queue::PluginSet) -> R,
+        f: impl FnOnce(&mut gangsched::queue::QueueState, &gangsched::queue::PluginSet) -> R,
     ) -> R {
         let result = f(&mut self.state.lock(), &self.plugins);
         if !(is_move && self.flaw == QueueFlaw::NoWakeOnMove) {
@@ -244,7 +244,7 @@ impl BrokenQueue {
     }
 
     /// Blocks until a pod is active (or the queue is closed) and pops it.
-    pub fn pop(&self) -> Option<gangway::PodId> {
+    pub fn pop(&self) -> Option<gangsched::PodId> {
         loop {
             {
                 let mut state = self.state.lock();

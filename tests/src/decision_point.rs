@@ -1,7 +1,7 @@
 use std::time::Duration;
 
-use gangway::sync::channel::{Receiver, RecvError};
-use gangway::{Decision, Pod, Status, Time, WaitingPod, WaitingPods};
+use gangsched::sync::channel::{Receiver, RecvError};
+use gangsched::{Decision, Pod, Status, Time, WaitingPod, WaitingPods};
 
 /// The plugin name the models wait on.
 pub const GANG: &str = "GangScheduling";

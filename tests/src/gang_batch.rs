@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use gangway::checking::waiting_shard_of;
-use gangway::{Pod, PodId, Time, WaitingPods};
+use gangsched::checking::waiting_shard_of;
+use gangsched::{Pod, PodId, Time, WaitingPods};
 
 /// One sharded map holding two waiting pods, `a` and `b`, in different shards, each waiting
 /// for the plugins [`PLUGINS`].
@@ -75,8 +75,8 @@ impl GangBatch for RealShards {
 pub mod broken {
     use std::collections::BTreeMap;
 
-    use gangway::sync::{Arc, Mutex};
-    use gangway::PodId;
+    use gangsched::sync::{Arc, Mutex};
+    use gangsched::PodId;
 
     use super::{GangBatch, PLUGINS};
 

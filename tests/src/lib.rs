@@ -1,7 +1,7 @@
 //! Shared harness for gangway's loom, property and end-to-end tests.
 //!
 //! 1. [`DecisionPoint`] — one waiting pod as the loom models see it, so the same model runs on
-//!    the real [`WaitingPods`](gangway::WaitingPods) and on deliberately broken latches.
+//!    the real [`WaitingPods`](gangsched::WaitingPods) and on deliberately broken latches.
 //! 2. [`RealPod`] — the real implementation behind that trait.
 //! 3. [`broken`] — broken latches, kept to prove the models can fail (witnesses).
 //! 4. [`queue_conformance`] — upstream's scheduling-queue test scenarios as data, and their

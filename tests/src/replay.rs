@@ -10,15 +10,15 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use gangway::checking::steps::Placed;
-use gangway::checking::{self, JobQueue, Tally};
-use gangway::queue::QueueConfig;
-use gangway::scheduler::{InMemoryBinder, ResourceFit, Scheduler, SchedulerConfig};
-use gangway::sync::atomic::{AtomicBool, Ordering};
-use gangway::sync::channel::{self, Receiver, Sender};
-use gangway::sync::thread::{self, JoinHandle};
-use gangway::sync::{Arc, Mutex};
-use gangway::{Decision, Mode, Pod, PodId, Time};
+use gangsched::checking::steps::Placed;
+use gangsched::checking::{self, JobQueue, Tally};
+use gangsched::queue::QueueConfig;
+use gangsched::scheduler::{InMemoryBinder, ResourceFit, Scheduler, SchedulerConfig};
+use gangsched::sync::atomic::{AtomicBool, Ordering};
+use gangsched::sync::channel::{self, Receiver, Sender};
+use gangsched::sync::thread::{self, JoinHandle};
+use gangsched::sync::{Arc, Mutex};
+use gangsched::{Decision, Mode, Pod, PodId, Time};
 use gangway_cli::check::{drive, Action, Cluster};
 
 /// The real scheduler, shared by the actor threads, and what the replay keeps beside it.
@@ -167,7 +167,7 @@ fn actor(action: &Action) -> &'static str {
 /// The assignments by pod, without the time each was recorded (the model keeps none).
 fn assignments<J: JobQueue, T: Tally>(
     driver: &checking::DriverState<J, T>,
-) -> BTreeMap<PodId, (gangway::Pod, String, bool, bool, bool)> {
+) -> BTreeMap<PodId, (gangsched::Pod, String, bool, bool, bool)> {
     driver
         .assignments()
         .map(|(id, a)| {

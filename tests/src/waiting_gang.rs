@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use gangway::scheduler::{Node, Scheduler, SchedulerConfig};
-use gangway::{Mode, Pod, PodGroup, Resources, Time};
+use gangsched::scheduler::{Node, Scheduler, SchedulerConfig};
+use gangsched::{Mode, Pod, PodGroup, Resources, Time};
 
 /// One CPU, in millicores.
 pub const CPU: u64 = 1_000;

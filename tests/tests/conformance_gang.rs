@@ -1,6 +1,6 @@
 #![cfg(not(loom))]
 //! Conformance: kube-scheduler's GangScheduling unit tests, re-expressed as tables of data run
-//! by one driver each, against [`gangway::GangScheduling`].
+//! by one driver each, against [`gangsched::GangScheduling`].
 //!
 //! Tests ported from kube-scheduler and rewritten as tables for gangway:
 //!
@@ -62,8 +62,8 @@
 
 use std::collections::BTreeMap;
 
-use gangway::gang::{GangEvent, GANG_SCHEDULING};
-use gangway::{
+use gangsched::gang::{GangEvent, GANG_SCHEDULING};
+use gangsched::{
     Code, GangScheduling, Mode, Permit, Pod, PodGroup, Policy, QueueingHint, Status, Time,
     WaitingPod, WaitingPods,
 };
@@ -228,7 +228,7 @@ fn check(gang: &GangScheduling, ctx: &str) {
     if let Err(e) = gang.registry().snapshot().check() {
         panic!("{ctx}: groups: {e}");
     }
-    if let Err(e) = gangway::checking::waiting_state(gang.waiting()).check() {
+    if let Err(e) = gangsched::checking::waiting_state(gang.waiting()).check() {
         panic!("{ctx}: waiting map: {e}");
     }
 }

@@ -1,8 +1,8 @@
 #![cfg(not(loom))]
 //! Conformance: kube-scheduler's scheduling-queue unit tests, re-expressed as one table of
-//! cases run by one driver, against [`QueueState`](gangway::queue::QueueState) (the pure
+//! cases run by one driver, against [`QueueState`](gangsched::queue::QueueState) (the pure
 //! queue) and again, with the same expectations, against
-//! [`SchedulingQueue`](gangway::SchedulingQueue) (the same behind its lock). Three more tests
+//! [`SchedulingQueue`](gangsched::SchedulingQueue) (the same behind its lock). Three more tests
 //! run the blocking `pop` on real threads. The table (one module per theme), the driver and
 //! the blocking-pop bodies live in the harness library,
 //! [`gangway_tests::queue_conformance`]; this file keeps the `#[test]` entry points.
@@ -33,7 +33,7 @@
 //!
 //! Adaptations:
 //!
-//! - Pods are gangway [`Pod`](gangway::Pod)s in namespace `ns` whose uid is their name; the
+//! - Pods are gangway [`Pod`](gangsched::Pod)s in namespace `ns` whose uid is their name; the
 //!   upstream fixtures keep their names and priorities (`hpp` 1000, `mpp` 500, `up` 0,
 //!   `test-midpod` 100). Time is data: upstream's fake-clock steps become the explicit time of
 //!   each step.
@@ -89,7 +89,7 @@
 //!   - Apache License, Version 2.0
 //!   - http://www.apache.org/licenses/LICENSE-2.0
 
-use gangway::QueueConfig;
+use gangsched::QueueConfig;
 use gangway_tests::queue_conformance::{self as qc, cases, run, run_fidelity, Under, DEFAULT};
 
 #[test]

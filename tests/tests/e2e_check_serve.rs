@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gangway::sync::thread;
-use gangway::Mode;
+use gangsched::sync::thread;
+use gangsched::Mode;
 use gangway_cli::check::{self, Preset};
 
 /// How long the explorer gets to start listening.

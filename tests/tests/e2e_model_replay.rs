@@ -3,7 +3,7 @@
 //! too, and random walks through every preset keep the core's states equal to the model's
 //! after every step — so the model and the code cannot drift apart silently.
 
-use gangway::Mode;
+use gangsched::Mode;
 use std::collections::BTreeSet;
 
 use gangway_cli::check::{discover, random_path, Action, Flaw, GangProtocol, Path, Preset};

@@ -3,11 +3,11 @@
 //! goes back to the queue together with one backoff.
 #![cfg(not(loom))]
 
-use gangway::gang::{GangScheduling, Permit, PodGroup};
-use gangway::queue::{ClusterEvent, QueueConfig, QueuePlace, SchedulingQueue};
-use gangway::scheduler::SchedulerPlugins;
-use gangway::sync::Arc;
-use gangway::{Mode, Pod, Time, WaitingPods};
+use gangsched::gang::{GangScheduling, Permit, PodGroup};
+use gangsched::queue::{ClusterEvent, QueueConfig, QueuePlace, SchedulingQueue};
+use gangsched::scheduler::SchedulerPlugins;
+use gangsched::sync::Arc;
+use gangsched::{Mode, Pod, Time, WaitingPods};
 
 fn member(i: usize) -> Pod {
     Pod::new(format!("p{i}"), "ml", &format!("p{i}")).with_group("g")

@@ -7,16 +7,16 @@
 
 use std::time::{Duration, Instant};
 
-use gangway::gang::PodGroup;
-use gangway::queue::QueueConfig;
-use gangway::scheduler::{
+use gangsched::gang::PodGroup;
+use gangsched::queue::QueueConfig;
+use gangsched::scheduler::{
     AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, InMemoryBinder,
     Node, RemoveNodeError, ResourceFit, Scheduler, SchedulerConfig, UpdateGroupError,
     UpdatePodError,
 };
-use gangway::sync::Arc;
-use gangway::sync::Mutex;
-use gangway::{Mode, Pod, Resources, SystemClock, Time};
+use gangsched::sync::Arc;
+use gangsched::sync::Mutex;
+use gangsched::{Mode, Pod, Resources, SystemClock, Time};
 
 const CPU: u64 = 1_000;
 const GIB: u64 = 1 << 30;
@@ -54,7 +54,7 @@ fn eventually(what: &str, mut done: impl FnMut() -> bool) {
 }
 
 fn nodes(s: &Scheduler, clock: &SystemClock, n: usize, cpus: u64) {
-    use gangway::Clock;
+    use gangsched::Clock;
     for i in 0..n {
         let node = Node::new(&format!("node-{i}"), Resources::new(cpus * CPU, 64 * GIB));
         s.add_node(node, clock.now()).unwrap();
@@ -63,7 +63,7 @@ fn nodes(s: &Scheduler, clock: &SystemClock, n: usize, cpus: u64) {
 
 #[test]
 fn gangs_that_fit_bind_whole_and_the_scheduler_shuts_down_cleanly() {
-    use gangway::Clock;
+    use gangsched::Clock;
     for mode in [Mode::Hardened, Mode::Upstream] {
         let clock = SystemClock::new();
         let binder = InMemoryBinder::default();
@@ -88,7 +88,7 @@ fn gangs_that_fit_bind_whole_and_the_scheduler_shuts_down_cleanly() {
 
 #[test]
 fn a_gang_that_cannot_fit_times_out_and_releases_everything() {
-    use gangway::{Clock, ManualClock};
+    use gangsched::{Clock, ManualClock};
     // A manual clock: after the timeout nothing moves until the test says so, so "everything
     // is released" is a state the scheduler reaches and stays in, not a moment to catch
     // between two retries.
@@ -128,7 +128,7 @@ fn a_gang_that_cannot_fit_times_out_and_releases_everything() {
 
 #[test]
 fn bind_failures_and_deletes_are_survived() {
-    use gangway::Clock;
+    use gangsched::Clock;
     let clock = SystemClock::new();
     // Every pod's first bind fails; the retry succeeds.
     let failed_once = Arc::new(Mutex::new(std::collections::BTreeSet::new()));
@@ -168,7 +168,7 @@ fn bind_failures_and_deletes_are_survived() {
 
 #[test]
 fn bad_input_is_refused_with_typed_errors_that_hand_back_what_was_given() {
-    use gangway::Clock;
+    use gangsched::Clock;
     let clock = SystemClock::new();
     let s = Scheduler::new(config(Mode::Hardened));
     nodes(&s, &clock, 1, 4);

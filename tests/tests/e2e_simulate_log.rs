@@ -4,7 +4,7 @@
 //! subscriber would stay silent).
 #![cfg(not(loom))]
 
-use gangway::sync::{Arc, Mutex};
+use gangsched::sync::{Arc, Mutex};
 use gangway_cli::simulate::{self, ModeArg, Options};
 use gangway_tests::simulate_options;
 use std::io::Write;
@@ -89,7 +89,7 @@ fn the_log_shows_cycles_decisions_gangs_and_queue_moves() {
 /// A gang of two through the Hardened plugin and the waiting map alone, and a second gang
 /// whose attempt times out.
 fn plugin_alone() {
-    use gangway::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
+    use gangsched::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
 
     let gang = GangScheduling::new(Mode::Hardened, WaitingPods::new());
     for (name, min) in [("alone", 2), ("late", 2)] {

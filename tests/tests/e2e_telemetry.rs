@@ -6,12 +6,12 @@
 
 use std::time::Duration;
 
-use gangway::gang::PodGroup;
-use gangway::scheduler::{InMemoryBinder, Node, ResourceFit, Scheduler, SchedulerConfig};
-use gangway::telemetry::{
+use gangsched::gang::PodGroup;
+use gangsched::scheduler::{InMemoryBinder, Node, ResourceFit, Scheduler, SchedulerConfig};
+use gangsched::telemetry::{
     BINDING_ATTEMPTS, GANG_ATTEMPTS, PENDING_PODS, PERMIT_WAIT_DURATION, SCHEDULE_ATTEMPTS,
 };
-use gangway::{Mode, Pod, Policy, Resources, Time};
+use gangsched::{Mode, Pod, Policy, Resources, Time};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use metrics_util::MetricKind;
 
@@ -164,7 +164,7 @@ fn every_metric_is_described() {
     let recorder = DebuggingRecorder::new();
     let snapshotter = recorder.snapshotter();
     metrics::with_local_recorder(&recorder, || {
-        gangway::telemetry::describe_metrics();
+        gangsched::telemetry::describe_metrics();
         run();
     });
     let snapshot = snapshotter.snapshot().into_vec();

@@ -3,9 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use gangway::{Clock, Pod, SystemClock, Time, TimerDriver, WaitingPods};
+use gangsched::{Clock, Pod, SystemClock, Time, TimerDriver, WaitingPods};
 
-fn gang(wait: Duration) -> [(gangway::PluginName, Duration); 1] {
+fn gang(wait: Duration) -> [(gangsched::PluginName, Duration); 1] {
     [("GangScheduling".into(), wait)]
 }
 

@@ -14,10 +14,10 @@
 
 use std::time::Duration;
 
-use gangway::checking::group_shard_of;
-use gangway::gang::{GangScheduling, GroupKey, Permit, PodGroup};
-use gangway::sync::{model, thread, Arc};
-use gangway::{Mode, Pod, Status, Time, WaitingPods};
+use gangsched::checking::group_shard_of;
+use gangsched::gang::{GangScheduling, GroupKey, Permit, PodGroup};
+use gangsched::sync::{model, thread, Arc};
+use gangsched::{Mode, Pod, Status, Time, WaitingPods};
 
 const NS: &str = "ml";
 /// When every member's wait (upstream) or the attempt (hardened) times out.
@@ -30,7 +30,7 @@ fn gang_with_first_waiting(
     mode: Mode,
     min_count: u32,
     members: usize,
-) -> (GangScheduling, Vec<Pod>, gangway::WaitingPod) {
+) -> (GangScheduling, Vec<Pod>, gangsched::WaitingPod) {
     let gang = GangScheduling::with_timeout(mode, WaitingPods::new(), Duration::from_secs(300));
     gang.on_group_added(PodGroup::gang(NS, "g", min_count).unwrap())
         .unwrap();
@@ -52,7 +52,7 @@ enum Outcome {
     Passed,
     Rejected,
     /// Parked at Permit; its binding cycle waits on this.
-    Waiting(gangway::WaitingPod),
+    Waiting(gangsched::WaitingPod),
 }
 
 /// The scheduling cycle of `pod`: reserve, then Permit.
@@ -104,7 +104,7 @@ fn settle(gang: &GangScheduling, outcomes: &[(&Pod, bool)]) {
     }
     let groups = gang.registry().snapshot();
     groups.check().expect("I5");
-    gangway::checking::waiting_state(gang.waiting())
+    gangsched::checking::waiting_state(gang.waiting())
         .check()
         .expect("waiting map consistent");
     assert!(gang.waiting().is_empty(), "I6: no member is left waiting");

@@ -7,9 +7,9 @@
 //! Run: `RUSTFLAGS="--cfg loom -C debug-assertions" LOOM_MAX_PREEMPTIONS=2 cargo test -p
 //! gangway-tests --release --test loom_queue --target-dir target/loom`.
 
-use gangway::queue::{ClusterEvent, EventKind, PluginSet, QueueConfig, SchedulingQueue};
-use gangway::sync::{model, thread, Arc};
-use gangway::{Pod, PodId, QueueingHint, Time};
+use gangsched::queue::{ClusterEvent, EventKind, PluginSet, QueueConfig, SchedulingQueue};
+use gangsched::sync::{model, thread, Arc};
+use gangsched::{Pod, PodId, QueueingHint, Time};
 
 const NODE: &str = "NodeResourcesFit";
 /// Long after the parked pod's backoff: a move sends it straight to the active queue.

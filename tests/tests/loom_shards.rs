@@ -13,8 +13,8 @@
 
 use std::time::Duration;
 
-use gangway::sync::{model, thread};
-use gangway::{Pod, PodId, Time, WaitingPods};
+use gangsched::sync::{model, thread};
+use gangsched::{Pod, PodId, Time, WaitingPods};
 use gangway_tests::gang_batch::{in_another_shard, GangBatch, RealShards, PLUGINS};
 
 fn spawn<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> thread::JoinHandle<T> {
@@ -113,7 +113,7 @@ fn model_3_batch_allow_vs_expiry_across_shards() {
         }
         assert!(map.is_empty());
         assert_eq!(map.next_deadline(), None);
-        gangway::checking::waiting_state(&map).check().unwrap();
+        gangsched::checking::waiting_state(&map).check().unwrap();
         assert_eq!(decisions.drain().len(), 2, "one delivery per pod");
     });
 }

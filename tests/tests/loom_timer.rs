@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
-use gangway::sync::{model, thread};
-use gangway::waiting::timeout_message;
-use gangway::{ManualClock, Pod, Time, TimerDriver, WaitingPods};
+use gangsched::sync::{model, thread};
+use gangsched::waiting::timeout_message;
+use gangsched::{ManualClock, Pod, Time, TimerDriver, WaitingPods};
 
 #[test]
 fn timer_wakes_for_add_and_clock_advance_and_stops_on_drop() {

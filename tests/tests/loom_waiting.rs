@@ -12,9 +12,9 @@
 
 use std::time::Duration;
 
-use gangway::sync::{model, thread, Arc};
-use gangway::waiting::timeout_message;
-use gangway::{Pod, Status, Time, WaitingPods};
+use gangsched::sync::{model, thread, Arc};
+use gangsched::waiting::timeout_message;
+use gangsched::{Pod, Status, Time, WaitingPods};
 use gangway_tests::{DecisionPoint, RealPod, GANG, OTHER};
 
 const FIVE_MINUTES: Duration = Duration::from_secs(300);
@@ -268,7 +268,7 @@ fn model_4_add_vs_expire_vs_allow_other_pod() {
             map.next_deadline(),
             b_waiting.then_some(Time::from_secs(30))
         );
-        gangway::checking::waiting_state(&map).check().unwrap();
+        gangsched::checking::waiting_state(&map).check().unwrap();
         assert_eq!(
             decisions.drain().len(),
             1 + usize::from(expired_b),
@@ -365,11 +365,11 @@ fn model_5b_iteration_callback_decides() {
 #[test]
 fn model_5c_sink_reenters_the_map() {
     model(|| {
-        let seen = Arc::new(gangway::sync::Mutex::new(Vec::new()));
-        let slot: Arc<gangway::sync::Mutex<Option<WaitingPods>>> = Arc::default();
+        let seen = Arc::new(gangsched::sync::Mutex::new(Vec::new()));
+        let slot: Arc<gangsched::sync::Mutex<Option<WaitingPods>>> = Arc::default();
         let map = WaitingPods::with_sink({
             let (seen, slot) = (seen.clone(), slot.clone());
-            move |d: gangway::Decision| {
+            move |d: gangsched::Decision| {
                 let map = slot.lock().clone().expect("set before any decision");
                 seen.lock()
                     .push((d.status.is_success(), map.get(d.pod.id()).is_some()));

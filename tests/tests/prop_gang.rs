@@ -23,8 +23,8 @@
 
 use std::time::Duration;
 
-use gangway::gang::{GroupKey, Policy, DEFAULT_PERMIT_TIMEOUT};
-use gangway::Mode;
+use gangsched::gang::{GroupKey, Policy, DEFAULT_PERMIT_TIMEOUT};
+use gangsched::Mode;
 use gangway_model::gang::lockstep::{run_case, run_ops, Lockstep, Op, Phase, GROUPS, MAX_PODS, NS};
 use proptest::prelude::*;
 use proptest::test_runner::{

@@ -1,5 +1,5 @@
 #![cfg(not(loom))]
-//! Property tests: [`gangway::queue::QueueState`] run in lockstep with the reference model
+//! Property tests: [`gangsched::queue::QueueState`] run in lockstep with the reference model
 //! [`gangway_model::queue::QueueModel`] over random operation sequences.
 //!
 //! The driver is [`gangway_model::queue::lockstep`], shared with the fuzz target so that both
@@ -14,8 +14,8 @@
 
 use std::time::Duration;
 
-use gangway::queue::{QueueError, QueuePlace, QueueState};
-use gangway::{Pod, PodId, QueueConfig, Time};
+use gangsched::queue::{QueueError, QueuePlace, QueueState};
+use gangsched::{Pod, PodId, QueueConfig, Time};
 use gangway_model::queue::lockstep::{self, Lockstep, Op, EVENTS, PRIORITIES, STEPS};
 use gangway_model::queue::{plugins, FIT};
 use proptest::prelude::*;

@@ -1,6 +1,6 @@
 #![cfg(not(loom))]
-//! Property test: the sharded [`gangway::WaitingPods`] run in lockstep with one unsharded
-//! [`gangway::WaitingState`] over random operation sequences — single decisions, batches over
+//! Property test: the sharded [`gangsched::WaitingPods`] run in lockstep with one unsharded
+//! [`gangsched::WaitingState`] over random operation sequences — single decisions, batches over
 //! many pods (a gang's allow and reject, all or none), expiry and removal. After every step the
 //! map's merged state (tickets included) equals the single state, and every call returns the
 //! same decisions in the same order: sharding changes who waits for whom, never what is
@@ -11,9 +11,9 @@
 
 use std::time::Duration;
 
-use gangway::checking::waiting_shard_of;
-use gangway::waiting::{AllowOutcome, Decided};
-use gangway::{Cause, Pod, PodId, Status, Time, WaitingPods, WaitingState};
+use gangsched::checking::waiting_shard_of;
+use gangsched::waiting::{AllowOutcome, Decided};
+use gangsched::{Cause, Pod, PodId, Status, Time, WaitingPods, WaitingState};
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestCaseError};
 
@@ -168,7 +168,7 @@ impl Lockstep {
     }
 
     fn agree(&self) -> Result<(), TestCaseError> {
-        let merged = gangway::checking::waiting_state(&self.map);
+        let merged = gangsched::checking::waiting_state(&self.map);
         prop_assert_eq!(&merged, &self.single);
         prop_assert_eq!(merged.check(), Ok(()));
         prop_assert_eq!(self.map.len(), self.single.len());

@@ -1,5 +1,5 @@
 #![cfg(not(loom))]
-//! Property tests: [`gangway::WaitingState`] run in lockstep with the reference model
+//! Property tests: [`gangsched::WaitingState`] run in lockstep with the reference model
 //! [`gangway_model::waiting::WaitingModel`] over random operation sequences.
 //!
 //! The universe is small on purpose (pods `p0`..`p5`, plugins `A`, `B`, `C`, waits in steps of
@@ -10,8 +10,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
-use gangway::waiting::{AllowOutcome, Decided, Ticket};
-use gangway::{Cause, PluginName, Pod, PodId, Status, Time, WaitingState};
+use gangsched::waiting::{AllowOutcome, Decided, Ticket};
+use gangsched::{Cause, PluginName, Pod, PodId, Status, Time, WaitingState};
 use gangway_model::waiting::{ModelAllow, ModelDecision, Registration, WaitingModel};
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestCaseError};
@@ -333,7 +333,7 @@ impl Lockstep {
             };
             prop_assert_eq!(real.pod(), &model.pod);
             prop_assert_eq!(self.tickets.get(&real.ticket()), Some(&model.registration));
-            let names = |p: &[gangway::waiting::PendingPlugin]| -> BTreeSet<String> {
+            let names = |p: &[gangsched::waiting::PendingPlugin]| -> BTreeSet<String> {
                 p.iter().map(|p| p.plugin.to_string()).collect()
             };
             prop_assert_eq!(

@@ -7,10 +7,10 @@
 //! by `e2e_scheduler` on real threads; here the two workers' steps are interleaved by hand.
 #![cfg(not(loom))]
 
-use gangway::checking::steps::{self, BindingOutcome};
-use gangway::checking::{self, Parts};
-use gangway::queue::QueuePlace;
-use gangway::{Cause, PodId, Time};
+use gangsched::checking::steps::{self, BindingOutcome};
+use gangsched::checking::{self, Parts};
+use gangsched::queue::QueuePlace;
+use gangsched::{Cause, PodId, Time};
 use gangway_tests::waiting_gang::{member, two_members_waiting, PERMIT_TIMEOUT};
 
 #[test]

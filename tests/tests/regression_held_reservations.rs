@@ -4,8 +4,8 @@
 //! whole attempt at once, so every reservation is released as soon as the binding cycles run.
 #![cfg(not(loom))]
 
-use gangway::gang::{GangScheduling, GroupKey, Permit, PodGroup};
-use gangway::{Mode, Pod, Time, WaitingPods};
+use gangsched::gang::{GangScheduling, GroupKey, Permit, PodGroup};
+use gangsched::{Mode, Pod, Time, WaitingPods};
 
 /// A gang of three with two members waiting; the second is deleted. Returns how many
 /// reservations are still held one second before the waits would time out, after every

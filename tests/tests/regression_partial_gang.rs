@@ -6,8 +6,8 @@
 //! are loom models (a)–(c) in `loom_gang.rs`.
 #![cfg(not(loom))]
 
-use gangway::gang::{GangScheduling, Permit, PodGroup};
-use gangway::{Mode, Pod, Time, WaitingPods};
+use gangsched::gang::{GangScheduling, Permit, PodGroup};
+use gangsched::{Mode, Pod, Time, WaitingPods};
 
 fn gang_of_two(mode: Mode) -> (GangScheduling, Pod, Pod) {
     let gang = GangScheduling::new(mode, WaitingPods::new());

@@ -6,9 +6,9 @@
 //! assignments, so nothing of the old attempt is left to act on the new one.
 #![cfg(not(loom))]
 
-use gangway::queue::QueuePlace;
-use gangway::scheduler::CycleOutcome;
-use gangway::Time;
+use gangsched::queue::QueuePlace;
+use gangsched::scheduler::CycleOutcome;
+use gangsched::Time;
 use gangway_tests::waiting_gang::{two_members_waiting, PERMIT_TIMEOUT};
 
 #[test]

@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
-use gangway::gang::DEFAULT_PERMIT_TIMEOUT;
-use gangway::sync::channel::{self, Sender};
-use gangway::sync::thread::{self, JoinHandle};
-use gangway::sync::Arc;
-use gangway::{
+use gangsched::gang::DEFAULT_PERMIT_TIMEOUT;
+use gangsched::sync::channel::{self, Sender};
+use gangsched::sync::thread::{self, JoinHandle};
+use gangsched::sync::Arc;
+use gangsched::{
     Decision, DecisionSink, GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods,
 };
 

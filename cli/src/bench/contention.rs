@@ -13,11 +13,11 @@
 
 use std::time::{Duration, Instant};
 
-use gangway::gang::GANG_SCHEDULING;
-use gangway::sync::channel::{self, Receiver};
-use gangway::sync::thread;
-use gangway::sync::Arc;
-use gangway::{Clock, GangScheduling, GroupKey, Mode, Pod, SystemClock, WaitingPods};
+use gangsched::gang::GANG_SCHEDULING;
+use gangsched::sync::channel::{self, Receiver};
+use gangsched::sync::thread;
+use gangsched::sync::Arc;
+use gangsched::{Clock, GangScheduling, GroupKey, Mode, Pod, SystemClock, WaitingPods};
 
 use super::workloads::{make_gangs_min, rss_mb, BenchLine};
 

@@ -17,8 +17,8 @@
 
 use std::time::{Duration, Instant};
 
-use gangway::sync::{Arc, Mutex};
-use gangway::{Clock, Decision, Mode, SystemClock, Time, TimerDriver};
+use gangsched::sync::{Arc, Mutex};
+use gangsched::{Clock, Decision, Mode, SystemClock, Time, TimerDriver};
 
 use super::barrier::{Barrier, BarrierOutcome, OnDecided};
 use super::workloads::{make_gangs_min, rss_mb, BenchLine};

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::time::Instant;
 
-use gangway::{Mode, Pod, PodGroup, Time};
+use gangsched::{Mode, Pod, PodGroup, Time};
 
 use super::barrier::{Barrier, BarrierOutcome};
 use super::contention::{contention, Iter};

@@ -1,7 +1,7 @@
 //! The model checker on the small presets, as CI runs it: Hardened verifies every property;
 //! Upstream and deliberately broken models must yield counterexamples (the witnesses).
 
-use gangway::Mode;
+use gangsched::Mode;
 
 use super::witness::{counterexample, model, I3, I4, I5, I6, I7, I8};
 use super::{check, check_settling, discover, stuck_gang, ClusterConfig, Flaw, Preset};

@@ -5,12 +5,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
-use gangway::checking::steps::{self, Placed};
-use gangway::checking::ModelDriver;
-use gangway::gang::{GroupKey, Groups, PodGroup};
-use gangway::queue::{QueueConfig, QueueState};
-use gangway::scheduler::{CacheState, Node};
-use gangway::{Mode, Pod, PodId, Resources, Time, WaitingState};
+use gangsched::checking::steps::{self, Placed};
+use gangsched::checking::ModelDriver;
+use gangsched::gang::{GroupKey, Groups, PodGroup};
+use gangsched::queue::{QueueConfig, QueueState};
+use gangsched::scheduler::{CacheState, Node};
+use gangsched::{Mode, Pod, PodId, Resources, Time, WaitingState};
 
 use super::home::Home;
 use super::parts::ClusterParts;

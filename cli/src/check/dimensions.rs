@@ -92,7 +92,7 @@ impl Dimensions {
 
 #[cfg(test)]
 mod tests {
-    use gangway::Mode;
+    use gangsched::Mode;
 
     use super::{Dimensions, GangSpec};
     use crate::check::Preset;

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use gangway::checking::steps::{self, BindingOutcome, Placed};
-use gangway::checking::Parts;
-use gangway::gang::PodGroup;
-use gangway::scheduler::CycleOutcome;
-use gangway::{Pod, PodId, Time};
+use gangsched::checking::steps::{self, BindingOutcome, Placed};
+use gangsched::checking::Parts;
+use gangsched::gang::PodGroup;
+use gangsched::scheduler::CycleOutcome;
+use gangsched::{Pod, PodId, Time};
 
 use super::protocol::Action;
 

@@ -4,7 +4,7 @@
 //! records what its binding cycle will need. Each runs the production step with the flaw
 //! switched on through `Parts::planted`, which production never does.
 
-use gangway::Mode;
+use gangsched::Mode;
 
 use super::witness::{counterexample, model, I4, I5, I6, I7, I8};
 use super::{discover, Flaw, Preset};

@@ -15,7 +15,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::thread::{self, ThreadId};
 
-use gangway::checking::symmetry::{FreshCopies, Relabel, Renamed};
+use gangsched::checking::symmetry::{FreshCopies, Relabel, Renamed};
 
 use super::cluster::Cluster;
 use super::protocol::Action;
@@ -110,7 +110,7 @@ impl Renamed for Action {
 
 #[cfg(test)]
 mod tests {
-    use gangway::Mode;
+    use gangsched::Mode;
     use stateright::Model;
 
     use super::*;

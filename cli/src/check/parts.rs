@@ -7,15 +7,15 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use gangway::checking::AnyOrderJobs;
-use gangway::checking::{
+use gangsched::checking::AnyOrderJobs;
+use gangsched::checking::{
     AttemptWaiting, Batch, Expire, Flaw, GangParts, ModelDriver, NoTally, Parts,
 };
-use gangway::gang::{GangRules, GroupKey, Groups, GANG_SCHEDULING};
-use gangway::queue::{QueuePlugins, QueueState};
-use gangway::scheduler::{BindError, CacheState, Placement, ResourceFit, SchedulerPlugins};
-use gangway::waiting::{AddError, AllowOutcome, Decided};
-use gangway::{Cause, Decision, Mode, Pod, PodId, Status, Time, WaitingState};
+use gangsched::gang::{GangRules, GroupKey, Groups, GANG_SCHEDULING};
+use gangsched::queue::{QueuePlugins, QueueState};
+use gangsched::scheduler::{BindError, CacheState, Placement, ResourceFit, SchedulerPlugins};
+use gangsched::waiting::{AddError, AllowOutcome, Decided};
+use gangsched::{Cause, Decision, Mode, Pod, PodId, Status, Time, WaitingState};
 
 use super::cluster::{Cluster, Stage, TIMEOUT};
 use super::shared::Shared;

@@ -1,12 +1,12 @@
 //! The invariants the checker asserts on every state (docs/guarantees.md), each as a function that
 //! explains a violation: the same text marks the failing step of a counterexample.
 
-use gangway::checking::leaked;
-use gangway::checking::ModelDriver;
-use gangway::gang::Groups;
-use gangway::queue::{QueuePlace, QueueState};
-use gangway::scheduler::{CacheState, Placement, PodPhase, ResourceFit};
-use gangway::{PodId, WaitingState};
+use gangsched::checking::leaked;
+use gangsched::checking::ModelDriver;
+use gangsched::gang::Groups;
+use gangsched::queue::{QueuePlace, QueueState};
+use gangsched::scheduler::{CacheState, Placement, PodPhase, ResourceFit};
+use gangsched::{PodId, WaitingState};
 
 use super::cluster::{Cluster, Stage};
 

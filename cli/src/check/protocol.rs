@@ -5,10 +5,10 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use gangway::checking::steps::BindingOutcome;
-use gangway::gang::GroupKey;
-use gangway::scheduler::{BindError, CycleOutcome};
-use gangway::{Pod, PodId, Time};
+use gangsched::checking::steps::BindingOutcome;
+use gangsched::gang::GroupKey;
+use gangsched::scheduler::{BindError, CycleOutcome};
+use gangsched::{Pod, PodId, Time};
 use stateright::{Model, Property};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};

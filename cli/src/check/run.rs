@@ -2,9 +2,9 @@
 
 use std::time::{Duration, Instant};
 
-use gangway::gang::GroupKey;
-use gangway::queue::QueuePlace;
-use gangway::{Mode, PodId};
+use gangsched::gang::GroupKey;
+use gangsched::queue::QueuePlace;
+use gangsched::{Mode, PodId};
 use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
 

@@ -13,13 +13,13 @@ use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
 use std::sync::OnceLock;
 
-use gangway::checking::steps::Placed;
-use gangway::checking::{JobQueue, ModelDriver};
-use gangway::gang::Groups;
-use gangway::queue::QueueState;
-use gangway::scheduler::CacheState;
-use gangway::sync::Arc;
-use gangway::{Pod, PodId, WaitingState};
+use gangsched::checking::steps::Placed;
+use gangsched::checking::{JobQueue, ModelDriver};
+use gangsched::gang::Groups;
+use gangsched::queue::QueueState;
+use gangsched::scheduler::CacheState;
+use gangsched::sync::Arc;
+use gangsched::{Pod, PodId, WaitingState};
 
 use super::cluster::Stage;
 

@@ -3,9 +3,9 @@
 //! deliberate bugs that witness tests plant are the core's too, planted in those steps
 //! ([`Flaw`]).
 
-use gangway::checking::steps::Placed;
-pub use gangway::checking::Flaw;
-use gangway::checking::JobQueue;
+use gangsched::checking::steps::Placed;
+pub use gangsched::checking::Flaw;
+use gangsched::checking::JobQueue;
 
 use super::cluster::{Cluster, Stage};
 use super::protocol::{Action, GangProtocol};

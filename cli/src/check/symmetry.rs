@@ -11,12 +11,12 @@
 
 use std::collections::BTreeMap;
 
-use gangway::checking::symmetry::{PodRenaming, Relabel, Renamed};
-use gangway::checking::{anonymous_record, AnonymousRecord};
-use gangway::queue::QueuePlace;
-use gangway::scheduler::PodPhase;
-use gangway::waiting::Ticket;
-use gangway::{PodId, Time};
+use gangsched::checking::symmetry::{PodRenaming, Relabel, Renamed};
+use gangsched::checking::{anonymous_record, AnonymousRecord};
+use gangsched::queue::QueuePlace;
+use gangsched::scheduler::PodPhase;
+use gangsched::waiting::Ticket;
+use gangsched::{PodId, Time};
 
 use super::cluster::{Cluster, Stage};
 use super::home::Home;

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeSet;
 
-use gangway::checking::symmetry::{PodRenaming, Renamed};
-use gangway::Mode;
+use gangsched::checking::symmetry::{PodRenaming, Renamed};
+use gangsched::Mode;
 use stateright::Model;
 
 use super::{check_with, random_path, representative, Cluster, GangProtocol, Preset, Search};

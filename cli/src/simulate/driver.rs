@@ -3,9 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use gangway::scheduler::{InMemoryBinder, Node, ResourceFit, Scheduler, SchedulerConfig};
-use gangway::sync::{Arc, Mutex};
-use gangway::{Clock, Pod, PodGroup, PodId, Resources, SystemClock, Time};
+use gangsched::scheduler::{InMemoryBinder, Node, ResourceFit, Scheduler, SchedulerConfig};
+use gangsched::sync::{Arc, Mutex};
+use gangsched::{Clock, Pod, PodGroup, PodId, Resources, SystemClock, Time};
 
 use super::workload::SplitMix64;
 use super::{percentile, Options, Progress, Report, Workload, WorkloadError};
@@ -146,7 +146,7 @@ fn setup(scheduler: &Scheduler, workload: &Workload, now: Time) -> Result<(), Si
     for g in &workload.groups {
         let group = match g.min_count {
             Some(min) => PodGroup::gang(&g.namespace, &g.name, min),
-            None => PodGroup::new(&g.namespace, &g.name, gangway::Policy::Basic),
+            None => PodGroup::new(&g.namespace, &g.name, gangsched::Policy::Basic),
         }
         .map_err(|e| refused(&e))?;
         scheduler.add_group(group, now).map_err(|e| refused(&e))?;
@@ -338,7 +338,7 @@ fn summarise(
     let mut waits = scheduler.permit_waits();
     let ms = |ns: Option<u64>| ns.map_or(0.0, |ns| ns as f64 / 1e6);
     Report {
-        mode: format!("{:?}", gangway::Mode::from(options.mode)).to_lowercase(),
+        mode: format!("{:?}", gangsched::Mode::from(options.mode)).to_lowercase(),
         seed: options.seed,
         pods_total: workload.pod_count() as u64,
         pods_bound,

@@ -109,11 +109,11 @@ pub enum ModeArg {
     Hardened,
 }
 
-impl From<ModeArg> for gangway::Mode {
+impl From<ModeArg> for gangsched::Mode {
     fn from(mode: ModeArg) -> Self {
         match mode {
-            ModeArg::Upstream => gangway::Mode::Upstream,
-            ModeArg::Hardened => gangway::Mode::Hardened,
+            ModeArg::Upstream => gangsched::Mode::Upstream,
+            ModeArg::Hardened => gangsched::Mode::Hardened,
         }
     }
 }
@@ -158,7 +158,7 @@ mod tests {
         assert_eq!((o.seed, o.bind_failure_rate, o.delete_rate), (1, 0.0, 0.0));
         assert!(!o.json && !o.real_time);
         assert_eq!(o.generate_spec().unwrap(), GenerateSpec::default());
-        assert_eq!(gangway::Mode::from(o.mode), gangway::Mode::Hardened);
+        assert_eq!(gangsched::Mode::from(o.mode), gangsched::Mode::Hardened);
     }
 
     #[test]
@@ -180,7 +180,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(o.workload.as_deref(), Some(std::path::Path::new("w.toml")));
-        assert_eq!(gangway::Mode::from(o.mode), gangway::Mode::Upstream);
+        assert_eq!(gangsched::Mode::from(o.mode), gangsched::Mode::Upstream);
         assert_eq!((o.seed, o.bind_failure_rate, o.delete_rate), (7, 0.25, 1.0));
         assert!(o.json && o.real_time);
         assert_eq!(o.generate_spec().unwrap().max_gang, 8);

@@ -10,8 +10,8 @@
 //!    `129e6`), exact and rounded up. Fail with a [`QuantityError`].
 //!
 //! ```
-//! use gangway::{Pod, PodGroup, Policy, Resources};
-//! use gangway::k8s::k8s_openapi::api::{core::v1 as core, scheduling::v1alpha2 as scheduling};
+//! use gangsched::{Pod, PodGroup, Policy, Resources};
+//! use gangsched::k8s::k8s_openapi::api::{core::v1 as core, scheduling::v1alpha2 as scheduling};
 //!
 //! let pod: core::Pod = serde_yaml_ng::from_str(r#"
 //! apiVersion: v1

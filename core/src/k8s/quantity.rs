@@ -17,7 +17,7 @@ use super::QuantityError;
 /// reports both.
 ///
 /// ```
-/// use gangway::k8s::{quantity_value, QuantityError};
+/// use gangsched::k8s::{quantity_value, QuantityError};
 /// assert_eq!(quantity_value("128974848"), Ok(128_974_848));
 /// assert_eq!(quantity_value("129e6"), Ok(129_000_000));
 /// assert_eq!(quantity_value("123Mi"), Ok(128_974_848));
@@ -35,7 +35,7 @@ pub fn quantity_value(quantity: &str) -> Result<u64, QuantityError> {
 /// [`TooLarge`](QuantityError::TooLarge) starts above 2^63 − 1 thousandths.
 ///
 /// ```
-/// use gangway::k8s::quantity_milli_value;
+/// use gangsched::k8s::quantity_milli_value;
 /// assert_eq!(quantity_milli_value("500m"), Ok(500));
 /// assert_eq!(quantity_milli_value("2"), Ok(2000));
 /// assert_eq!(quantity_milli_value("0.1"), Ok(100));

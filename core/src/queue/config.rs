@@ -9,7 +9,7 @@ use crate::Time;
 ///
 /// ```
 /// use std::time::Duration;
-/// use gangway::QueueConfig;
+/// use gangsched::QueueConfig;
 ///
 /// const FAST: QueueConfig = QueueConfig::DEFAULT.with_initial_backoff(Duration::from_millis(5));
 /// assert_eq!(FAST.max_backoff, Duration::from_secs(10));

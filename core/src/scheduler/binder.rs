@@ -46,8 +46,8 @@ type FailureRule = dyn Fn(&Pod, &str) -> bool + Send + Sync;
 /// failures.
 ///
 /// ```
-/// use gangway::scheduler::{Binder, InMemoryBinder};
-/// use gangway::Pod;
+/// use gangsched::scheduler::{Binder, InMemoryBinder};
+/// use gangsched::Pod;
 ///
 /// let binder = InMemoryBinder::new().with_failures(|pod, _| pod.name() == "unlucky");
 /// binder.bind(&Pod::new("a", "ml", "lucky"), "n1").unwrap();

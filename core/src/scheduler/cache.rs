@@ -197,8 +197,8 @@ impl<'a> NodeView<'a> {
 /// Bad input (unknown nodes and pods, duplicates) is a typed error or a no-op, never a panic.
 ///
 /// ```
-/// use gangway::scheduler::{CacheState, Node, PodPhase};
-/// use gangway::{Pod, Resources};
+/// use gangsched::scheduler::{CacheState, Node, PodPhase};
+/// use gangsched::{Pod, Resources};
 ///
 /// let mut cache = CacheState::new();
 /// cache.add_node(Node::new("n1", Resources::new(4000, 8 << 30))).unwrap();

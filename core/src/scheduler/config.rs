@@ -8,7 +8,7 @@ use crate::Mode;
 ///
 /// ```
 /// use std::time::Duration;
-/// use gangway::{Mode, SchedulerConfig};
+/// use gangsched::{Mode, SchedulerConfig};
 ///
 /// let config = SchedulerConfig::default()
 ///     .with_mode(Mode::Upstream)

@@ -3,8 +3,8 @@ use super::Resources;
 /// A cluster node as the scheduler's cache sees it: a name and what it can hold.
 ///
 /// ```
-/// use gangway::scheduler::Node;
-/// use gangway::Resources;
+/// use gangsched::scheduler::Node;
+/// use gangsched::Resources;
 /// let node = Node::new("node-a", Resources::new(4000, 16 << 30));
 /// assert_eq!(node.name(), "node-a");
 /// assert_eq!(node.capacity(), Resources::new(4000, 16 << 30));

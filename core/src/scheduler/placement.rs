@@ -34,8 +34,8 @@ where
 /// node (only pods observed bound can, see [`CacheState::add_bound`]).
 ///
 /// ```
-/// use gangway::scheduler::{CacheState, Node, Placement, ResourceFit};
-/// use gangway::{Pod, Resources};
+/// use gangsched::scheduler::{CacheState, Node, Placement, ResourceFit};
+/// use gangsched::{Pod, Resources};
 ///
 /// let mut cache = CacheState::new();
 /// cache.add_node(Node::new("big", Resources::new(8000, 32 << 30))).unwrap();

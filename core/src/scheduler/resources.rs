@@ -7,7 +7,7 @@ use std::ops::Add;
 /// saturate at `u64::MAX`, [`saturating_sub`](Resources::saturating_sub) at zero.
 ///
 /// ```
-/// use gangway::Resources;
+/// use gangsched::Resources;
 /// let free = Resources::new(2000, 4 << 30);
 /// let pod = Resources::new(500, 1 << 30);
 /// assert!(pod.fits_in(free));

@@ -29,7 +29,7 @@ use crate::{PluginName, Pod, PodId, Status, Time};
 ///
 /// ```
 /// use std::time::Duration;
-/// use gangway::{Pod, Time, WaitingPods};
+/// use gangsched::{Pod, Time, WaitingPods};
 ///
 /// let (waiting, decisions) = WaitingPods::with_channel();
 /// let pod = Pod::new("uid-1", "default", "trainer-0");

@@ -1,7 +1,7 @@
 //! A reference model of the GangScheduling plugin and the waiting-pod map together: the
-//! sequential specification that [`gangway::GangScheduling`] over a [`gangway::WaitingPods`]
-//! map is checked against, in [`Mode::Upstream`](gangway::Mode) and in
-//! [`Mode::Hardened`](gangway::Mode).
+//! sequential specification that [`gangsched::GangScheduling`] over a [`gangsched::WaitingPods`]
+//! map is checked against, in [`Mode::Upstream`](gangsched::Mode) and in
+//! [`Mode::Hardened`](gangsched::Mode).
 //!
 //! It is deliberately naive: a `Vec` of group records, each with a `Vec` of members that carry
 //! their own placement, a `Vec` of waiting pods, linear scans, no locks, no deadline index, no

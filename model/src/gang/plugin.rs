@@ -2,10 +2,10 @@
 
 use std::collections::BTreeSet;
 
-use gangway::gang::{
+use gangsched::gang::{
     GroupKey, GroupUpdateError, JoinGroupError, Placement, PodGroup, Policy, ReserveError,
 };
-use gangway::{AddError, Cause, Code, Mode, Pod, PodId, Status, Time};
+use gangsched::{AddError, Cause, Code, Mode, Pod, PodId, Status, Time};
 
 use super::rules::{error, gang_rejection, ModelAttempt, ModelMember, ModelWaiter};
 use super::{GangModel, ModelPermit};

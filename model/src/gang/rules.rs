@@ -5,10 +5,10 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use gangway::gang::{
+use gangsched::gang::{
     GroupKey, Placement, PodGroup, Policy, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING,
 };
-use gangway::{Cause, Code, Decision, Mode, Pod, PodId, Status, Time};
+use gangsched::{Cause, Code, Decision, Mode, Pod, PodId, Status, Time};
 
 /// One member of a group in the model: the pod and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,7 +160,7 @@ pub struct ModelWaiter {
     pub deadline: Option<Time>,
 }
 
-/// What [`GangModel::permit`] decided (mirrors [`gangway::Permit`]).
+/// What [`GangModel::permit`] decided (mirrors [`gangsched::Permit`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ModelPermit {
     /// The pod goes on to binding now.
@@ -257,7 +257,7 @@ pub enum ModelPermit {
 ///   never moved), the members waiting in it, and — once failed — why.
 /// - **A2 timeout.** [`expire_attempts(now)`](GangModel::expire_attempts) fails every open
 ///   attempt whose deadline is at or before `now`, in (deadline, group) order, with the timeout
-///   message [`timeout_message`](gangway::waiting::timeout_message)`(timeout, GS)`, rejecting
+///   message [`timeout_message`](gangsched::waiting::timeout_message)`(timeout, GS)`, rejecting
 ///   its waiting members with it; it returns those groups.
 /// - **A3 failure.** A failed attempt has no waiting members. It stays, rejecting every member
 ///   that reaches Permit (P6), until its group has no `Assumed` member left; then it is

@@ -1,5 +1,5 @@
-use gangway::gang::{GroupKey, Placement, PodGroup};
-use gangway::{Mode, Pod, Time};
+use gangsched::gang::{GroupKey, Placement, PodGroup};
+use gangsched::{Mode, Pod, Time};
 
 use super::{GangModel, ModelPermit};
 

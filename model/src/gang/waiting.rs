@@ -1,9 +1,9 @@
 //! Timeouts — of hardened gang attempts (rule A2) and of upstream waiting pods (W2) — and the
 //! waiting map's own operations (W3, W4).
 
-use gangway::gang::{GroupKey, GANG_SCHEDULING};
-use gangway::waiting::timeout_message;
-use gangway::{Cause, Decision, PodId, Status, Time};
+use gangsched::gang::{GroupKey, GANG_SCHEDULING};
+use gangsched::waiting::timeout_message;
+use gangsched::{Cause, Decision, PodId, Status, Time};
 
 use super::rules::rejected;
 use super::GangModel;

@@ -1,6 +1,6 @@
 //! Comparing the model with the real queue.
 
-use gangway::queue::QueueState;
+use gangsched::queue::QueueState;
 
 use super::{ModelInfo, ModelPlace, QueueModel};
 

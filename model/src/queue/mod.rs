@@ -1,5 +1,5 @@
 //! A reference model of the scheduling queue: the sequential specification that
-//! [`gangway::queue::QueueState`] is checked against.
+//! [`gangsched::queue::QueueState`] is checked against.
 //!
 //! It is deliberately naive: a `Vec` of pod records (kept in id order), each with an explicit
 //! [`ModelPlace`]; linear scans; the active queue is sorted when it is read; the cluster events seen by a pod

@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use gangway::queue::{PluginSet, QueueError, QueueLengths, QueuePlace, SortKey};
-use gangway::{ClusterEvent, PluginName, Pod, PodId, QueueConfig, QueuedPodInfo, Time};
+use gangsched::queue::{PluginSet, QueueError, QueueLengths, QueuePlace, SortKey};
+use gangsched::{ClusterEvent, PluginName, Pod, PodId, QueueConfig, QueuedPodInfo, Time};
 
 /// A pod as the model keeps it: the model's counterpart of [`QueuedPodInfo`], with every
 /// field public.

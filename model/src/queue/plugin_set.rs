@@ -1,7 +1,7 @@
 //! The fixed plugin set the tests and the fuzzer give both the real queue and the model.
 
-use gangway::queue::PluginSet;
-use gangway::{ClusterEvent, Code, Pod, QueueingHint, Status};
+use gangsched::queue::PluginSet;
+use gangsched::{ClusterEvent, Code, Pod, QueueingHint, Status};
 
 /// The PreEnqueue plugin of [`plugins`]: it gates pods whose name starts with `gated` while
 /// their priority is 0 or less. Its hint on `UnscheduledPodUpdate` says `Queue` when the update
@@ -24,7 +24,7 @@ pub const SILENT: &str = "Silent";
 /// [`CLAIMS`] and [`SILENT`]. Events of kinds `UnscheduledPodAdd`, `AssignedPodAdd` and
 /// `PodGroupUpdate` interest no plugin.
 pub fn plugins() -> PluginSet {
-    use gangway::queue::EventKind;
+    use gangsched::queue::EventKind;
     PluginSet::new()
         .with_pre_enqueue(GATE, |p: &Pod| {
             if p.name().starts_with("gated") && p.priority() <= 0 {

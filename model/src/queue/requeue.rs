@@ -1,7 +1,7 @@
 //! Hand-backs, activation, moves, flushes, queueing hints and the helpers that requeue a pod.
 
-use gangway::queue::{PluginSet, QueueError, QueuePlace, QueuePlugins, Requeue};
-use gangway::{ClusterEvent, PluginName, PodId, QueueingHint, Time};
+use gangsched::queue::{PluginSet, QueueError, QueuePlace, QueuePlugins, Requeue};
+use gangsched::{ClusterEvent, PluginName, PodId, QueueingHint, Time};
 
 use super::model::Record;
 use super::{ModelInfo, ModelPlace, QueueModel};

@@ -1,5 +1,5 @@
-use gangway::queue::QueuePlace;
-use gangway::{ClusterEvent, Pod, QueueConfig, Time};
+use gangsched::queue::QueuePlace;
+use gangsched::{ClusterEvent, Pod, QueueConfig, Time};
 
 use super::{plugins, QueueModel, FIT};
 

@@ -3,10 +3,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use gangway::queue::{Popped, QueuePlace};
-use gangway::sync::thread::{self, JoinHandle};
-use gangway::sync::Arc;
-use gangway::{SchedulingQueue, Time};
+use gangsched::queue::{Popped, QueuePlace};
+use gangsched::sync::thread::{self, JoinHandle};
+use gangsched::sync::Arc;
+use gangsched::{SchedulingQueue, Time};
 
 use super::fixtures::{id, plugins, pod, s, DEFAULT, FIT, PENDING, T0};
 use super::vocabulary::Ev;

@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gangway::queue::{PluginSet, Popped, QueueError, QueuePlace, QueueState};
-use gangway::sync::Arc;
-use gangway::{ClusterEvent, Pod, PodId, QueuedPodInfo, SchedulingQueue, Time};
+use gangsched::queue::{PluginSet, Popped, QueueError, QueuePlace, QueueState};
+use gangsched::sync::Arc;
+use gangsched::{ClusterEvent, Pod, PodId, QueuedPodInfo, SchedulingQueue, Time};
 
 use super::fidelity::FIDELITY;
 use super::fixtures::{id, plugins, pod, T0};

@@ -2,9 +2,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gangway::queue::{EventKind, PluginSet, QueueLengths};
-use gangway::sync::Arc;
-use gangway::{ClusterEvent, Code, Pod, PodId, QueueConfig, QueueingHint, Status, Time};
+use gangsched::queue::{EventKind, PluginSet, QueueLengths};
+use gangsched::sync::Arc;
+use gangsched::{ClusterEvent, Code, Pod, PodId, QueueConfig, QueueingHint, Status, Time};
 
 pub(crate) const NS: &str = "ns";
 

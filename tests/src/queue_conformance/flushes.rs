@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use gangway::Time;
+use gangsched::Time;
 
 use super::fixtures::{s, DEFAULT, FIT, T0};
 use super::vocabulary::At::{Active, Gated, Unschedulable};

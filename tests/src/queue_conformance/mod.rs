@@ -1,7 +1,7 @@
 //! The scheduling-queue conformance tests (`tests/conformance_queue.rs`): kube-scheduler's
 //! scheduling-queue unit tests as a table of [`Case`]s, grouped by theme, and one driver,
-//! [`run`], that runs a case on [`QueueState`](gangway::queue::QueueState) or on
-//! [`SchedulingQueue`](gangway::SchedulingQueue) with `check()` after every step; plus the
+//! [`run`], that runs a case on [`QueueState`](gangsched::queue::QueueState) or on
+//! [`SchedulingQueue`](gangsched::SchedulingQueue) with `check()` after every step; plus the
 //! blocking-pop tests on real threads. Ported from kubernetes/kubernetes (Copyright 2017 The
 //! Kubernetes Authors, Apache License 2.0); the test file's header gives the source and the
 //! adaptations.

@@ -1,11 +1,11 @@
 //! The table's vocabulary: where a pod is, the events, the prechecks, the steps, the case.
 
-use gangway::queue::QueueLengths;
-use gangway::{ClusterEvent, PodGroup, Policy, QueueConfig, Time};
+use gangsched::queue::QueueLengths;
+use gangsched::{ClusterEvent, PodGroup, Policy, QueueConfig, Time};
 
 use super::fixtures::{pod, NS};
 
-/// Where a pod is: [`QueuePlace`](gangway::queue::QueuePlace) without the sort key, with
+/// Where a pod is: [`QueuePlace`](gangsched::queue::QueuePlace) without the sort key, with
 /// gated pods told apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum At {

@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use gangway::gang::{GroupKey, Placement, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
-use gangway::waiting::{PendingPlugin, MAX_PERMIT_WAIT};
-use gangway::{Pod, PodId, Time};
+use gangsched::gang::{GroupKey, Placement, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
+use gangsched::waiting::{PendingPlugin, MAX_PERMIT_WAIT};
+use gangsched::{Pod, PodId, Time};
 
 use super::step::pod_index;
 use super::{ensure, ensure_eq, Failure, Lockstep, Op, Phase, Track};
@@ -79,7 +79,7 @@ impl Lockstep {
     pub(super) fn agree(&self) -> Result<(), Failure> {
         let groups = self.gang.registry().snapshot();
         groups.check().map_err(|e| format!("Groups::check: {e}"))?;
-        let waiting = gangway::checking::waiting_state(self.gang.waiting());
+        let waiting = gangsched::checking::waiting_state(self.gang.waiting());
         waiting
             .check()
             .map_err(|e| format!("WaitingState::check: {e}"))?;

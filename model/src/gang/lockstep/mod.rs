@@ -1,6 +1,6 @@
 //! The lockstep harness of the gang property tests (`tests/prop_gang.rs`): the real
 //! [`GangScheduling`] plugin over a
-//! [`WaitingPods::with_channel`](gangway::WaitingPods::with_channel) map, run side by side
+//! [`WaitingPods::with_channel`](gangsched::WaitingPods::with_channel) map, run side by side
 //! with the reference model [`GangModel`].
 //!
 //! A case has 2–3 groups (`g0`..`g2`, namespace `ml`) and up to [`MAX_PODS`] pods
@@ -42,9 +42,9 @@ mod step;
 use std::time::Duration;
 
 use crate::gang::GangModel;
-use gangway::gang::{GangScheduling, GroupKey, Policy};
-use gangway::sync::channel::Receiver;
-use gangway::{Decision, Mode, Pod, Time};
+use gangsched::gang::{GangScheduling, GroupKey, Policy};
+use gangsched::sync::channel::Receiver;
+use gangsched::{Decision, Mode, Pod, Time};
 
 /// The namespace of every pod and group.
 pub const NS: &str = "ml";

@@ -1,8 +1,8 @@
 //! One step of the lockstep: an operation on both sides, then every comparison.
 
 use crate::gang::{GangModel, ModelPermit};
-use gangway::gang::{GangScheduling, GroupKey, Permit, PodGroup, Policy};
-use gangway::{Cause, Decision, Mode, Pod, PodId, Status, Time, WaitingPods};
+use gangsched::gang::{GangScheduling, GroupKey, Permit, PodGroup, Policy};
+use gangsched::{Cause, Decision, Mode, Pod, PodId, Status, Time, WaitingPods};
 
 use super::{ensure, ensure_eq, Failure, Lockstep, Op, Phase, Track, GROUPS, NS, PREEMPTION};
 

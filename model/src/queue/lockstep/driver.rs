@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use gangway::queue::{PluginSet, QueuePlace, QueuePlugins, QueueState};
-use gangway::{ClusterEvent, Pod, PodId, QueueConfig, QueuedPodInfo, QueueingHint, Time};
+use gangsched::queue::{PluginSet, QueuePlace, QueuePlugins, QueueState};
+use gangsched::{ClusterEvent, Pod, PodId, QueueConfig, QueuedPodInfo, QueueingHint, Time};
 
 use super::ops::tables;
 use super::{event, pod_id, rejectors, universe_pod, Op, POD_NAMES, STEPS};

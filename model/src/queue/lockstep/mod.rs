@@ -19,7 +19,7 @@
 //! universe pod `pick % 8` directly.
 
 #[cfg(doc)]
-use gangway::queue::QueueState;
+use gangsched::queue::QueueState;
 
 #[cfg(doc)]
 use super::QueueModel;

@@ -3,9 +3,9 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use gangway::gang::PodGroup;
-use gangway::queue::PluginSet;
-use gangway::{ClusterEvent, Pod, PodId, QueuedPodInfo};
+use gangsched::gang::PodGroup;
+use gangsched::queue::PluginSet;
+use gangsched::{ClusterEvent, Pod, PodId, QueuedPodInfo};
 
 use crate::queue::{plugins, CLAIMS, FIT, GATE, SILENT};
 
