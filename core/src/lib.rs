@@ -291,6 +291,7 @@ mod fast_hash;
 mod fresh_copies;
 pub mod gang;
 mod hint;
+mod labels;
 #[cfg(feature = "k8s")]
 pub mod k8s;
 mod mode;
@@ -310,6 +311,7 @@ pub mod waiting;
 
 pub use gang::{GangScheduling, GroupKey, GroupRegistry, GroupState, Permit, PodGroup, Policy};
 pub use hint::QueueingHint;
+pub use labels::Labels;
 pub use mode::Mode;
 pub use plugin::PluginName;
 pub use plugin_names::PluginNames;

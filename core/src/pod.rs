@@ -2,7 +2,7 @@ use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use crate::sync::Arc;
-use crate::{GroupKey, Resources, Time};
+use crate::{GroupKey, Labels, Resources, Time};
 
 /// A pod's uid: the key of every gangway map. Cheap to clone (one shared allocation) and
 /// hashed once, when built: a lookup hashes one word and, when the id it looks for was cloned
@@ -134,9 +134,9 @@ struct PodFields {
     /// The group's key (namespace from this pod), built once.
     group: Option<GroupKey>,
     created: Time,
-    // The requests as plain numbers, so that `Resources` need not be ordered.
-    cpu_millis: u64,
-    memory_bytes: u64,
+    requests: Resources,
+    labels: Labels,
+    node_selector: Labels,
     node: Option<Box<str>>,
 }
 
@@ -150,8 +150,9 @@ impl Pod {
             priority: 0,
             group: None,
             created: Time::ZERO,
-            cpu_millis: 0,
-            memory_bytes: 0,
+            requests: Resources::ZERO,
+            labels: Labels::new(),
+            node_selector: Labels::new(),
             node: None,
         }))
     }
@@ -188,10 +189,25 @@ impl Pod {
 
     /// This pod, requesting `requests` (the sum over its containers) from the node it runs on.
     pub fn with_requests(self, requests: Resources) -> Pod {
+        self.modify(|f| f.requests = requests)
+    }
+
+    /// This pod with the labels `labels` (`metadata.labels`), replacing any it had.
+    pub fn with_labels(self, labels: Labels) -> Pod {
+        self.modify(|f| f.labels = labels)
+    }
+
+    /// This pod with its label `key` set to `value`.
+    pub fn with_label(self, key: &str, value: &str) -> Pod {
         self.modify(|f| {
-            f.cpu_millis = requests.cpu_millis;
-            f.memory_bytes = requests.memory_bytes;
+            f.labels.insert(key, value);
         })
+    }
+
+    /// This pod, placed only on nodes whose labels match `selector` (`spec.nodeSelector`,
+    /// see [`Labels::matches`]); the default placement keeps to it.
+    pub fn with_node_selector(self, selector: Labels) -> Pod {
+        self.modify(|f| f.node_selector = selector)
     }
 
     /// This pod, bound to `node` (`spec.nodeName`): how a pod observed bound in the cluster
@@ -274,8 +290,18 @@ impl Pod {
 
     /// The resources the pod requests; [`Resources::ZERO`] unless set with
     /// [`with_requests`](Pod::with_requests).
-    pub fn requests(&self) -> Resources {
-        Resources::new(self.0.cpu_millis, self.0.memory_bytes)
+    pub fn requests(&self) -> &Resources {
+        &self.0.requests
+    }
+
+    /// The pod's labels (none unless set with [`with_labels`](Pod::with_labels)).
+    pub fn labels(&self) -> &Labels {
+        &self.0.labels
+    }
+
+    /// The labels a node must have for the pod to run there (empty: any node).
+    pub fn node_selector(&self) -> &Labels {
+        &self.0.node_selector
     }
 
     /// The node the pod is bound to (`spec.nodeName`), if it was observed bound.
@@ -298,8 +324,14 @@ impl fmt::Debug for Pod {
             d.field("group", &group.name());
         }
         let requests = self.requests();
-        if requests != Resources::ZERO {
+        if !requests.is_zero() {
             d.field("requests", &format_args!("{requests}"));
+        }
+        if !self.0.labels.is_empty() {
+            d.field("labels", &self.0.labels);
+        }
+        if !self.0.node_selector.is_empty() {
+            d.field("node_selector", &self.0.node_selector);
         }
         if let Some(node) = &self.0.node {
             d.field("node", node);
@@ -375,16 +407,16 @@ mod tests {
     #[test]
     fn requests_and_node_default_to_none_and_are_set_by_the_builders() {
         let pod = Pod::new("a", "ml", "p");
-        assert_eq!(pod.requests(), Resources::ZERO);
+        assert_eq!(*pod.requests(), Resources::ZERO);
         assert_eq!(pod.node(), None);
         let bound = pod
             .clone()
             .with_requests(Resources::new(500, 1 << 30))
             .with_node("n1");
-        assert_eq!(bound.requests(), Resources::new(500, 1 << 30));
+        assert_eq!(*bound.requests(), Resources::new(500, 1 << 30));
         assert_eq!(bound.node(), Some("n1"));
         assert_ne!(bound, pod);
-        assert_eq!(pod.requests(), Resources::ZERO, "the original is untouched");
+        assert_eq!(*pod.requests(), Resources::ZERO, "the original is untouched");
         assert_eq!(
             format!("{bound:?}"),
             r#"Pod { id: "a", name: ml/p, requests: cpu 500m, memory 1Gi, node: "n1" }"#

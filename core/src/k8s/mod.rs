@@ -27,7 +27,7 @@
 //! let pod = Pod::try_from(&pod)?;
 //! assert_eq!(pod.full_name(), "ml/trainer-0");
 //! assert_eq!(pod.group(), Some("trainer"));
-//! assert_eq!(pod.requests(), Resources::new(1600, (4 << 30) + (64 << 20)));
+//! assert_eq!(*pod.requests(), Resources::new(1600, (4 << 30) + (64 << 20)));
 //!
 //! let group: scheduling::PodGroup = serde_yaml_ng::from_str(r#"
 //! apiVersion: scheduling.k8s.io/v1alpha2

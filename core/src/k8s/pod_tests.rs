@@ -45,7 +45,7 @@ fn deployment_pod_sums_its_containers_and_takes_the_init_peak() {
     assert_eq!(pod.creation_time(), Time::from_secs(1_773_480_413));
     // Containers: web 250m + proxy 100m (its limit) = 350m, under the init container's 1
     // core. Memory: web 256Mi + proxy 128974848 (its limit) beats migrate's 64Mi.
-    assert_eq!(pod.requests(), Resources::new(1000, 256 * MI + 128_974_848));
+    assert_eq!(*pod.requests(), Resources::new(1000, 256 * MI + 128_974_848));
 }
 
 #[test]
@@ -60,7 +60,7 @@ fn gang_pod_names_its_group_and_counts_sidecars_and_overhead() {
     // memory: max(trainer 8Gi + sidecar 129e6, fetch 1Gi, warmup 9Gi + sidecar 129e6)
     //         + overhead 120Mi. The gpu is not read.
     assert_eq!(
-        pod.requests(),
+        *pod.requests(),
         Resources::new(4250, 9 * GI + 129_000_000 + 120 * MI)
     );
 }
@@ -74,7 +74,7 @@ fn pod_level_requests_replace_the_containers_figure_per_resource() {
     });
     let pod = convert(&pod).unwrap();
     assert_eq!(
-        pod.requests(),
+        *pod.requests(),
         Resources::new(8000 + 250, 9 * GI + 129_000_000 + 120 * MI),
         "cpu from the pod level, memory from the containers, overhead on both"
     );
@@ -89,7 +89,7 @@ fn a_request_wins_over_its_limit() {
         limits: Some(quantities(&[("cpu", "1500m"), ("memory", "2Gi")])),
         ..Default::default()
     });
-    assert_eq!(convert(&pod).unwrap().requests(), Resources::new(1500, GI));
+    assert_eq!(*convert(&pod).unwrap().requests(), Resources::new(1500, GI));
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn resources_other_than_cpu_and_memory_are_not_checked() {
         requests: Some(quantities(&[("example.com/widget", "12x")])),
         ..Default::default()
     });
-    assert_eq!(convert(&pod).unwrap().requests(), Resources::ZERO);
+    assert_eq!(*convert(&pod).unwrap().requests(), Resources::ZERO);
 }
 
 #[test]

@@ -38,10 +38,10 @@ pub(super) fn pod_requests(spec: &PodSpec) -> Sum {
     let mut init_peak = Resources::ZERO;
     for c in spec.init_containers.iter().flatten() {
         let own = container_requests(c, || RequestSite::InitContainer(c.name.clone()))?;
-        let running = add(sidecars, own)?;
+        let running = add(sidecars.clone(), own.clone())?;
         if c.restart_policy.as_deref() == Some("Always") {
             total = add(total, own)?;
-            sidecars = running;
+            sidecars = running.clone();
         }
         init_peak = max(init_peak, running);
     }

@@ -2,7 +2,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Node, Resources};
 use crate::sync::{Arc, Mutex};
-use crate::{Pod, PodId};
+use crate::{Labels, Pod, PodId};
 
 /// Where a pod in the cache stands: reserved by the scheduler, or observed bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -126,6 +126,7 @@ pub enum AddBoundError {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct NodeEntry {
     pub(super) capacity: Resources,
+    pub(super) labels: Labels,
     /// The sum of `pods`' requests, saturating (I5).
     pub(super) requested: Resources,
     pub(super) pods: BTreeSet<PodId>,
@@ -155,19 +156,24 @@ impl<'a> NodeView<'a> {
     }
 
     /// The node's allocatable resources.
-    pub fn capacity(&self) -> Resources {
-        self.entry.capacity
+    pub fn capacity(&self) -> &'a Resources {
+        &self.entry.capacity
+    }
+
+    /// The node's labels.
+    pub fn labels(&self) -> &'a Labels {
+        &self.entry.labels
     }
 
     /// The sum of the requests of the pods assumed on or bound to this node (I5). It exceeds
     /// the capacity only if pods observed bound ([`CacheState::add_bound`]) overcommit it.
-    pub fn requested(&self) -> Resources {
-        self.entry.requested
+    pub fn requested(&self) -> &'a Resources {
+        &self.entry.requested
     }
 
     /// What is left: capacity minus requested, zero where overcommitted.
     pub fn free(&self) -> Resources {
-        self.entry.capacity.saturating_sub(self.entry.requested)
+        self.entry.capacity.saturating_sub(&self.entry.requested)
     }
 
     /// The pods assumed on or bound to this node, in id order.
@@ -182,7 +188,7 @@ impl<'a> NodeView<'a> {
 
     /// The node itself, owned.
     pub fn to_node(&self) -> Node {
-        Node::new(self.name, self.entry.capacity)
+        Node::new(self.name, self.entry.capacity.clone()).with_labels(self.entry.labels.clone())
     }
 }
 
@@ -230,11 +236,12 @@ impl CacheState {
             return Err(AddNodeError::Duplicate(node));
         }
         let entry = NodeEntry {
-            capacity: node.capacity(),
+            capacity: node.capacity().clone(),
+            labels: node.labels().clone(),
             requested: Resources::ZERO,
             pods: BTreeSet::new(),
         };
-        self.nodes.insert(Arc::from(node.name()), entry);
+        self.nodes.insert(node.shared_name().clone(), entry);
         Ok(())
     }
 
@@ -288,7 +295,7 @@ impl CacheState {
                 node: node.to_owned(),
             });
         }
-        self.place(pod.id().clone(), node, pod.requests(), PodPhase::Assumed);
+        self.place(pod.id().clone(), node, pod.requests().clone(), PodPhase::Assumed);
         Ok(())
     }
 
@@ -336,14 +343,14 @@ impl CacheState {
         }
         let requests = pod.requests();
         if let Some(entry) = self.pods.get_mut(id) {
-            if *entry.node == *node && entry.requests == requests {
+            if *entry.node == *node && entry.requests == *requests {
                 entry.phase = PodPhase::Bound;
                 self.assumed.remove(id);
                 return Ok(());
             }
             self.unplace(id);
         }
-        self.place(id.clone(), node, requests, PodPhase::Bound);
+        self.place(id.clone(), node, requests.clone(), PodPhase::Bound);
         Ok(())
     }
 
@@ -367,8 +374,8 @@ impl CacheState {
     }
 
     /// The requests reserved for the pod, if it is in the cache.
-    pub fn pod_requests(&self, id: &PodId) -> Option<Resources> {
-        self.pods.get(id).map(|entry| entry.requests)
+    pub fn pod_requests(&self, id: &PodId) -> Option<&Resources> {
+        self.pods.get(id).map(|entry| &entry.requests)
     }
 
     /// The assumed pods, in id order.
@@ -417,7 +424,7 @@ impl CacheState {
             let mut sum = Resources::ZERO;
             for id in &node.pods {
                 match self.pods.get(id) {
-                    Some(entry) if entry.node == *name => sum = sum + entry.requests,
+                    Some(entry) if entry.node == *name => sum = &sum + &entry.requests,
                     Some(entry) => {
                         return Err(format!(
                             "pod {id} is on node {name} but names node {} (I5)",
@@ -444,7 +451,7 @@ impl CacheState {
         };
         let node = Arc::clone(name);
         let entry = self.nodes.get_mut(&node).expect("found above");
-        entry.requested = entry.requested + requests;
+        entry.requested = &entry.requested + &requests;
         entry.pods.insert(id.clone());
         if phase == PodPhase::Assumed {
             self.assumed.insert(id.clone());
@@ -465,16 +472,14 @@ impl CacheState {
         self.assumed.remove(id);
         if let Some(node) = self.nodes.get_mut(&removed.node) {
             node.pods.remove(id);
-            let saturated =
-                node.requested.cpu_millis == u64::MAX || node.requested.memory_bytes == u64::MAX;
-            node.requested = if saturated {
+            node.requested = if node.requested.is_saturated() {
                 // A saturated sum cannot be undone by subtraction: add up what is left.
                 node.pods
                     .iter()
                     .filter_map(|p| self.pods.get(p))
-                    .fold(Resources::ZERO, |sum, p| sum + p.requests)
+                    .fold(Resources::ZERO, |sum, p| &sum + &p.requests)
             } else {
-                node.requested.saturating_sub(removed.requests)
+                node.requested.saturating_sub(&removed.requests)
             };
         }
         Some(removed)
@@ -486,7 +491,7 @@ impl CacheState {
     pub(super) fn place_unaccounted(&mut self, pod: &Pod, node: &str) {
         self.place(pod.id().clone(), node, Resources::ZERO, PodPhase::Assumed);
         if let Some(entry) = self.pods.get_mut(pod.id()) {
-            entry.requests = pod.requests();
+            entry.requests = pod.requests().clone();
         }
     }
 

@@ -20,12 +20,14 @@ impl Renamed for CacheState {
             .map(|(name, node)| {
                 let NodeEntry {
                     capacity,
+                    labels,
                     requested,
                     pods,
                 } = node;
                 let node = NodeEntry {
-                    capacity: *capacity,
-                    requested: *requested,
+                    capacity: capacity.clone(),
+                    labels: labels.clone(),
+                    requested: requested.clone(),
                     pods: pods.renamed(renaming),
                 };
                 (renaming.node(name), node)
@@ -41,7 +43,7 @@ impl Renamed for CacheState {
                 } = entry;
                 let entry = PodEntry {
                     node: renaming.node(node),
-                    requests: *requests,
+                    requests: requests.clone(),
                     phase: *phase,
                 };
                 (renaming.id(id), entry)

@@ -27,7 +27,7 @@ fn two_nodes() -> CacheState {
 }
 
 fn requested(c: &CacheState, node: &str) -> Resources {
-    c.node(node).unwrap().requested()
+    c.node(node).unwrap().requested().clone()
 }
 
 #[test]
@@ -37,7 +37,7 @@ fn add_node_refuses_a_duplicate_and_hands_it_back() {
     let err = c.add_node(dup.clone()).unwrap_err();
     assert_eq!(err.to_string(), "node n1 already exists");
     assert_eq!(err.into_node(), dup);
-    assert_eq!(c.node("n1").unwrap().capacity(), res(4000, 4000));
+    assert_eq!(c.node("n1").unwrap().capacity(), &res(4000, 4000));
     assert_eq!(c.node_count(), 2);
     c.check().unwrap();
 }
@@ -49,7 +49,7 @@ fn node_views_report_capacity_requested_free_and_pods() {
     c.assume(&pod("b", 500, 500), "n1").unwrap();
     let n1 = c.node("n1").unwrap();
     assert_eq!(n1.name(), "n1");
-    assert_eq!(n1.requested(), res(1500, 1000));
+    assert_eq!(n1.requested(), &res(1500, 1000));
     assert_eq!(n1.free(), res(2500, 3000));
     assert_eq!(n1.pods().cloned().collect::<Vec<_>>(), [id("a"), id("b")]);
     assert_eq!(n1.pod_count(), 2);
@@ -139,7 +139,7 @@ fn assume_forget_releases_the_reservation() {
     c.check().unwrap();
     assert_eq!(c.phase(a.id()), Some(PodPhase::Assumed));
     assert_eq!(c.pod_node(a.id()), Some("n1"));
-    assert_eq!(c.pod_requests(a.id()), Some(res(1000, 2000)));
+    assert_eq!(c.pod_requests(a.id()), Some(&res(1000, 2000)));
     assert_eq!(requested(&c, "n1"), res(1000, 2000));
     assert_eq!((c.assumed_count(), c.bound_count()), (1, 0));
 
@@ -261,7 +261,7 @@ fn add_bound_may_overcommit_a_node() {
     c.add_bound(&pod("b", 1500, 1500).with_node("n2")).unwrap();
     c.check().unwrap();
     let n2 = c.node("n2").unwrap();
-    assert_eq!(n2.requested(), res(3000, 3000));
+    assert_eq!(n2.requested(), &res(3000, 3000));
     assert_eq!(n2.free(), Resources::ZERO);
 }
 

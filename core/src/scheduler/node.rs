@@ -1,27 +1,46 @@
 use super::Resources;
+use crate::sync::Arc;
+use crate::Labels;
 
-/// A cluster node as the scheduler's cache sees it: a name and what it can hold.
+/// A cluster node as the scheduler's cache sees it: a name, what it can hold, and its labels
+/// (which a pod's node selector is matched against).
 ///
 /// ```
 /// use gangsched::scheduler::Node;
 /// use gangsched::Resources;
-/// let node = Node::new("node-a", Resources::new(4000, 16 << 30));
+/// let node = Node::new("node-a", Resources::new(4000, 16 << 30).with_extended("nvidia.com/gpu", 8))
+///     .with_label("accelerator", "h100");
 /// assert_eq!(node.name(), "node-a");
-/// assert_eq!(node.capacity(), Resources::new(4000, 16 << 30));
+/// assert_eq!(node.capacity().extended("nvidia.com/gpu"), 8);
+/// assert_eq!(node.labels().get("accelerator"), Some("h100"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Node {
-    name: Box<str>,
+    name: Arc<str>,
     capacity: Resources,
+    labels: Labels,
 }
 
 impl Node {
-    /// A node called `name` with `capacity` allocatable resources.
+    /// A node called `name` with `capacity` allocatable resources and no labels.
     pub fn new(name: &str, capacity: Resources) -> Node {
         Node {
             name: name.into(),
             capacity,
+            labels: Labels::new(),
         }
+    }
+
+    /// This node with the labels `labels` (`metadata.labels`), replacing any it had.
+    pub fn with_labels(mut self, labels: Labels) -> Node {
+        self.labels = labels;
+        self
+    }
+
+    /// This node with its label `key` set to `value`.
+    pub fn with_label(mut self, key: &str, value: &str) -> Node {
+        self.labels.insert(key, value);
+        self
     }
 
     /// The node's name (unique in a cache).
@@ -30,7 +49,17 @@ impl Node {
     }
 
     /// The node's allocatable resources.
-    pub fn capacity(&self) -> Resources {
-        self.capacity
+    pub fn capacity(&self) -> &Resources {
+        &self.capacity
+    }
+
+    /// The node's labels.
+    pub fn labels(&self) -> &Labels {
+        &self.labels
+    }
+
+    /// The name, shared (the cache keys its node by it).
+    pub(super) fn shared_name(&self) -> &Arc<str> {
+        &self.name
     }
 }

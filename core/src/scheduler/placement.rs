@@ -1,3 +1,5 @@
+use std::collections::BTreeMap;
+
 use super::{CacheState, NodeView, Resources};
 use crate::queue::EventKind;
 use crate::{Code, Pod, Status};
@@ -20,28 +22,46 @@ where
     }
 }
 
-/// The default placement: kube-scheduler's NodeResourcesFit filter with a most-allocated
-/// score, so that pods pack tightly and whole gangs still find room.
+/// The default placement: kube-scheduler's NodeAffinity filter (for `spec.nodeSelector`) and
+/// NodeResourcesFit filter, with a most-allocated score, so that pods pack tightly and whole
+/// gangs still find room.
 ///
-/// Among the nodes whose free resources fit [`Pod::requests`], it picks the one with the least
+/// A node passes when its labels match [`Pod::node_selector`] and its free resources fit
+/// [`Pod::requests`] — every resource, extended ones (GPUs, hugepages, …) by name, so a node
+/// never holds more of any resource than it has. Among those it picks the one with the least
 /// left after placing: the smallest sum of the fractions of CPU and of memory capacity that
 /// would stay free (a resource a node has none of counts as fully used). Ties go to the node
-/// whose name sorts first. If no node fits, the pod is unschedulable: `Code::Unschedulable`
-/// from plugin [`NodeResourcesFit`](ResourceFit::PLUGIN), "0/N nodes are available: N
-/// Insufficient resources." (with no nodes, "0/0 nodes are available.").
+/// whose name sorts first. If no node passes, the pod is unschedulable: `Code::Unschedulable`
+/// from plugin [`NodeResourcesFit`](ResourceFit::PLUGIN), with kube-scheduler's message —
+/// each node counted under the first filter it fails, the reasons sorted:
+/// "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node
+/// affinity/selector." (with no nodes, "0/0 nodes are available.").
 ///
 /// Placing on the chosen node keeps it within capacity, so assumed pods never overcommit a
 /// node (only pods observed bound can, see [`CacheState::add_bound`]).
 ///
 /// ```
 /// use gangsched::scheduler::{CacheState, Node, Placement, ResourceFit};
-/// use gangsched::{Pod, Resources};
+/// use gangsched::{Labels, Pod, Resources};
 ///
 /// let mut cache = CacheState::new();
 /// cache.add_node(Node::new("big", Resources::new(8000, 32 << 30))).unwrap();
 /// cache.add_node(Node::new("small", Resources::new(2000, 8 << 30))).unwrap();
+/// let gpus = Resources::new(8000, 64 << 30).with_extended("nvidia.com/gpu", 8);
+/// cache.add_node(Node::new("gpu", gpus).with_label("accelerator", "h100")).unwrap();
 /// let pod = Pod::new("a", "ml", "worker").with_requests(Resources::new(1000, 4 << 30));
 /// assert_eq!(ResourceFit.place(&pod, &cache).unwrap(), "small");
+/// let trainer = Pod::new("b", "ml", "trainer")
+///     .with_requests(Resources::new(1000, 4 << 30).with_extended("nvidia.com/gpu", 8))
+///     .with_node_selector(Labels::new().with("accelerator", "h100"));
+/// assert_eq!(ResourceFit.place(&trainer, &cache).unwrap(), "gpu");
+/// cache.assume(&trainer, "gpu").unwrap();
+/// let status = ResourceFit.place(&trainer, &cache).unwrap_err();
+/// assert_eq!(
+///     status.message(),
+///     "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, \
+///      2 node(s) didn't match Pod's node affinity/selector."
+/// );
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ResourceFit;
@@ -53,6 +73,9 @@ impl ResourceFit {
     /// The events its queueing hint answers `Queue` to: freed resources (a bound pod deleted,
     /// a reservation released) or a new node may give a pod that fit nowhere its room (I7).
     pub const HINT_EVENTS: [EventKind; 2] = [EventKind::AssignedPodDelete, EventKind::NodeAdd];
+
+    /// NodeAffinity's reason for a node whose labels do not match the pod's node selector.
+    pub const SELECTOR_MISMATCH: &'static str = "node(s) didn't match Pod's node affinity/selector";
 }
 
 /// Fixed-point scale of the free fractions: the score is exact integer arithmetic.
@@ -69,7 +92,7 @@ fn fraction(part: u64, whole: u64) -> u128 {
 
 /// How much of `node` stays free after placing `requests` there (lower packs tighter), or
 /// `None` if they do not fit.
-fn score(node: &NodeView<'_>, requests: Resources) -> Option<u128> {
+fn score(node: &NodeView<'_>, requests: &Resources) -> Option<u128> {
     let left = node.free().checked_sub(requests)?;
     let capacity = node.capacity();
     Some(
@@ -81,21 +104,45 @@ fn score(node: &NodeView<'_>, requests: Resources) -> Option<u128> {
 impl Placement for ResourceFit {
     fn place(&self, pod: &Pod, cache: &CacheState) -> Result<String, Status> {
         let requests = pod.requests();
+        let selector = pod.node_selector();
         cache
             .nodes()
+            .filter(|node| selector.matches(node.labels()))
             .filter_map(|node| score(&node, requests).map(|s| (s, node.name())))
             .min()
             .map(|(_, name)| name.to_owned())
-            .ok_or_else(|| {
-                let n = cache.node_count();
-                let message = if n == 0 {
-                    "0/0 nodes are available.".to_owned()
-                } else {
-                    format!("0/{n} nodes are available: {n} Insufficient resources.")
-                };
-                Status::with_reason(Code::Unschedulable, message).with_plugin(ResourceFit::PLUGIN)
-            })
+            .ok_or_else(|| unschedulable(pod, cache))
     }
+}
+
+/// Why no node passes, as kube-scheduler words it: each node counted under the reasons of the
+/// first filter it fails (NodeAffinity, then NodeResourcesFit), the reasons sorted.
+fn unschedulable(pod: &Pod, cache: &CacheState) -> Status {
+    let n = cache.node_count();
+    let message = if n == 0 {
+        "0/0 nodes are available.".to_owned()
+    } else {
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        for node in cache.nodes() {
+            if !pod.node_selector().matches(node.labels()) {
+                *reasons
+                    .entry(ResourceFit::SELECTOR_MISMATCH.to_owned())
+                    .or_default() += 1;
+                continue;
+            }
+            let free = node.free();
+            for name in pod.requests().insufficient(&free) {
+                *reasons.entry(format!("Insufficient {name}")).or_default() += 1;
+            }
+        }
+        let mut reasons: Vec<String> = reasons
+            .into_iter()
+            .map(|(reason, count)| format!("{count} {reason}"))
+            .collect();
+        reasons.sort();
+        format!("0/{n} nodes are available: {}.", reasons.join(", "))
+    };
+    Status::with_reason(Code::Unschedulable, message).with_plugin(ResourceFit::PLUGIN)
 }
 
 #[cfg(test)]
@@ -153,7 +200,7 @@ mod tests {
         );
         assert_eq!(
             status.message(),
-            "0/2 nodes are available: 2 Insufficient resources."
+            "0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory."
         );
         // Fits by capacity, but not in what is free.
         c.assume(&pod("x", 600, 0), "a").unwrap();

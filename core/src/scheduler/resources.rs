@@ -1,71 +1,164 @@
 use std::fmt;
 use std::ops::Add;
 
-/// An amount of the two resources the scheduler accounts for: CPU in millicores and memory in
-/// bytes. Used both for what a pod requests and for what a node has (capacity, requested,
-/// free). Arithmetic never panics: [`Add`] and [`saturating_add`](Resources::saturating_add)
-/// saturate at `u64::MAX`, [`saturating_sub`](Resources::saturating_sub) at zero.
+use crate::sync::Arc;
+
+/// An amount of resources: CPU in millicores, memory in bytes, and any number of named
+/// *extended* resources counted in integer units — accelerators (`nvidia.com/gpu`), hugepages
+/// (`hugepages-2Mi`, in bytes), `ephemeral-storage` (bytes), devices. Used both for what a pod
+/// requests and for what a node has (capacity, requested, free).
+///
+/// Accounting is exact integer arithmetic, resource by resource: a pod fits a node when every
+/// resource it asks for — each extended one by its name — is free there; a node without a
+/// resource has none of it. Arithmetic never panics: [`Add`] and
+/// [`saturating_add`](Resources::saturating_add) saturate at `u64::MAX`,
+/// [`saturating_sub`](Resources::saturating_sub) at zero. A zero amount of an extended
+/// resource is the same as not naming it, so equal amounts compare equal (I5 sums them).
 ///
 /// ```
 /// use gangsched::Resources;
-/// let free = Resources::new(2000, 4 << 30);
-/// let pod = Resources::new(500, 1 << 30);
-/// assert!(pod.fits_in(free));
-/// assert_eq!(free.checked_sub(pod), Some(Resources::new(1500, 3 << 30)));
-/// assert_eq!(pod.to_string(), "cpu 500m, memory 1Gi");
+/// let free = Resources::new(2000, 4 << 30).with_extended("nvidia.com/gpu", 8);
+/// let pod = Resources::new(500, 1 << 30).with_extended("nvidia.com/gpu", 2);
+/// assert!(pod.fits_in(&free));
+/// assert_eq!(
+///     free.checked_sub(&pod),
+///     Some(Resources::new(1500, 3 << 30).with_extended("nvidia.com/gpu", 6))
+/// );
+/// assert_eq!(pod.to_string(), "cpu 500m, memory 1Gi, nvidia.com/gpu 2");
+/// // A node without GPUs has room for no GPU pod.
+/// assert!(!pod.fits_in(&Resources::new(8000, 64 << 30)));
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Resources {
     /// CPU in millicores (1000 = one core).
     pub cpu_millis: u64,
     /// Memory in bytes.
     pub memory_bytes: u64,
+    /// Extended resources by name, sorted, without zero amounts.
+    extended: Vec<(Arc<str>, u64)>,
 }
 
 impl Resources {
-    /// Nothing: no CPU, no memory.
+    /// Nothing: no CPU, no memory, no extended resource.
     pub const ZERO: Resources = Resources::new(0, 0);
 
-    /// `cpu_millis` millicores and `memory_bytes` bytes.
+    /// `cpu_millis` millicores and `memory_bytes` bytes, no extended resource.
     pub const fn new(cpu_millis: u64, memory_bytes: u64) -> Resources {
         Resources {
             cpu_millis,
             memory_bytes,
+            extended: Vec::new(),
         }
     }
 
-    /// Whether `self` fits in `free`: neither resource exceeds what is free.
-    pub fn fits_in(self, free: Resources) -> bool {
-        self.cpu_millis <= free.cpu_millis && self.memory_bytes <= free.memory_bytes
+    /// These resources with `amount` of the extended resource `name` (replacing any amount of
+    /// it already there; zero removes it). Names are compared exactly, as Kubernetes does
+    /// (`nvidia.com/gpu`, `hugepages-1Gi`); `cpu` and `memory` are the fields, not names here.
+    pub fn with_extended(mut self, name: &str, amount: u64) -> Resources {
+        self.set_extended(name, amount);
+        self
+    }
+
+    /// Sets the amount of the extended resource `name` (zero removes it).
+    pub fn set_extended(&mut self, name: &str, amount: u64) {
+        match self.extended.binary_search_by(|(n, _)| (**n).cmp(name)) {
+            Ok(at) if amount == 0 => {
+                self.extended.remove(at);
+            }
+            Ok(at) => self.extended[at].1 = amount,
+            Err(_) if amount == 0 => {}
+            Err(at) => self.extended.insert(at, (name.into(), amount)),
+        }
+    }
+
+    /// The amount of the extended resource `name` (zero when it is not named).
+    pub fn extended(&self, name: &str) -> u64 {
+        self.extended
+            .binary_search_by(|(n, _)| (**n).cmp(name))
+            .map_or(0, |at| self.extended[at].1)
+    }
+
+    /// The extended resources with a nonzero amount, by name in order.
+    pub fn extended_resources(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
+        self.extended.iter().map(|(name, amount)| (&**name, *amount))
+    }
+
+    /// Whether `self` fits in `free`: no resource exceeds what is free of it.
+    pub fn fits_in(&self, free: &Resources) -> bool {
+        self.insufficient(free).next().is_none()
+    }
+
+    /// The resources of `self` that exceed what `free` has, by name (`cpu`, `memory`, then the
+    /// extended ones in order): kube-scheduler's "Insufficient …" reasons.
+    pub fn insufficient<'a>(&'a self, free: &'a Resources) -> impl Iterator<Item = &'a str> + 'a {
+        let cpu = (self.cpu_millis > free.cpu_millis).then_some("cpu");
+        let memory = (self.memory_bytes > free.memory_bytes).then_some("memory");
+        let extended = self
+            .extended_resources()
+            .filter(|&(name, amount)| amount > free.extended(name))
+            .map(|(name, _)| name);
+        cpu.into_iter().chain(memory).chain(extended)
     }
 
     /// The sum, each resource saturating at `u64::MAX`.
-    pub fn saturating_add(self, other: Resources) -> Resources {
-        Resources::new(
-            self.cpu_millis.saturating_add(other.cpu_millis),
-            self.memory_bytes.saturating_add(other.memory_bytes),
-        )
+    pub fn saturating_add(&self, other: &Resources) -> Resources {
+        self.combine(other, u64::saturating_add)
     }
 
     /// The difference, each resource saturating at zero.
-    pub fn saturating_sub(self, other: Resources) -> Resources {
-        Resources::new(
-            self.cpu_millis.saturating_sub(other.cpu_millis),
-            self.memory_bytes.saturating_sub(other.memory_bytes),
-        )
+    pub fn saturating_sub(&self, other: &Resources) -> Resources {
+        self.combine(other, u64::saturating_sub)
     }
 
-    /// The difference, or `None` if `other` exceeds `self` in either resource.
-    pub fn checked_sub(self, other: Resources) -> Option<Resources> {
-        Some(Resources::new(
-            self.cpu_millis.checked_sub(other.cpu_millis)?,
-            self.memory_bytes.checked_sub(other.memory_bytes)?,
-        ))
+    /// The difference, or `None` if `other` exceeds `self` in any resource.
+    pub fn checked_sub(&self, other: &Resources) -> Option<Resources> {
+        other.fits_in(self).then(|| self.saturating_sub(other))
     }
 
-    /// Whether both resources are zero.
-    pub fn is_zero(self) -> bool {
-        self == Resources::ZERO
+    /// Whether any resource is at `u64::MAX`, where a saturating sum stops being exact.
+    pub fn is_saturated(&self) -> bool {
+        self.cpu_millis == u64::MAX
+            || self.memory_bytes == u64::MAX
+            || self.extended.iter().any(|&(_, amount)| amount == u64::MAX)
+    }
+
+    /// Whether every resource is zero.
+    pub fn is_zero(&self) -> bool {
+        self.cpu_millis == 0 && self.memory_bytes == 0 && self.extended.is_empty()
+    }
+
+    /// Each resource of either side combined with `op` (a missing one is zero); zero results
+    /// are dropped, so the result is normalized.
+    fn combine(&self, other: &Resources, op: fn(u64, u64) -> u64) -> Resources {
+        let mut extended = Vec::with_capacity(self.extended.len().max(other.extended.len()));
+        let (mut a, mut b) = (self.extended.iter().peekable(), other.extended.iter().peekable());
+        loop {
+            let (name, amount) = match (a.peek(), b.peek()) {
+                (None, None) => break,
+                (Some((n, x)), None) => (n, op(*x, 0)),
+                (None, Some((n, y))) => (n, op(0, *y)),
+                (Some((n, x)), Some((m, y))) => match (**n).cmp(&**m) {
+                    std::cmp::Ordering::Less => (n, op(*x, 0)),
+                    std::cmp::Ordering::Greater => (m, op(0, *y)),
+                    std::cmp::Ordering::Equal => (n, op(*x, *y)),
+                },
+            };
+            let name = name.clone();
+            if a.peek().is_some_and(|(n, _)| *n == name) {
+                a.next();
+            }
+            if b.peek().is_some_and(|(m, _)| *m == name) {
+                b.next();
+            }
+            if amount != 0 {
+                extended.push((name, amount));
+            }
+        }
+        Resources {
+            cpu_millis: op(self.cpu_millis, other.cpu_millis),
+            memory_bytes: op(self.memory_bytes, other.memory_bytes),
+            extended,
+        }
     }
 }
 
@@ -74,13 +167,22 @@ impl Add for Resources {
     type Output = Resources;
 
     fn add(self, other: Resources) -> Resources {
+        self.saturating_add(&other)
+    }
+}
+
+/// Saturating, as [`Resources::saturating_add`].
+impl Add<&Resources> for &Resources {
+    type Output = Resources;
+
+    fn add(self, other: &Resources) -> Resources {
         self.saturating_add(other)
     }
 }
 
-/// `cpu <millicores>m, memory <amount>`: memory in the largest binary unit (`Ki`, `Mi`, `Gi`,
-/// `Ti`) that divides it exactly, else in bytes — e.g. `cpu 500m, memory 1Gi`,
-/// `cpu 0m, memory 1500`.
+/// `cpu <millicores>m, memory <amount>[, <name> <amount>]…`: memory in the largest binary unit
+/// (`Ki`, `Mi`, `Gi`, `Ti`) that divides it exactly, else in bytes; extended resources by name
+/// in order — e.g. `cpu 500m, memory 1Gi`, `cpu 0m, memory 1500, nvidia.com/gpu 8`.
 impl fmt::Display for Resources {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "cpu {}m, memory ", self.cpu_millis)?;
@@ -89,51 +191,16 @@ impl fmt::Display for Resources {
             .into_iter()
             .find(|&(_, shift)| bytes != 0 && bytes.is_multiple_of(1u64 << shift));
         match unit {
-            Some((suffix, shift)) => write!(f, "{}{suffix}", bytes >> shift),
-            None => write!(f, "{bytes}"),
+            Some((suffix, shift)) => write!(f, "{}{suffix}", bytes >> shift)?,
+            None => write!(f, "{bytes}")?,
         }
+        for (name, amount) in self.extended_resources() {
+            write!(f, ", {name} {amount}")?;
+        }
+        Ok(())
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fits_in_needs_both_resources() {
-        let free = Resources::new(1000, 100);
-        assert!(Resources::new(1000, 100).fits_in(free));
-        assert!(Resources::ZERO.fits_in(Resources::ZERO));
-        assert!(!Resources::new(1001, 0).fits_in(free));
-        assert!(!Resources::new(0, 101).fits_in(free));
-    }
-
-    #[test]
-    fn arithmetic_saturates_or_reports() {
-        let a = Resources::new(5, 7);
-        let b = Resources::new(3, 9);
-        assert_eq!(a + b, Resources::new(8, 16));
-        assert_eq!(a.saturating_sub(b), Resources::new(2, 0));
-        assert_eq!(a.checked_sub(b), None);
-        assert_eq!(
-            b.checked_sub(Resources::new(3, 1)),
-            Some(Resources::new(0, 8))
-        );
-        let max = Resources::new(u64::MAX, u64::MAX);
-        assert_eq!(max + a, max);
-        assert_eq!(max.saturating_add(a), max);
-        assert!(Resources::ZERO.is_zero() && !a.is_zero());
-        assert_eq!(Resources::default(), Resources::ZERO);
-    }
-
-    #[test]
-    fn display_picks_the_largest_exact_unit() {
-        let show = |cpu, mem| Resources::new(cpu, mem).to_string();
-        assert_eq!(show(500, 1 << 30), "cpu 500m, memory 1Gi");
-        assert_eq!(show(2000, 3 << 20), "cpu 2000m, memory 3Mi");
-        assert_eq!(show(0, 3072), "cpu 0m, memory 3Ki");
-        assert_eq!(show(1, 1500), "cpu 1m, memory 1500");
-        assert_eq!(show(0, 0), "cpu 0m, memory 0");
-        assert_eq!(show(0, 5 << 40), "cpu 0m, memory 5Ti");
-    }
-}
+#[path = "resources_tests.rs"]
+mod tests;
