@@ -152,7 +152,7 @@
 //! let first_fit = |pod: &Pod, cache: &CacheState| -> Result<String, Status> {
 //!     cache
 //!         .nodes()
-//!         .find(|node| pod.requests().fits_in(node.free()))
+//!         .find(|node| pod.requests().fits_in(&node.free()))
 //!         .map(|node| node.name().to_owned())
 //!         .ok_or_else(|| Status::unschedulable("no node has room").with_plugin("FirstFit"))
 //! };
