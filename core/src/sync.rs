@@ -204,6 +204,14 @@ impl<T> RwLock<T> {
         #[cfg(loom)]
         return self.raw.write().unwrap_or_else(|p| p.into_inner());
     }
+
+    /// Exclusive access if nobody holds the lock now; `None` otherwise.
+    pub fn try_write(&self) -> Option<RwLockWriteGuard<'_, T>> {
+        #[cfg(not(loom))]
+        return self.raw.try_write();
+        #[cfg(loom)]
+        return self.raw.try_write().ok();
+    }
 }
 
 impl<T: Default> Default for RwLock<T> {

@@ -162,14 +162,14 @@ impl GangParts for ClusterParts<'_> {
         decided_one
     }
 
-    fn expire_waiting(&mut self, now: Time) -> usize {
+    fn expire_waiting(&mut self, now: Time) -> Vec<PodId> {
         if self.c.waiting.next_deadline().is_none_or(|d| d > now) {
-            return 0;
+            return Vec::new();
         }
         let decided = self.c.waiting.expire(now);
-        let n = decided.len();
+        let timed_out = decided.iter().map(|d| d.pod.id().clone()).collect();
         self.deliver(decided);
-        n
+        timed_out
     }
 
     fn next_waiting_deadline(&self) -> Option<Time> {

@@ -246,18 +246,18 @@ impl GangProtocol {
             }
             (_, Driven::Binding(outcome)) => match outcome {
                 BindingOutcome::Bound { pod, .. } => {
-                    next.stages.insert(pod, Stage::Bound);
+                    next.stages.insert(pod.id().clone(), Stage::Bound);
                 }
                 BindingOutcome::Deleted { pod } => {
-                    next.stages.insert(pod, Stage::Deleted);
+                    next.stages.insert(pod.id().clone(), Stage::Deleted);
                 }
                 BindingOutcome::Released { pods, .. } => {
                     for pod in pods {
-                        next.stages.insert(pod, Stage::Pending);
+                        next.stages.insert(pod.id().clone(), Stage::Pending);
                     }
                 }
                 BindingOutcome::BindFailed { pod, .. } => {
-                    next.stages.insert(pod, Stage::Pending);
+                    next.stages.insert(pod.id().clone(), Stage::Pending);
                 }
                 // A decision nobody was waiting for: nothing moved.
                 _ => {}

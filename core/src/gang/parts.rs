@@ -58,8 +58,8 @@ pub trait GangParts {
     fn remove_waiting(&mut self, id: &PodId) -> bool;
 
     /// Every waiting pod whose own deadline is at or before `now` times out (upstream's one
-    /// timer per waiting pod; Hardened members have none); returns how many.
-    fn expire_waiting(&mut self, now: Time) -> usize;
+    /// timer per waiting pod; Hardened members have none); returns them.
+    fn expire_waiting(&mut self, now: Time) -> Vec<PodId>;
 
     /// The earliest deadline of a waiting pod's own.
     fn next_waiting_deadline(&self) -> Option<Time>;

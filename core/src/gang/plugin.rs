@@ -264,8 +264,9 @@ impl GangParts for LockedGang<'_> {
         self.inner.waiting.remove(id).is_some()
     }
 
-    fn expire_waiting(&mut self, now: Time) -> usize {
-        self.inner.waiting.expire(now).len()
+    fn expire_waiting(&mut self, now: Time) -> Vec<PodId> {
+        let decided = self.inner.waiting.expire(now);
+        decided.into_iter().map(|d| d.pod.id().clone()).collect()
     }
 
     fn next_waiting_deadline(&self) -> Option<Time> {

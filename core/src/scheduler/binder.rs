@@ -11,6 +11,9 @@ pub enum BindError {
     /// The binding was refused or could not be written (the API server's answer).
     #[error("bind failed: {0}")]
     Failed(String),
+    /// The binder panicked; the panic was caught at the call and its message kept.
+    #[error("binder panicked: {0}")]
+    Panicked(String),
     /// The pod is already bound (to `node`); a pod is bound at most once.
     #[error("pod {pod} is already bound to node {node}")]
     AlreadyBound {

@@ -1,6 +1,5 @@
 use crate::Time;
 
-use super::steps;
 use super::Scheduler;
 
 impl Scheduler {
@@ -23,7 +22,7 @@ impl Scheduler {
         let Some(job) = self.inner.driver.with(|d| d.next_job()) else {
             return false;
         };
-        steps::binding_cycle(&mut self.parts(), job, now);
+        self.bind_job(&mut self.parts(), job, now);
         true
     }
 }

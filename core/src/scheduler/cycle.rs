@@ -2,7 +2,7 @@ use crate::queue::Popped;
 use crate::{PodId, Status, Time};
 
 use super::steps::{self, Placed};
-use super::Scheduler;
+use super::{PodOutcome, Scheduler};
 
 /// What one scheduling cycle did with the pod it popped.
 #[non_exhaustive]
@@ -48,8 +48,19 @@ impl Scheduler {
         Some(self.schedule(popped, now))
     }
 
-    /// The scheduling cycle of `popped`: its steps back to back (`scheduler/steps/cycle.rs`).
+    /// The scheduling cycle of `popped`: its steps back to back (`scheduler/steps/cycle.rs`);
+    /// a pod that goes back unschedulable is an outcome, delivered once no lock is held.
     pub(super) fn schedule(&self, popped: Popped, now: Time) -> CycleOutcome {
+        let pod = popped.info.pod().clone();
+        let outcome = self.run_cycle(popped, now);
+        if let CycleOutcome::Unschedulable { status, .. } = &outcome {
+            let status = status.clone();
+            self.deliver(PodOutcome::Unschedulable { pod, status });
+        }
+        outcome
+    }
+
+    fn run_cycle(&self, popped: Popped, now: Time) -> CycleOutcome {
         let pod = popped.info.pod().clone();
         // The node is recorded once placed; Permit's decision is the gang plugin's event.
         let span = tracing::debug_span!(

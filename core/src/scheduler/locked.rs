@@ -5,13 +5,15 @@
 
 use crate::gang::plugin::LockedGang;
 use crate::queue::{QueuePlugins, QueueState};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
 use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
-use crate::{Decision, DecisionSink, Mode, Pod, Status};
+use crate::{Code, Decision, DecisionSink, Mode, Pod, Status};
 
 use super::jobs::{FifoJobs, Job, JobQueue};
 use super::parts::Parts;
 use super::scheduler::Inner;
-use super::tally::SchedulerTally;
+use super::tally::{Counted, SchedulerTally, Tally as _};
 use super::{BindError, CacheState, DriverState};
 
 /// The driver state behind its lock, and the condition variable binding workers wait on.
@@ -111,6 +113,12 @@ impl<'a> Parts for SchedulerParts<'a> {
         self.inner.config.mode
     }
 
+    fn unobserved<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let inner = self.inner;
+        let _step = inner.step_gate.read();
+        f(self)
+    }
+
     fn gang(&mut self) -> &mut LockedGang<'a> {
         &mut self.gang
     }
@@ -141,10 +149,51 @@ impl<'a> Parts for SchedulerParts<'a> {
 
     fn place(&mut self, pod: &Pod) -> Result<String, Status> {
         let placement = &self.inner.placement;
-        self.inner.cache.with(|cache| placement.place(pod, cache))
+        let placed = self
+            .inner
+            .cache
+            .with(|cache| catch_unwind(AssertUnwindSafe(|| placement.place(pod, cache))));
+        placed.unwrap_or_else(|panic| {
+            let message = panic_message(&*panic);
+            self.inner.caught_panic("placement", &message);
+            let status = Status::with_reason(Code::Error, format!("placement panicked: {message}"));
+            Err(status.with_plugin(PLACEMENT))
+        })
     }
 
     fn bind(&mut self, pod: &Pod, node: &str) -> Result<(), BindError> {
-        self.inner.binder.bind(pod, node)
+        let binder = &self.inner.binder;
+        catch_unwind(AssertUnwindSafe(|| binder.bind(pod, node))).unwrap_or_else(|panic| {
+            let message = panic_message(&*panic);
+            self.inner.caught_panic("binder", &message);
+            Err(BindError::Panicked(message))
+        })
+    }
+}
+
+/// The plugin named in the status of a placement that panicked.
+pub(crate) const PLACEMENT: &str = "Placement";
+
+/// A caught panic's message: its `&str` or `String` payload, else a placeholder.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(message) = payload.downcast_ref::<&str>() {
+        (*message).to_owned()
+    } else if let Some(message) = payload.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+impl Inner {
+    /// Counts a panic caught in user code (`what`) and says so.
+    pub(crate) fn caught_panic(&self, what: &str, message: &str) {
+        tracing::warn!(
+            plugin = what,
+            panic = message,
+            "caught a panic in user code"
+        );
+        self.driver
+            .with(|d| d.tally_mut().count(Counted::PluginPanic));
     }
 }

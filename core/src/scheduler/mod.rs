@@ -16,11 +16,14 @@
 
 mod binder;
 mod binding;
+mod builder;
 mod cache;
 mod cache_rename;
 #[cfg(test)]
 mod cache_tests;
 pub(crate) mod check;
+#[cfg(test)]
+mod check_tests;
 mod config;
 mod cycle;
 mod driver_rename;
@@ -31,6 +34,7 @@ mod error;
 pub(crate) mod jobs;
 mod locked;
 mod node;
+mod outcome;
 pub(crate) mod parts;
 mod placement;
 mod plugins;
@@ -46,6 +50,7 @@ pub(crate) mod tally;
 mod timers;
 
 pub use binder::{BindError, Binder, InMemoryBinder};
+pub use builder::SchedulerBuilder;
 pub use cache::{
     AddBoundError, AddNodeError, AssumeError, Cache, CacheState, FinishBindingError, NodeView,
     PodPhase, RemoveNodeError, RemovedPod,
@@ -58,9 +63,13 @@ pub use error::{
     AddGroupError, AddPodError, DeleteGroupError, DeletePodError, UpdateGroupError, UpdatePodError,
 };
 pub use node::Node;
+pub use outcome::{
+    outcome_channel, DiscardOutcomes, OutcomeSender, OutcomeSink, PodOutcome, PodScheduled,
+};
 pub use placement::{Placement, ResourceFit};
 pub use plugins::{gang_hint, ReadGroups, SchedulerPlugins, GANG_HINT_EVENTS};
 pub use resources::Resources;
 pub use runner::RunningScheduler;
 pub use scheduler::Scheduler;
 pub use stats::SchedulerStats;
+pub use timers::Tick;

@@ -35,6 +35,18 @@ pub trait Parts {
         false
     }
 
+    /// Runs `f` — several critical sections that together move a pod from one component to
+    /// another (a scheduling cycle's assume, reserve and record; a binding cycle's end) — so
+    /// that [`Scheduler::check`](super::Scheduler::check) never sees it half done. `f` runs
+    /// no user code. Production holds a shared step gate that `check` takes exclusively; a
+    /// model, whose actions are atomic, just runs `f`.
+    fn unobserved<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R
+    where
+        Self: Sized,
+    {
+        f(self)
+    }
+
     /// The gang plugin (registry and waiting map).
     fn gang(&mut self) -> &mut Self::Gang;
 
@@ -58,10 +70,12 @@ pub trait Parts {
     fn read_driver<R>(&self, f: impl FnOnce(&DriverState<Self::Jobs, Self::Tally>) -> R) -> R;
 
     /// Placement: a node for `pod`, or why none fits. User code; it sees the cache under the
-    /// cache's lock and must not call back into the scheduler.
+    /// cache's lock and must not call back into the scheduler. Production catches its panic
+    /// as an error status ([`Code::Error`](crate::Code::Error)), counted.
     fn place(&mut self, pod: &Pod) -> Result<String, Status>;
 
     /// Bind: writes `pod`'s binding to `node`. User code, called with no gangway lock held.
+    /// Production catches its panic as [`BindError::Panicked`], counted.
     fn bind(&mut self, pod: &Pod, node: &str) -> Result<(), BindError>;
 }
 

@@ -2,7 +2,6 @@ use crate::sync::thread::{self, JoinHandle};
 use crate::time::Clock;
 use crate::TimerDriver;
 
-use super::steps;
 use super::timers::Timers;
 use super::Scheduler;
 
@@ -42,7 +41,7 @@ impl Scheduler {
                 thread::spawn("gangway-binding", move || {
                     let mut parts = scheduler.parts();
                     while let Some(job) = scheduler.inner.driver.wait_for_job() {
-                        steps::binding_cycle(&mut parts, job, clock.now());
+                        scheduler.bind_job(&mut parts, job, clock.now());
                     }
                 })
             })

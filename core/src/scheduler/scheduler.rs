@@ -1,14 +1,17 @@
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
 use crate::gang::GANG_SCHEDULING;
-use crate::sync::Arc;
+use crate::sync::{Arc, RwLock};
 use crate::{Cause, GangScheduling, GroupKey, Pod, PodGroup, PodId, SchedulingQueue, Status};
 use crate::{Time, WaitingPods};
 
-use super::locked::{Driver, DriverSink, SchedulerParts};
+use super::jobs::Job;
+use super::locked::{panic_message, Driver, SchedulerParts};
 use super::steps;
 use super::{
     AddGroupError, AddNodeError, AddPodError, Binder, Cache, DeleteGroupError, DeletePodError,
-    InMemoryBinder, Node, Placement, PodPhase, RemoveNodeError, ResourceFit, SchedulerConfig,
-    SchedulerPlugins, SchedulerStats, UpdateGroupError, UpdatePodError, Violation,
+    InMemoryBinder, Node, OutcomeSink, Placement, PodOutcome, PodPhase, RemoveNodeError,
+    ResourceFit, SchedulerConfig, SchedulerStats, UpdateGroupError, UpdatePodError, Violation,
 };
 
 /// A gang-scheduling core an embedder drives: the scheduling queue with the gang plugin's
@@ -40,8 +43,14 @@ pub(crate) struct Inner {
     pub(super) cache: Cache,
     pub(super) placement: Arc<dyn Placement>,
     pub(super) binder: Arc<dyn Binder>,
+    /// Where every pod's outcome goes.
+    pub(super) outcomes: Arc<dyn OutcomeSink>,
     /// The driver's own state, shared with the waiting map's sink.
     pub(crate) driver: Arc<Driver>,
+    /// Held shared by each step that moves a pod between components in several critical
+    /// sections (`Parts::unobserved`), and exclusively by [`Scheduler::check`], which so sees
+    /// no step half done. Taken before every other lock.
+    pub(super) step_gate: RwLock<()>,
 }
 
 impl Scheduler {
@@ -50,28 +59,17 @@ impl Scheduler {
         Scheduler::with(config, ResourceFit, InMemoryBinder::default())
     }
 
-    /// A scheduler with your own placement and binder.
+    /// A scheduler with your own placement and binder (and no outcome sink: see
+    /// [`builder`](Scheduler::builder)).
     pub fn with(
         config: SchedulerConfig,
         placement: impl Placement + 'static,
         binder: impl Binder + 'static,
     ) -> Scheduler {
-        let driver = Arc::new(Driver::default());
-        let waiting = WaitingPods::with_sink(DriverSink(driver.clone()));
-        let gang = GangScheduling::with_timeout(config.mode, waiting, config.permit_timeout);
-        let plugins = SchedulerPlugins::new(gang.registry().clone());
-        let queue = SchedulingQueue::new(config.queue, Arc::new(plugins));
-        Scheduler {
-            inner: Arc::new(Inner {
-                config,
-                gang,
-                queue,
-                cache: Cache::default(),
-                placement: Arc::new(placement),
-                binder: Arc::new(binder),
-                driver,
-            }),
-        }
+        Scheduler::builder(config)
+            .placement(placement)
+            .binder(binder)
+            .build()
     }
 
     /// The configuration.
@@ -184,22 +182,51 @@ impl Scheduler {
         steps::node_deleted(&mut self.parts(), name)
     }
 
-    /// Verifies what can be checked from outside a cycle: the cache's accounting (I5), the
-    /// queue's places (I4), the driver's jobs, and that every assumed pod is in a binding
-    /// cycle (I6). Run it while no cycle runs: a cycle between assume and its record is not a
-    /// leak.
+    /// Verifies the cache's accounting (I5), the queue's places (I4), the driver's jobs, and
+    /// that every assumed pod is in a binding cycle (I6). Safe at any time, also while
+    /// [`start`](Self::start)'s threads run: it waits for the steps that move a pod between
+    /// components in several critical sections (a scheduling cycle's assume-to-record, a
+    /// binding cycle's end) to finish, and holds new ones off while it copies the states, so a
+    /// pod half way through such a step is never reported. Those steps run no user code, so
+    /// the wait is short; a placement or binder still running is not waited for.
     pub fn check(&self) -> Result<(), Violation> {
+        let _quiet = self.inner.step_gate.write();
+        self.check_now()
+    }
+
+    /// [`check`](Self::check) without waiting: the states as they are, a step half done
+    /// included (the checkers' witness that the wait is needed).
+    pub(crate) fn check_now(&self) -> Result<(), Violation> {
         let cache = self.inner.cache.snapshot();
         let queue = self.inner.queue.snapshot();
         let driver = self.inner.driver.snapshot();
         super::check::check(&cache, &queue, &driver)
     }
 
-    /// Pods assumed on a node with no binding cycle to end their reservation (I6: empty).
+    /// Pods assumed on a node with no binding cycle to end their reservation (I6: empty);
+    /// like [`check`](Self::check), it never counts a pod half way through a step.
     pub fn leaked_reservations(&self) -> Vec<PodId> {
+        let _quiet = self.inner.step_gate.write();
         let cache = self.inner.cache.snapshot();
         let driver = self.inner.driver.snapshot();
         super::check::leaked(&cache, &driver)
+    }
+
+    /// Hands `outcome` to the sink — no lock is held — catching and counting its panic.
+    pub(super) fn deliver(&self, outcome: PodOutcome) {
+        let sink = &self.inner.outcomes;
+        if let Err(panic) = catch_unwind(AssertUnwindSafe(|| sink.deliver(outcome))) {
+            self.inner
+                .caught_panic("outcome sink", &panic_message(&*panic));
+        }
+    }
+
+    /// Runs `job`'s binding cycle on `parts` and delivers its outcomes.
+    pub(super) fn bind_job(&self, parts: &mut SchedulerParts<'_>, job: Job, now: Time) {
+        let outcome = steps::binding_cycle(parts, job, now);
+        for outcome in PodOutcome::of_binding(outcome) {
+            self.deliver(outcome);
+        }
     }
 
     /// Whether pod `id` is bound in the cache.

@@ -18,4 +18,10 @@ pub struct SchedulerStats {
     pub permit_timeouts: u64,
     /// Pods deleted between their scheduling cycle and the end of their binding cycle.
     pub deleted_in_flight: u64,
+    /// Cycles whose placement failed with an error (a panic included) rather than a verdict:
+    /// the pod went back to the error backoff.
+    pub placement_errors: u64,
+    /// Panics caught in user code — the placement, the binder, the outcome sink — each
+    /// treated as that call's error; the thread that called it lives on.
+    pub plugin_panics: u64,
 }

@@ -27,6 +27,10 @@ pub enum Counted {
     },
     /// A pod was deleted between its scheduling cycle and the end of its binding cycle.
     DeletedInFlight,
+    /// The placement failed with an error (it panicked, or said so) rather than a verdict.
+    PlacementError,
+    /// User code — the placement, the binder or the outcome sink — panicked; it was caught.
+    PluginPanic,
 }
 
 /// The driver's counters, kept in its state.
@@ -78,6 +82,8 @@ impl Tally for SchedulerTally {
                 stats.permit_timeouts += u64::from(timed_out);
             }
             Counted::DeletedInFlight => stats.deleted_in_flight += 1,
+            Counted::PlacementError => stats.placement_errors += 1,
+            Counted::PluginPanic => stats.plugin_panics += 1,
         }
     }
 

@@ -1,6 +1,6 @@
 use crate::sync::Mutex;
 use crate::time::{Alarm, Deadlines};
-use crate::Time;
+use crate::{GroupKey, PodId, Time};
 
 use super::steps;
 use super::Scheduler;
@@ -10,12 +10,18 @@ impl Scheduler {
     /// Hardened mode, each waiting pod's in Upstream), the backoff flush and the unschedulable
     /// leftover flush. Decisions it makes reach the binding cycles through their queue.
     /// For embedders driving the scheduler themselves; [`start`](Self::start) runs a timer
-    /// thread that does this.
-    pub fn tick(&self, now: Time) {
+    /// thread that does this. Returns what it did: the pods and gang attempts that timed out
+    /// (their [`PodOutcome::Rejected`](super::PodOutcome::Rejected) follows from their binding
+    /// cycles) and how many pods the flushes moved.
+    pub fn tick(&self, now: Time) -> Tick {
         let mut parts = self.parts();
-        steps::expire_deadlines(&mut parts, now);
-        steps::flush_backoff(&mut parts, now);
-        steps::flush_leftover(&mut parts, now);
+        let (timed_out_pods, timed_out_gangs) = steps::expire_deadlines(&mut parts, now);
+        Tick {
+            timed_out_pods,
+            timed_out_gangs,
+            backoff_completed: steps::flush_backoff(&mut parts, now),
+            leftover_flushed: steps::flush_leftover(&mut parts, now),
+        }
     }
 
     /// The earliest time at which [`tick`](Self::tick) has work: a permit deadline, a backoff
@@ -29,6 +35,29 @@ impl Scheduler {
         .into_iter()
         .flatten()
         .min()
+    }
+}
+
+/// What one [`Scheduler::tick`] did.
+#[non_exhaustive]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tick {
+    /// Waiting pods whose own permit deadline passed (Upstream's timer per pod): rejected,
+    /// [`Cause::TimedOut`](crate::Cause::TimedOut).
+    pub timed_out_pods: Vec<PodId>,
+    /// Gangs whose attempt's deadline passed (Hardened): every waiting member rejected
+    /// together, timed out.
+    pub timed_out_gangs: Vec<GroupKey>,
+    /// Pods whose backoff had ended, moved to the active queue.
+    pub backoff_completed: usize,
+    /// Pods parked unschedulable for longer than the queue allows, retried.
+    pub leftover_flushed: usize,
+}
+
+impl Tick {
+    /// Whether it did nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == Tick::default()
     }
 }
 

@@ -25,7 +25,7 @@ pub enum BindingOutcome {
     /// Bound to the node.
     Bound {
         /// The pod.
-        pod: PodId,
+        pod: Pod,
         /// Its node.
         node: String,
     },
@@ -33,13 +33,13 @@ pub enum BindingOutcome {
     /// freed) and announced; it does not come back.
     Deleted {
         /// The pod.
-        pod: PodId,
+        pod: Pod,
     },
     /// Rejected at Permit: released and back in the queue — Hardened, with every rejected
     /// member of its gang attempt (H2), listed after it.
     Released {
         /// The pods handed back.
-        pods: Vec<PodId>,
+        pods: Vec<Pod>,
         /// The pod's rejection.
         status: Status,
         /// Why it was rejected.
@@ -48,7 +48,7 @@ pub enum BindingOutcome {
     /// The binder failed: released, and back in the error backoff.
     BindFailed {
         /// The pod.
-        pod: PodId,
+        pod: Pod,
         /// The binder's error.
         error: BindError,
     },
@@ -151,6 +151,20 @@ pub fn end_binding<P: Parts>(
         (false, Some(bound)) => bound.map_err(Failure::Error),
         (false, None) => Err(Failure::Rejected(decision.status, decision.cause)),
     };
+    // From the finish to the release the pod has left the driver but not yet the cache and
+    // the queue: one step that the scheduler's check never sees half done.
+    p.unobserved(|p| finish(p, pod, node, outcome, now))
+}
+
+/// The end of a binding cycle past the binder (see [`end_binding`]).
+fn finish<P: Parts>(
+    p: &mut P,
+    pod: Pod,
+    node: crate::sync::Arc<str>,
+    outcome: Result<(), Failure>,
+    now: Time,
+) -> BindingOutcome {
+    let id = pod.id().clone();
     // The assignment this cycle claimed: no other cycle or hand-back takes it meanwhile.
     let Some(assignment) = p.driver(|d| d.finish(&id)) else {
         return BindingOutcome::Ignored;
@@ -166,7 +180,7 @@ pub fn end_binding<P: Parts>(
             telemetry::schedule_attempt(ScheduleResult::Scheduled);
             tracing::debug!(pod = %id, node = &*node, "bound");
             BindingOutcome::Bound {
-                pod: id,
+                pod,
                 node: node.to_string(),
             }
         }
@@ -176,8 +190,8 @@ pub fn end_binding<P: Parts>(
             p.queue(|q, _| q.done(&id));
             count(p, Counted::DeletedInFlight);
             telemetry::binding_attempt(BindingResult::Deleted);
-            announce(p, ClusterEvent::AssignedPodDelete(pod), None, now);
-            BindingOutcome::Deleted { pod: id }
+            announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
+            BindingOutcome::Deleted { pod }
         }
         (Err(_), true) => failed(p, pod, Failure::Deleted, now),
         (Err(failure), false) => failed(p, pod, failure, now),
@@ -204,7 +218,7 @@ fn failed<P: Parts>(p: &mut P, pod: Pod, failure: Failure, now: Time) -> Binding
             if !p.planted(Flaw::DeleteAnnouncesNothing) {
                 announce(p, freed, None, now);
             }
-            BindingOutcome::Deleted { pod: id }
+            BindingOutcome::Deleted { pod }
         }
         Failure::Rejected(status, cause) => {
             telemetry::binding_attempt(BindingResult::Rejected);
@@ -225,7 +239,7 @@ fn failed<P: Parts>(p: &mut P, pod: Pod, failure: Failure, now: Time) -> Binding
                 announce(p, freed, Some(&not_this_pod), now);
             }
             BindingOutcome::Released {
-                pods: vec![id],
+                pods: vec![pod],
                 status,
                 cause,
             }
@@ -242,7 +256,7 @@ fn failed<P: Parts>(p: &mut P, pod: Pod, failure: Failure, now: Time) -> Binding
                 // No rejecting plugin: it backs off in the error backoff.
                 requeue(p, &id, None, now);
             }
-            BindingOutcome::BindFailed { pod: id, error }
+            BindingOutcome::BindFailed { pod, error }
         }
     }
 }
@@ -273,6 +287,7 @@ fn hand_back_gang<P: Parts>(
         (siblings, waits)
     });
     let mut members = vec![(pod.id().clone(), rejector(&status, plugin.clone()))];
+    let mut pods = vec![pod.clone()];
     for (sibling, wait) in siblings.into_iter().map(|a| a.pod).zip(waits) {
         // Each sibling waited at Permit, and this is its binding cycle too.
         if let Some(wait) = wait {
@@ -285,6 +300,7 @@ fn hand_back_gang<P: Parts>(
             p.cache(|c| c.forget(sibling.id()));
         }
         members.push((sibling.id().clone(), Some(plugin.clone())));
+        pods.push(sibling);
     }
     let ids: Vec<PodId> = members.iter().map(|(id, _)| id.clone()).collect();
     if p.planted(Flaw::RejectedNotRequeued) {
@@ -303,7 +319,7 @@ fn hand_back_gang<P: Parts>(
         announce(p, freed, Some(&not_the_gang), now);
     }
     BindingOutcome::Released {
-        pods: ids,
+        pods,
         status,
         cause,
     }

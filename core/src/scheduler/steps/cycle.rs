@@ -8,7 +8,7 @@ use crate::gang::{ops, GANG_SCHEDULING};
 use crate::queue::Popped;
 use crate::sync::Arc;
 use crate::telemetry::{self, ScheduleResult};
-use crate::{Permit, PluginName, Pod, PodId, Status, Time};
+use crate::{Code, Permit, PluginName, Pod, PodId, Status, Time};
 
 use super::super::parts::{Flaw, Parts};
 use super::super::tally::{count, Counted};
@@ -64,11 +64,23 @@ pub fn place_and_reserve<P: Parts>(
 ) -> Result<Placed, CycleOutcome> {
     count(p, Counted::Cycle);
     let pod = popped.info.pod().clone();
-    let id = pod.id().clone();
     let node: Arc<str> = match p.place(&pod) {
         Ok(node) => node.into(),
         Err(status) => return Ok(Placed::Unfit { pod, status }),
     };
+    // From the assume to the record the pod is in the cache but not yet the driver's: one
+    // step that the scheduler's check never sees half done.
+    p.unobserved(|p| reserve(p, pod, node, now))
+}
+
+/// Assume, reserve and record `pod` on `node` (see [`place_and_reserve`]).
+fn reserve<P: Parts>(
+    p: &mut P,
+    pod: Pod,
+    node: Arc<str>,
+    now: Time,
+) -> Result<Placed, CycleOutcome> {
+    let id = pod.id().clone();
     if let Err(e) = p.cache(|c| c.assume(&pod, &node)) {
         let status = Status::unschedulable(e.to_string());
         telemetry::schedule_attempt(ScheduleResult::Error);
@@ -98,8 +110,18 @@ pub fn place_and_reserve<P: Parts>(
 
 /// A pod no node had room for goes back to the queue, rejected by the placement's plugin;
 /// events recorded while it was in flight are replayed for it (I7).
+///
+/// A placement *error* ([`Code::Error`], a panic included) is not a verdict on the pod: it is
+/// counted as one and the pod backs off as an error, rejected by no plugin.
 pub fn hand_back_unfit<P: Parts>(p: &mut P, pod: Pod, status: Status, now: Time) -> CycleOutcome {
     let id = pod.id().clone();
+    if status.code() == Code::Error {
+        count(p, Counted::PlacementError);
+        telemetry::schedule_attempt(ScheduleResult::Error);
+        tracing::debug!(pod = %id, error = status.message(), "placement failed");
+        requeue(p, &id, None, now);
+        return CycleOutcome::Unschedulable { pod: id, status };
+    }
     count(p, Counted::Unschedulable);
     telemetry::schedule_attempt(ScheduleResult::Unschedulable);
     tracing::debug!(pod = %id, reason = status.message(), "no node fits");

@@ -5,16 +5,16 @@ use crate::gang::ops;
 use crate::gang::parts::GangParts;
 
 use super::super::parts::Parts;
-use crate::Time;
+use crate::{GroupKey, PodId, Time};
 
 /// Every permit deadline due at `now` passes: each waiting pod's own (Upstream, in the waiting
 /// map) and each live gang attempt's (Hardened, which rejects every waiting member together,
-/// H1, H3). The decisions reach the binding cycles. Returns how many pods or attempts timed
-/// out.
-pub fn expire_deadlines<P: Parts>(p: &mut P, now: Time) -> usize {
+/// H1, H3). The decisions reach the binding cycles. Returns the pods whose own deadline
+/// passed and the gangs whose attempt's did.
+pub fn expire_deadlines<P: Parts>(p: &mut P, now: Time) -> (Vec<PodId>, Vec<GroupKey>) {
     let pods = p.gang().expire_waiting(now);
-    let attempts = ops::expire(p.gang(), now).len();
-    pods + attempts
+    let gangs = ops::expire(p.gang(), now);
+    (pods, gangs)
 }
 
 /// The earliest permit deadline: a waiting pod's own or a live gang attempt's.
