@@ -1,6 +1,7 @@
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use crate::scheduler::Toleration;
 use crate::sync::Arc;
 use crate::{GroupKey, Labels, Resources, Time};
 
@@ -137,6 +138,7 @@ struct PodFields {
     requests: Resources,
     labels: Labels,
     node_selector: Labels,
+    tolerations: Vec<Toleration>,
     node: Option<Box<str>>,
 }
 
@@ -153,6 +155,7 @@ impl Pod {
             requests: Resources::ZERO,
             labels: Labels::new(),
             node_selector: Labels::new(),
+            tolerations: Vec::new(),
             node: None,
         }))
     }
@@ -208,6 +211,12 @@ impl Pod {
     /// see [`Labels::matches`]); the default placement keeps to it.
     pub fn with_node_selector(self, selector: Labels) -> Pod {
         self.modify(|f| f.node_selector = selector)
+    }
+
+    /// This pod, tolerating `toleration` (`spec.tolerations[]`): it may be placed on nodes
+    /// with the taints it matches.
+    pub fn with_toleration(self, toleration: Toleration) -> Pod {
+        self.modify(|f| f.tolerations.push(toleration))
     }
 
     /// This pod, bound to `node` (`spec.nodeName`): how a pod observed bound in the cluster
@@ -304,6 +313,11 @@ impl Pod {
         &self.0.node_selector
     }
 
+    /// The taints the pod tolerates.
+    pub fn tolerations(&self) -> &[Toleration] {
+        &self.0.tolerations
+    }
+
     /// The node the pod is bound to (`spec.nodeName`), if it was observed bound.
     pub fn node(&self) -> Option<&str> {
         self.0.node.as_deref()
@@ -332,6 +346,9 @@ impl fmt::Debug for Pod {
         }
         if !self.0.node_selector.is_empty() {
             d.field("node_selector", &self.0.node_selector);
+        }
+        if !self.0.tolerations.is_empty() {
+            d.field("tolerations", &self.0.tolerations);
         }
         if let Some(node) = &self.0.node {
             d.field("node", node);
@@ -416,7 +433,11 @@ mod tests {
         assert_eq!(*bound.requests(), Resources::new(500, 1 << 30));
         assert_eq!(bound.node(), Some("n1"));
         assert_ne!(bound, pod);
-        assert_eq!(*pod.requests(), Resources::ZERO, "the original is untouched");
+        assert_eq!(
+            *pod.requests(),
+            Resources::ZERO,
+            "the original is untouched"
+        );
         assert_eq!(
             format!("{bound:?}"),
             r#"Pod { id: "a", name: ml/p, requests: cpu 500m, memory 1Gi, node: "n1" }"#

@@ -1,6 +1,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Node, Resources};
+use super::{Node, Resources, Taint};
 use crate::sync::{Arc, Mutex};
 use crate::{Labels, Pod, PodId};
 
@@ -127,6 +127,7 @@ pub enum AddBoundError {
 pub(super) struct NodeEntry {
     pub(super) capacity: Resources,
     pub(super) labels: Labels,
+    pub(super) taints: Vec<Taint>,
     /// The sum of `pods`' requests, saturating (I5).
     pub(super) requested: Resources,
     pub(super) pods: BTreeSet<PodId>,
@@ -165,6 +166,11 @@ impl<'a> NodeView<'a> {
         &self.entry.labels
     }
 
+    /// The node's taints.
+    pub fn taints(&self) -> &'a [Taint] {
+        &self.entry.taints
+    }
+
     /// The sum of the requests of the pods assumed on or bound to this node (I5). It exceeds
     /// the capacity only if pods observed bound ([`CacheState::add_bound`]) overcommit it.
     pub fn requested(&self) -> &'a Resources {
@@ -188,7 +194,12 @@ impl<'a> NodeView<'a> {
 
     /// The node itself, owned.
     pub fn to_node(&self) -> Node {
-        Node::new(self.name, self.entry.capacity.clone()).with_labels(self.entry.labels.clone())
+        let node = Node::new(self.name, self.entry.capacity.clone());
+        let node = node.with_labels(self.entry.labels.clone());
+        self.entry
+            .taints
+            .iter()
+            .fold(node, |node, taint| node.with_taint(taint.clone()))
     }
 }
 
@@ -238,6 +249,7 @@ impl CacheState {
         let entry = NodeEntry {
             capacity: node.capacity().clone(),
             labels: node.labels().clone(),
+            taints: node.taints().to_vec(),
             requested: Resources::ZERO,
             pods: BTreeSet::new(),
         };
@@ -295,7 +307,12 @@ impl CacheState {
                 node: node.to_owned(),
             });
         }
-        self.place(pod.id().clone(), node, pod.requests().clone(), PodPhase::Assumed);
+        self.place(
+            pod.id().clone(),
+            node,
+            pod.requests().clone(),
+            PodPhase::Assumed,
+        );
         Ok(())
     }
 

@@ -21,12 +21,14 @@ impl Renamed for CacheState {
                 let NodeEntry {
                     capacity,
                     labels,
+                    taints,
                     requested,
                     pods,
                 } = node;
                 let node = NodeEntry {
                     capacity: capacity.clone(),
                     labels: labels.clone(),
+                    taints: taints.clone(),
                     requested: requested.clone(),
                     pods: pods.renamed(renaming),
                 };

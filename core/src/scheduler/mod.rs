@@ -46,6 +46,7 @@ mod scheduler;
 mod scheduler_tests;
 mod stats;
 pub(crate) mod steps;
+mod taints;
 pub(crate) mod tally;
 mod timers;
 
@@ -72,4 +73,5 @@ pub use resources::Resources;
 pub use runner::RunningScheduler;
 pub use scheduler::Scheduler;
 pub use stats::SchedulerStats;
+pub use taints::{Taint, TaintEffect, Toleration, TolerationOperator};
 pub use timers::Tick;

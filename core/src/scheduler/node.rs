@@ -1,9 +1,10 @@
-use super::Resources;
+use super::{Resources, Taint};
 use crate::sync::Arc;
 use crate::Labels;
 
-/// A cluster node as the scheduler's cache sees it: a name, what it can hold, and its labels
-/// (which a pod's node selector is matched against).
+/// A cluster node as the scheduler's cache sees it: a name, what it can hold, its labels
+/// (which a pod's node selector is matched against) and its taints (which a pod must
+/// tolerate).
 ///
 /// ```
 /// use gangsched::scheduler::Node;
@@ -19,6 +20,7 @@ pub struct Node {
     name: Arc<str>,
     capacity: Resources,
     labels: Labels,
+    taints: Vec<Taint>,
 }
 
 impl Node {
@@ -28,7 +30,20 @@ impl Node {
             name: name.into(),
             capacity,
             labels: Labels::new(),
+            taints: Vec::new(),
         }
+    }
+
+    /// This node with `taint` added (`spec.taints[]`): pods that do not tolerate it are kept
+    /// off by the default placement when its effect filters.
+    pub fn with_taint(mut self, taint: Taint) -> Node {
+        self.taints.push(taint);
+        self
+    }
+
+    /// The node's taints, in the order given.
+    pub fn taints(&self) -> &[Taint] {
+        &self.taints
     }
 
     /// This node with the labels `labels` (`metadata.labels`), replacing any it had.

@@ -1,5 +1,6 @@
 use std::collections::BTreeMap;
 
+use super::taints::untolerated;
 use super::{CacheState, NodeView, Resources};
 use crate::queue::EventKind;
 use crate::{Code, Pod, Status};
@@ -22,11 +23,12 @@ where
     }
 }
 
-/// The default placement: kube-scheduler's NodeAffinity filter (for `spec.nodeSelector`) and
-/// NodeResourcesFit filter, with a most-allocated score, so that pods pack tightly and whole
-/// gangs still find room.
+/// The default placement: kube-scheduler's TaintToleration filter, NodeAffinity filter (for
+/// `spec.nodeSelector`) and NodeResourcesFit filter, in that order, with a most-allocated
+/// score, so that pods pack tightly and whole gangs still find room.
 ///
-/// A node passes when its labels match [`Pod::node_selector`] and its free resources fit
+/// A node passes when the pod tolerates each of its `NoSchedule` and `NoExecute` taints
+/// ([`Pod::tolerations`]), its labels match [`Pod::node_selector`] and its free resources fit
 /// [`Pod::requests`] — every resource, extended ones (GPUs, hugepages, …) by name, so a node
 /// never holds more of any resource than it has. Among those it picks the one with the least
 /// left after placing: the smallest sum of the fractions of CPU and of memory capacity that
@@ -107,6 +109,7 @@ impl Placement for ResourceFit {
         let selector = pod.node_selector();
         cache
             .nodes()
+            .filter(|node| untolerated(node.taints(), pod.tolerations()).is_none())
             .filter(|node| selector.matches(node.labels()))
             .filter_map(|node| score(&node, requests).map(|s| (s, node.name())))
             .min()
@@ -116,7 +119,8 @@ impl Placement for ResourceFit {
 }
 
 /// Why no node passes, as kube-scheduler words it: each node counted under the reasons of the
-/// first filter it fails (NodeAffinity, then NodeResourcesFit), the reasons sorted.
+/// first filter it fails (TaintToleration, NodeAffinity, then NodeResourcesFit), the reasons
+/// sorted.
 fn unschedulable(pod: &Pod, cache: &CacheState) -> Status {
     let n = cache.node_count();
     let message = if n == 0 {
@@ -124,6 +128,11 @@ fn unschedulable(pod: &Pod, cache: &CacheState) -> Status {
     } else {
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         for node in cache.nodes() {
+            if let Some(taint) = untolerated(node.taints(), pod.tolerations()) {
+                let reason = format!("node(s) had untolerated taint {taint}");
+                *reasons.entry(reason).or_default() += 1;
+                continue;
+            }
             if !pod.node_selector().matches(node.labels()) {
                 *reasons
                     .entry(ResourceFit::SELECTOR_MISMATCH.to_owned())
@@ -211,6 +220,66 @@ mod tests {
             .unwrap_err();
         assert_eq!(none.message(), "0/0 nodes are available.");
         assert!(none.is_rejected());
+    }
+
+    #[test]
+    fn taints_then_the_selector_then_resources_each_node_under_its_first_failure() {
+        use crate::scheduler::{Taint, TaintEffect, Toleration};
+        use crate::Labels;
+        const GPU: &str = "nvidia.com/gpu";
+        let mut c = CacheState::new();
+        let gpus = |n| Resources::new(8000, 8000).with_extended(GPU, n);
+        let tainted = Taint::new(GPU, "present", TaintEffect::NoSchedule);
+        c.add_node(Node::new("cpu", Resources::new(8000, 8000)))
+            .unwrap();
+        c.add_node(
+            Node::new("small", gpus(2))
+                .with_label("acc", "h100")
+                .with_taint(tainted.clone()),
+        )
+        .unwrap();
+        c.add_node(
+            Node::new("big", gpus(8))
+                .with_label("acc", "a100")
+                .with_taint(tainted.clone()),
+        )
+        .unwrap();
+        let trainer = Pod::new("t", "ml", "t")
+            .with_requests(Resources::new(1000, 1000).with_extended(GPU, 4))
+            .with_node_selector(Labels::new().with("acc", "h100"));
+        // Untolerated everywhere it matters.
+        let status = ResourceFit.place(&trainer, &c).unwrap_err();
+        assert_eq!(
+            status.message(),
+            "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, \
+             2 node(s) had untolerated taint {nvidia.com/gpu: present}."
+        );
+        let trainer = trainer.with_toleration(Toleration::exists(GPU));
+        let status = ResourceFit.place(&trainer, &c).unwrap_err();
+        assert_eq!(
+            status.message(),
+            "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, \
+             2 node(s) didn't match Pod's node affinity/selector."
+        );
+        let fits = trainer
+            .clone()
+            .with_requests(Resources::new(1000, 1000).with_extended(GPU, 2));
+        assert_eq!(ResourceFit.place(&fits, &c).unwrap(), "small");
+        // A toleration for another effect does not help; PreferNoSchedule never filters.
+        let wrong = Pod::new("w", "ml", "w")
+            .with_toleration(Toleration::exists(GPU).with_effect(TaintEffect::NoExecute));
+        assert_eq!(ResourceFit.place(&wrong, &c).unwrap(), "cpu");
+        let mut soft = CacheState::new();
+        let prefer = Taint::new("spot", "", TaintEffect::PreferNoSchedule);
+        soft.add_node(Node::new("s", Resources::new(1, 1)).with_taint(prefer))
+            .unwrap();
+        assert_eq!(ResourceFit.place(&pod("p", 0, 0), &soft).unwrap(), "s");
+        // The node view gives the node back whole.
+        let node = c.node("small").unwrap().to_node();
+        assert_eq!(
+            (node.labels().get("acc"), node.taints()),
+            (Some("h100"), &[tainted][..])
+        );
     }
 
     #[test]
