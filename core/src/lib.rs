@@ -198,6 +198,68 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # What became of each pod
+//!
+//! Every attempt ends in one [`PodOutcome`](scheduler::PodOutcome) — bound, unschedulable
+//! (with the plugin's status), rejected at Permit (with its [`Cause`]: timed out, gang failed,
+//! deleted, preempted, shut down), bind failed, or dropped (deleted in flight) — handed to the
+//! [`OutcomeSink`](scheduler::OutcomeSink) you install with
+//! [`Scheduler::builder`], outside every lock, whether you drive the cycles or
+//! [`start`](Scheduler::start)'s threads do. That is what you write into the pod's
+//! `PodScheduled` condition or an event:
+//! [`pod_scheduled`](scheduler::PodOutcome::pod_scheduled) gives the condition kube-scheduler
+//! would write. A Placement, a Binder or a sink that panics is caught at its call and treated
+//! as its error — the reservation released, the pod back in the error backoff, the panic
+//! counted in [`SchedulerStats::plugin_panics`](scheduler::SchedulerStats::plugin_panics) —
+//! and the thread that called it lives on. [`Resources`] carry extended resources by name,
+//! so a pod can ask for GPUs and never lands where there are too few.
+//!
+//! ```
+//! use gangsched::scheduler::{outcome_channel, Node, PodOutcome};
+//! use gangsched::{Labels, Pod, PodGroup, Resources, Scheduler, SchedulerConfig, Time};
+//!
+//! const GPU: &str = "nvidia.com/gpu";
+//! let (outcomes, received) = outcome_channel();
+//! let s = Scheduler::builder(SchedulerConfig::default()).outcomes(outcomes).build();
+//! let now = Time::ZERO;
+//! let gpus = Resources::new(32_000, 256 << 30).with_extended(GPU, 8);
+//! s.add_node(Node::new("gpu-0", gpus).with_label("accelerator", "h100"), now)?;
+//! s.add_node(Node::new("cpu-0", Resources::new(32_000, 256 << 30)), now)?;
+//! s.add_group(PodGroup::gang("ml", "trainer", 3)?, now)?;
+//! for i in 0..3 {
+//!     let name = format!("trainer-{i}");
+//!     let pod = Pod::new(name.as_str(), "ml", &name)
+//!         .with_group("trainer")
+//!         .with_requests(Resources::new(4_000, 32 << 30).with_extended(GPU, 4))
+//!         .with_node_selector(Labels::new().with("accelerator", "h100"));
+//!     s.add_pod(pod, now)?;
+//! }
+//! while s.schedule_one(now).is_some() {}
+//! s.run_binding_cycles(now);
+//!
+//! // Eight GPUs hold two members; the third cannot fit, so the two wait at Permit.
+//! let outcome = received.try_recv().expect("the third member's attempt ended");
+//! let condition = outcome.pod_scheduled().unwrap();
+//! assert_eq!(outcome.pod().name(), "trainer-2");
+//! assert_eq!((condition.status_str(), condition.reason), ("False", "Unschedulable"));
+//! assert_eq!(
+//!     condition.message,
+//!     "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, \
+//!      1 node(s) didn't match Pod's node affinity/selector."
+//! );
+//! assert!(received.try_recv().is_none(), "the waiting members have no outcome yet");
+//! // Their gang's timeout rejects both; their binding cycles report it.
+//! let late = now + s.config().permit_timeout;
+//! assert_eq!(s.tick(late).timed_out_gangs.len(), 1);
+//! s.run_binding_cycles(late);
+//! for _ in 0..2 {
+//!     let outcome = received.try_recv().unwrap();
+//!     assert!(matches!(outcome, PodOutcome::Rejected { cause: gangsched::Cause::TimedOut, .. }));
+//! }
+//! s.check()?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Choosing a `Mode`
 //!
 //! [`Mode::Upstream`] follows kube-scheduler 1.36 step for step, races included: each member
