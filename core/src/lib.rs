@@ -344,17 +344,20 @@
 //! With the optional `k8s` feature, the module `gangsched::k8s` converts k8s-openapi's `Pod` and
 //! `PodGroup` objects into gangway's [`Pod`] and [`PodGroup`].
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 #[doc(hidden)]
 pub mod checking;
+mod debug_map;
 mod fast_hash;
 mod fresh_copies;
 pub mod gang;
 mod hint;
 mod labels;
 #[cfg(feature = "k8s")]
+#[cfg_attr(docsrs, doc(cfg(feature = "k8s")))]
 pub mod k8s;
 mod mode;
 mod plugin;

@@ -5,6 +5,7 @@ use std::hash::{Hash, Hasher};
 use smallvec::SmallVec;
 
 use super::{GroupKey, GroupState, GroupUpdateError, JoinGroupError, PodGroup, ReserveError};
+use crate::debug_map::DebugMap;
 use crate::fast_hash::{hash_unordered, BuildFastHasher};
 use crate::{Pod, PodId, Time};
 
@@ -48,11 +49,7 @@ impl fmt::Debug for Groups {
         f.debug_struct("Groups")
             .field(
                 "states",
-                &fmt::from_fn(|f| {
-                    f.debug_map()
-                        .entries(self.iter().map(|s| (s.key(), s)))
-                        .finish()
-                }),
+                &DebugMap(self.iter().map(|s| (s.key(), s)).collect()),
             )
             .finish()
     }

@@ -8,6 +8,7 @@ use smallvec::{smallvec, SmallVec};
 
 use super::batch::{allow_all_in, reject_all_in};
 use super::{AddError, Cause};
+use crate::debug_map::DebugMap;
 use crate::fast_hash::{hash_unordered, BuildFastHasher};
 use crate::{GoDuration, PluginName, Pod, PodId, Status, Time};
 
@@ -148,11 +149,7 @@ impl<L: fmt::Debug> fmt::Debug for WaitingState<L> {
         f.debug_struct("WaitingState")
             .field(
                 "pods",
-                &fmt::from_fn(|f| {
-                    f.debug_map()
-                        .entries(self.iter().map(|e| (e.pod.id(), e)))
-                        .finish()
-                }),
+                &DebugMap(self.iter().map(|e| (e.pod.id(), e)).collect()),
             )
             .field("deadlines", &self.deadlines)
             .field("next_ticket", &self.next_ticket)
