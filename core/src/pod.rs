@@ -136,11 +136,26 @@ struct PodFields {
     group: Option<GroupKey>,
     created: Time,
     requests: Resources,
+    /// Labels, node selector and tolerations; `None` when the pod has none (one word in every
+    /// pod rather than three collections).
+    terms: Option<Box<PodTerms>>,
+    node: Option<Box<str>>,
+}
+
+/// What a pod says about where it may run, and its labels.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct PodTerms {
     labels: Labels,
     node_selector: Labels,
     tolerations: Vec<Toleration>,
-    node: Option<Box<str>>,
 }
+
+/// The terms of a pod that has none.
+static NO_TERMS: PodTerms = PodTerms {
+    labels: Labels::new(),
+    node_selector: Labels::new(),
+    tolerations: Vec::new(),
+};
 
 impl Pod {
     /// A pod with priority 0, no scheduling group, created at [`Time::ZERO`].
@@ -153,9 +168,7 @@ impl Pod {
             group: None,
             created: Time::ZERO,
             requests: Resources::ZERO,
-            labels: Labels::new(),
-            node_selector: Labels::new(),
-            tolerations: Vec::new(),
+            terms: None,
             node: None,
         }))
     }
@@ -197,26 +210,26 @@ impl Pod {
 
     /// This pod with the labels `labels` (`metadata.labels`), replacing any it had.
     pub fn with_labels(self, labels: Labels) -> Pod {
-        self.modify(|f| f.labels = labels)
+        self.modify_terms(|t| t.labels = labels)
     }
 
     /// This pod with its label `key` set to `value`.
     pub fn with_label(self, key: &str, value: &str) -> Pod {
-        self.modify(|f| {
-            f.labels.insert(key, value);
+        self.modify_terms(|t| {
+            t.labels.insert(key, value);
         })
     }
 
     /// This pod, placed only on nodes whose labels match `selector` (`spec.nodeSelector`,
     /// see [`Labels::matches`]); the default placement keeps to it.
     pub fn with_node_selector(self, selector: Labels) -> Pod {
-        self.modify(|f| f.node_selector = selector)
+        self.modify_terms(|t| t.node_selector = selector)
     }
 
     /// This pod, tolerating `toleration` (`spec.tolerations[]`): it may be placed on nodes
     /// with the taints it matches.
     pub fn with_toleration(self, toleration: Toleration) -> Pod {
-        self.modify(|f| f.tolerations.push(toleration))
+        self.modify_terms(|t| t.tolerations.push(toleration))
     }
 
     /// This pod, bound to `node` (`spec.nodeName`): how a pod observed bound in the cluster
@@ -255,6 +268,20 @@ impl Pod {
     fn modify(mut self, change: impl FnOnce(&mut PodFields)) -> Pod {
         change(Arc::make_mut(&mut self.0));
         self
+    }
+
+    fn modify_terms(self, change: impl FnOnce(&mut PodTerms)) -> Pod {
+        self.modify(|f| {
+            let terms = f.terms.get_or_insert_with(Default::default);
+            change(terms);
+            if **terms == NO_TERMS {
+                f.terms = None;
+            }
+        })
+    }
+
+    fn terms(&self) -> &PodTerms {
+        self.0.terms.as_deref().unwrap_or(&NO_TERMS)
     }
 
     /// The uid.
@@ -305,17 +332,17 @@ impl Pod {
 
     /// The pod's labels (none unless set with [`with_labels`](Pod::with_labels)).
     pub fn labels(&self) -> &Labels {
-        &self.0.labels
+        &self.terms().labels
     }
 
     /// The labels a node must have for the pod to run there (empty: any node).
     pub fn node_selector(&self) -> &Labels {
-        &self.0.node_selector
+        &self.terms().node_selector
     }
 
     /// The taints the pod tolerates.
     pub fn tolerations(&self) -> &[Toleration] {
-        &self.0.tolerations
+        &self.terms().tolerations
     }
 
     /// The node the pod is bound to (`spec.nodeName`), if it was observed bound.
@@ -341,14 +368,15 @@ impl fmt::Debug for Pod {
         if !requests.is_zero() {
             d.field("requests", &format_args!("{requests}"));
         }
-        if !self.0.labels.is_empty() {
-            d.field("labels", &self.0.labels);
+        let terms = self.terms();
+        if !terms.labels.is_empty() {
+            d.field("labels", &terms.labels);
         }
-        if !self.0.node_selector.is_empty() {
-            d.field("node_selector", &self.0.node_selector);
+        if !terms.node_selector.is_empty() {
+            d.field("node_selector", &terms.node_selector);
         }
-        if !self.0.tolerations.is_empty() {
-            d.field("tolerations", &self.0.tolerations);
+        if !terms.tolerations.is_empty() {
+            d.field("tolerations", &terms.tolerations);
         }
         if let Some(node) = &self.0.node {
             d.field("node", node);
@@ -419,6 +447,34 @@ mod tests {
                 "hash collision"
             );
         }
+    }
+
+    #[test]
+    fn labels_selector_and_tolerations_are_kept_and_none_costs_nothing() {
+        use crate::scheduler::Toleration;
+        let pod = Pod::new("a", "ml", "p");
+        assert!(pod.labels().is_empty() && pod.node_selector().is_empty());
+        assert!(pod.tolerations().is_empty() && pod.0.terms.is_none());
+        let placed = pod
+            .clone()
+            .with_label("app", "trainer")
+            .with_node_selector(Labels::new().with("acc", "h100"))
+            .with_toleration(Toleration::exists("nvidia.com/gpu"));
+        assert_eq!(placed.labels().get("app"), Some("trainer"));
+        assert_eq!(placed.node_selector().get("acc"), Some("h100"));
+        assert_eq!(placed.tolerations(), [Toleration::exists("nvidia.com/gpu")]);
+        assert_ne!(placed, pod);
+        // Emptied again, it is the plain pod: equal, and no terms kept.
+        let emptied = placed
+            .with_labels(Labels::new())
+            .with_node_selector(Labels::new());
+        let plain = Pod::new("a", "ml", "p").with_toleration(Toleration::exists("nvidia.com/gpu"));
+        assert_eq!(emptied, plain);
+        let none = Pod::new("a", "ml", "p")
+            .with_label("x", "y")
+            .with_labels(Labels::new());
+        assert!(none.0.terms.is_none());
+        assert_eq!(none, pod);
     }
 
     #[test]

@@ -34,8 +34,9 @@ pub struct Resources {
     pub cpu_millis: u64,
     /// Memory in bytes.
     pub memory_bytes: u64,
-    /// Extended resources by name, sorted, without zero amounts.
-    extended: Vec<(Arc<str>, u64)>,
+    /// Extended resources by name, sorted, without zero amounts; `None` when there are none
+    /// (one word in every pod, which mostly asks for none).
+    extended: Option<Box<Vec<(Arc<str>, u64)>>>,
 }
 
 impl Resources {
@@ -47,8 +48,13 @@ impl Resources {
         Resources {
             cpu_millis,
             memory_bytes,
-            extended: Vec::new(),
+            extended: None,
         }
+    }
+
+    /// The extended resources, sorted by name.
+    fn entries(&self) -> &[(Arc<str>, u64)] {
+        self.extended.as_deref().map_or(&[], Vec::as_slice)
     }
 
     /// These resources with `amount` of the extended resource `name` (replacing any amount of
@@ -61,26 +67,33 @@ impl Resources {
 
     /// Sets the amount of the extended resource `name` (zero removes it).
     pub fn set_extended(&mut self, name: &str, amount: u64) {
-        match self.extended.binary_search_by(|(n, _)| (**n).cmp(name)) {
+        let entries = self.extended.get_or_insert_with(Default::default);
+        match entries.binary_search_by(|(n, _)| (**n).cmp(name)) {
             Ok(at) if amount == 0 => {
-                self.extended.remove(at);
+                entries.remove(at);
             }
-            Ok(at) => self.extended[at].1 = amount,
+            Ok(at) => entries[at].1 = amount,
             Err(_) if amount == 0 => {}
-            Err(at) => self.extended.insert(at, (name.into(), amount)),
+            Err(at) => entries.insert(at, (name.into(), amount)),
+        }
+        if entries.is_empty() {
+            self.extended = None;
         }
     }
 
     /// The amount of the extended resource `name` (zero when it is not named).
     pub fn extended(&self, name: &str) -> u64 {
-        self.extended
+        let entries = self.entries();
+        entries
             .binary_search_by(|(n, _)| (**n).cmp(name))
-            .map_or(0, |at| self.extended[at].1)
+            .map_or(0, |at| entries[at].1)
     }
 
     /// The extended resources with a nonzero amount, by name in order.
     pub fn extended_resources(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
-        self.extended.iter().map(|(name, amount)| (&**name, *amount))
+        self.entries()
+            .iter()
+            .map(|(name, amount)| (&**name, *amount))
     }
 
     /// Whether `self` fits in `free`: no resource exceeds what is free of it.
@@ -119,19 +132,20 @@ impl Resources {
     pub fn is_saturated(&self) -> bool {
         self.cpu_millis == u64::MAX
             || self.memory_bytes == u64::MAX
-            || self.extended.iter().any(|&(_, amount)| amount == u64::MAX)
+            || self.entries().iter().any(|&(_, amount)| amount == u64::MAX)
     }
 
     /// Whether every resource is zero.
     pub fn is_zero(&self) -> bool {
-        self.cpu_millis == 0 && self.memory_bytes == 0 && self.extended.is_empty()
+        self.cpu_millis == 0 && self.memory_bytes == 0 && self.extended.is_none()
     }
 
     /// Each resource of either side combined with `op` (a missing one is zero); zero results
     /// are dropped, so the result is normalized.
     fn combine(&self, other: &Resources, op: fn(u64, u64) -> u64) -> Resources {
-        let mut extended = Vec::with_capacity(self.extended.len().max(other.extended.len()));
-        let (mut a, mut b) = (self.extended.iter().peekable(), other.extended.iter().peekable());
+        let (mine, theirs) = (self.entries(), other.entries());
+        let mut extended = Vec::with_capacity(mine.len().max(theirs.len()));
+        let (mut a, mut b) = (mine.iter().peekable(), theirs.iter().peekable());
         loop {
             let (name, amount) = match (a.peek(), b.peek()) {
                 (None, None) => break,
@@ -157,7 +171,7 @@ impl Resources {
         Resources {
             cpu_millis: op(self.cpu_millis, other.cpu_millis),
             memory_bytes: op(self.memory_bytes, other.memory_bytes),
-            extended,
+            extended: (!extended.is_empty()).then(|| Box::new(extended)),
         }
     }
 }
