@@ -20,10 +20,14 @@ fn an_extended_resource_fits_only_where_the_node_has_enough_of_it() {
     assert!(!pod.fits_in(&Resources::new(1000, 100)), "no GPU at all");
     let other = Resources::new(1000, 100).with_extended("amd.com/gpu", 8);
     assert!(!pod.fits_in(&other), "names are compared exactly");
-    assert!(Resources::new(100, 10).fits_in(&node(4)), "unused extras are fine");
+    assert!(
+        Resources::new(100, 10).fits_in(&node(4)),
+        "unused extras are fine"
+    );
     let both = pod.clone().with_extended("hugepages-2Mi", 4 << 20);
     assert_eq!(
-        both.insufficient(&Resources::new(0, 100)).collect::<Vec<_>>(),
+        both.insufficient(&Resources::new(0, 100))
+            .collect::<Vec<_>>(),
         ["cpu", "hugepages-2Mi", GPU]
     );
 }
@@ -48,8 +52,12 @@ fn arithmetic_saturates_or_reports() {
 
 #[test]
 fn extended_arithmetic_is_exact_and_normalized() {
-    let a = Resources::ZERO.with_extended(GPU, 3).with_extended("x/a", 1);
-    let b = Resources::ZERO.with_extended(GPU, 3).with_extended("x/z", 2);
+    let a = Resources::ZERO
+        .with_extended(GPU, 3)
+        .with_extended("x/a", 1);
+    let b = Resources::ZERO
+        .with_extended(GPU, 3)
+        .with_extended("x/z", 2);
     let sum = &a + &b;
     assert_eq!(sum.extended(GPU), 6);
     assert_eq!(
@@ -78,6 +86,11 @@ fn display_picks_the_largest_exact_unit_and_lists_extended_resources() {
     assert_eq!(show(1, 1500), "cpu 1m, memory 1500");
     assert_eq!(show(0, 0), "cpu 0m, memory 0");
     assert_eq!(show(0, 5 << 40), "cpu 0m, memory 5Ti");
-    let gpus = Resources::new(0, 0).with_extended(GPU, 8).with_extended("a/b", 1);
-    assert_eq!(gpus.to_string(), "cpu 0m, memory 0, a/b 1, nvidia.com/gpu 8");
+    let gpus = Resources::new(0, 0)
+        .with_extended(GPU, 8)
+        .with_extended("a/b", 1);
+    assert_eq!(
+        gpus.to_string(),
+        "cpu 0m, memory 0, a/b 1, nvidia.com/gpu 8"
+    );
 }
