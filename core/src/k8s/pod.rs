@@ -5,14 +5,15 @@ use super::requests::{pod_requests, RequestsError};
 use super::PodConversionError;
 use crate::Pod;
 
-/// A k8s-openapi `Pod` as gangway reads it.
+/// A k8s-openapi `Pod` as gangway reads it, for every Kubernetes version k8s-openapi
+/// supports (the group only from 1.36).
 ///
 /// | gangway | from | when absent |
 /// |---|---|---|
 /// | [`id`](Pod::id) | `metadata.uid` | error |
 /// | [`namespace`](Pod::namespace), [`name`](Pod::name) | `metadata` | error |
 /// | [`priority`](Pod::priority) | `spec.priority` | 0 |
-/// | [`group`](Pod::group) | `spec.schedulingGroup.podGroupName` | no group |
+/// | [`group`](Pod::group) | `spec.schedulingGroup.podGroupName` (1.36+) | no group |
 /// | [`creation_time`](Pod::creation_time) | `metadata.creationTimestamp` | [`Time::ZERO`] |
 /// | [`requests`](Pod::requests) | `cpu` and `memory` requests, below | zero |
 /// | [`node`](Pod::node) | `spec.nodeName` | unbound |
@@ -42,6 +43,7 @@ use crate::Pod;
 ///
 /// [`Time::ZERO`]: crate::Time::ZERO
 /// [`Time::MAX`]: crate::Time::MAX
+#[cfg_attr(docsrs, doc(cfg(feature = "k8s")))]
 impl TryFrom<&core::Pod> for Pod {
     type Error = PodConversionError;
 
@@ -79,6 +81,7 @@ impl TryFrom<&core::Pod> for Pod {
             .with_priority(spec.priority.unwrap_or(0))
             .with_creation_time(creation_time(meta))
             .with_requests(requests);
+        #[cfg(k8s_pod_scheduling_group)]
         if let Some(group) = &spec.scheduling_group {
             let group = non_empty(&group.pod_group_name)
                 .ok_or_else(|| PodConversionError::NoGroupName { pod: full_name() })?;
@@ -92,6 +95,7 @@ impl TryFrom<&core::Pod> for Pod {
 }
 
 /// As the conversion from `&Pod`.
+#[cfg_attr(docsrs, doc(cfg(feature = "k8s")))]
 impl TryFrom<core::Pod> for Pod {
     type Error = PodConversionError;
 

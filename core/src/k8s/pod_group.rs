@@ -1,48 +1,84 @@
-use k8s_openapi::api::scheduling::v1alpha2 as scheduling;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::meta::non_empty;
 use super::PodGroupConversionError;
 use crate::{GroupKey, PodGroup, Policy};
 
-/// A k8s-openapi `scheduling.k8s.io/v1alpha2` `PodGroup` as gangway reads it: its namespace and
-/// name (both required), and its policy from `spec.schedulingPolicy`, which must set exactly
-/// one of `basic` ([`Policy::Basic`]) and `gang` ([`Policy::Gang`], `minCount` at least 1).
-/// Every other field (priority, constraints, template reference, status) is not read.
-impl TryFrom<&scheduling::PodGroup> for PodGroup {
-    type Error = PodGroupConversionError;
-
-    fn try_from(group: &scheduling::PodGroup) -> Result<PodGroup, PodGroupConversionError> {
-        let meta = &group.metadata;
-        let name = non_empty(&meta.name).ok_or(PodGroupConversionError::NoName)?;
-        let namespace =
-            non_empty(&meta.namespace).ok_or_else(|| PodGroupConversionError::NoNamespace {
-                name: name.to_owned(),
-            })?;
-        let key = || GroupKey::new(namespace, name);
-        let policy = &group.spec.scheduling_policy;
-        let policy = match (&policy.basic, &policy.gang) {
-            (Some(_), None) => Policy::Basic,
-            (None, Some(gang)) => match u32::try_from(gang.min_count) {
-                Ok(min_count) if min_count >= 1 => Policy::Gang { min_count },
-                _ => {
-                    return Err(PodGroupConversionError::InvalidMinCount {
-                        group: key(),
-                        min_count: gang.min_count,
-                    })
-                }
-            },
-            (Some(_), Some(_)) => return Err(PodGroupConversionError::AmbiguousPolicy(key())),
-            (None, None) => return Err(PodGroupConversionError::UnknownPolicy(key())),
-        };
-        Ok(PodGroup::new(namespace, name, policy)?)
-    }
+/// What the conversion reads of a PodGroup, the same in every API version.
+struct Read<'a> {
+    meta: &'a ObjectMeta,
+    basic: bool,
+    gang_min_count: Option<i32>,
 }
 
-/// As the conversion from `&PodGroup`.
-impl TryFrom<scheduling::PodGroup> for PodGroup {
-    type Error = PodGroupConversionError;
-
-    fn try_from(group: scheduling::PodGroup) -> Result<PodGroup, PodGroupConversionError> {
-        PodGroup::try_from(&group)
-    }
+/// The conversion of every API version, as the impls `pod_group_conversions!` writes document it.
+fn convert(group: Read<'_>) -> Result<PodGroup, PodGroupConversionError> {
+    let name = non_empty(&group.meta.name).ok_or(PodGroupConversionError::NoName)?;
+    let namespace =
+        non_empty(&group.meta.namespace).ok_or_else(|| PodGroupConversionError::NoNamespace {
+            name: name.to_owned(),
+        })?;
+    let key = || GroupKey::new(namespace, name);
+    let policy = match (group.basic, group.gang_min_count) {
+        (true, None) => Policy::Basic,
+        (false, Some(min_count)) => match u32::try_from(min_count) {
+            Ok(count) if count >= 1 => Policy::Gang { min_count: count },
+            _ => {
+                return Err(PodGroupConversionError::InvalidMinCount {
+                    group: key(),
+                    min_count,
+                })
+            }
+        },
+        (true, Some(_)) => return Err(PodGroupConversionError::AmbiguousPolicy(key())),
+        (false, None) => return Err(PodGroupConversionError::UnknownPolicy(key())),
+    };
+    Ok(PodGroup::new(namespace, name, policy)?)
 }
+
+/// The `TryFrom` impls for the PodGroup of one `scheduling.k8s.io` API version.
+macro_rules! pod_group_conversions {
+    ($version:ident, $api:literal) => {
+        #[doc = concat!("A k8s-openapi `scheduling.k8s.io/", $api, "` `PodGroup` as gangsched")]
+        /// reads it: its namespace and name (both required), and its policy from
+        /// `spec.schedulingPolicy`, which must set exactly one of `basic` ([`Policy::Basic`])
+        /// and `gang` ([`Policy::Gang`], `minCount` at least 1). Every other field (priority,
+        /// constraints, template reference, status) is not read.
+        #[cfg_attr(docsrs, doc(cfg(feature = "k8s")))]
+        impl TryFrom<&k8s_openapi::api::scheduling::$version::PodGroup> for PodGroup {
+            type Error = PodGroupConversionError;
+
+            fn try_from(
+                group: &k8s_openapi::api::scheduling::$version::PodGroup,
+            ) -> Result<PodGroup, PodGroupConversionError> {
+                let policy = &group.spec.scheduling_policy;
+                convert(Read {
+                    meta: &group.metadata,
+                    basic: policy.basic.is_some(),
+                    gang_min_count: policy.gang.as_ref().map(|g| g.min_count),
+                })
+            }
+        }
+
+        /// As the conversion from `&PodGroup`.
+        #[cfg_attr(docsrs, doc(cfg(feature = "k8s")))]
+        impl TryFrom<k8s_openapi::api::scheduling::$version::PodGroup> for PodGroup {
+            type Error = PodGroupConversionError;
+
+            fn try_from(
+                group: k8s_openapi::api::scheduling::$version::PodGroup,
+            ) -> Result<PodGroup, PodGroupConversionError> {
+                PodGroup::try_from(&group)
+            }
+        }
+    };
+}
+
+// Kubernetes 1.36.
+#[cfg(k8s_pod_group_v1alpha2)]
+pod_group_conversions!(v1alpha2, "v1alpha2");
+// Kubernetes 1.37: the beta API gang scheduling is served by, and the alpha one beside it.
+#[cfg(k8s_pod_group_v1beta1)]
+pod_group_conversions!(v1beta1, "v1beta1");
+#[cfg(k8s_pod_group_v1alpha3)]
+pod_group_conversions!(v1alpha3, "v1alpha3");
