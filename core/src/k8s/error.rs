@@ -4,8 +4,8 @@ use crate::gang::PodGroupError;
 use crate::GroupKey;
 
 /// An error returned from [`quantity_value`](super::quantity_value) and
-/// [`quantity_milli_value`](super::quantity_milli_value). Each variant holds the quantity as
-/// written.
+/// [`quantity_milli_value`](super::quantity_milli_value), and inside the conversions' errors for
+/// a quantity they could not read. Each variant holds the quantity as written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum QuantityError {
@@ -27,6 +27,10 @@ pub enum QuantityError {
     /// Kubernetes quantity.
     #[error("quantity {0:?} is too large")]
     TooLarge(String),
+    /// A fraction of a resource counted in whole units: an extended resource such as
+    /// `nvidia.com/gpu: 500m`, which the API server refuses. Only the conversions return it.
+    #[error("quantity {0:?} is not a whole number")]
+    NotWhole(String),
 }
 
 /// Where in a pod spec a resource request was read from: named in a
@@ -51,6 +55,110 @@ impl fmt::Display for RequestSite {
             RequestSite::InitContainer(name) => write!(f, "init container {name}"),
             RequestSite::PodResources => f.write_str("pod resources"),
             RequestSite::Overhead => f.write_str("pod overhead"),
+        }
+    }
+}
+
+/// A scheduling constraint kube-scheduler would enforce and gangsched cannot: the
+/// [`Pod`](crate::Pod) conversion refuses it ([`PodConversionError::Unsupported`]) rather than
+/// place the pod without it. `Display` names the field.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Unsupported {
+    /// `spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution`: node
+    /// selector terms beyond `spec.nodeSelector`'s exact labels.
+    RequiredNodeAffinity,
+    /// `spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution`.
+    RequiredPodAffinity,
+    /// `spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution`: refused
+    /// on a bound pod too, as it keeps other pods away from its node.
+    RequiredPodAntiAffinity,
+    /// A `spec.topologySpreadConstraints[]` entry with `whenUnsatisfiable: DoNotSchedule`.
+    TopologySpread {
+        /// Its index in the list.
+        index: usize,
+        /// Its `topologyKey`.
+        topology_key: String,
+    },
+    /// `spec.resourceClaims`: devices allocated through dynamic resource allocation.
+    ResourceClaims,
+    /// `spec.schedulingGates`: kube-scheduler does not schedule the pod until they are removed.
+    SchedulingGates,
+    /// A container port bound on the node (`hostPort`, or any port with `hostNetwork: true`):
+    /// kube-scheduler's NodePorts keeps two on one node apart.
+    HostPort {
+        /// The container, as `container NAME` or `init container NAME`.
+        container: RequestSite,
+        /// The port on the node.
+        port: i32,
+    },
+    /// A volume whose placement kube-scheduler checks (VolumeBinding, VolumeZone,
+    /// VolumeRestrictions, NodeVolumeLimits): `persistentVolumeClaim`, `ephemeral`, and the
+    /// in-tree disks `gcePersistentDisk`, `awsElasticBlockStore`, `azureDisk`, `rbd`, `iscsi`.
+    Volume {
+        /// The volume's name.
+        volume: String,
+        /// Its source field, e.g. `persistentVolumeClaim`.
+        source: &'static str,
+    },
+    /// A pod-level request or limit (`spec.resources`) of a resource other than `cpu`, `memory`
+    /// and `hugepages-<size>`, which the API server refuses.
+    PodLevelResource {
+        /// `requests` or `limits`.
+        list: &'static str,
+        /// The resource.
+        resource: String,
+    },
+    /// `spec.workloadRef` (Kubernetes 1.35): a Workload's pod group, which has no standalone
+    /// PodGroup object to convert.
+    WorkloadRef,
+    /// A `spec.tolerations[]` entry gangsched cannot match: an `operator` other than `Equal`
+    /// and `Exists` (such as `Lt` and `Gt`, behind a feature gate), or an unknown `effect`.
+    Toleration {
+        /// Its index in the list.
+        index: usize,
+        /// `operator` or `effect`.
+        field: &'static str,
+        /// The value as written.
+        value: String,
+    },
+}
+
+/// The field, e.g. `spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution`,
+/// `spec.volumes[data].persistentVolumeClaim`, `hostPort 8080 of container web`.
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const REQUIRED: &str = "requiredDuringSchedulingIgnoredDuringExecution";
+        match self {
+            Unsupported::RequiredNodeAffinity => write!(f, "spec.affinity.nodeAffinity.{REQUIRED}"),
+            Unsupported::RequiredPodAffinity => write!(f, "spec.affinity.podAffinity.{REQUIRED}"),
+            Unsupported::RequiredPodAntiAffinity => {
+                write!(f, "spec.affinity.podAntiAffinity.{REQUIRED}")
+            }
+            Unsupported::TopologySpread {
+                index,
+                topology_key,
+            } => write!(
+                f,
+                "spec.topologySpreadConstraints[{index}] ({topology_key}, DoNotSchedule)"
+            ),
+            Unsupported::ResourceClaims => f.write_str("spec.resourceClaims"),
+            Unsupported::SchedulingGates => f.write_str("spec.schedulingGates"),
+            Unsupported::HostPort { container, port } => {
+                write!(f, "hostPort {port} of {container}")
+            }
+            Unsupported::Volume { volume, source } => {
+                write!(f, "spec.volumes[{volume}].{source}")
+            }
+            Unsupported::PodLevelResource { list, resource } => {
+                write!(f, "spec.resources.{list}[{resource}]")
+            }
+            Unsupported::WorkloadRef => f.write_str("spec.workloadRef"),
+            Unsupported::Toleration {
+                index,
+                field,
+                value,
+            } => write!(f, "spec.tolerations[{index}].{field} {value:?}"),
         }
     }
 }
@@ -87,25 +195,34 @@ pub enum PodConversionError {
         /// The pod.
         pod: String,
     },
-    /// A `cpu` or `memory` request (or the limit standing in for it) is not a valid quantity.
+    /// A request (or the limit standing in for it) is not a valid quantity, or is a fraction
+    /// of a resource counted in whole units ([`QuantityError::NotWhole`]).
     #[error("pod {pod}: {site} requests {resource}: {error}")]
     Quantity {
         /// The pod.
         pod: String,
         /// Where the quantity is.
         site: RequestSite,
-        /// `cpu` or `memory`.
-        resource: &'static str,
+        /// The resource, e.g. `memory` or `nvidia.com/gpu`.
+        resource: Box<str>,
         /// What is wrong with it.
         error: QuantityError,
     },
-    /// The pod's total request of `resource` exceeds `u64::MAX` millicores or bytes.
+    /// The pod's total request of `resource` exceeds `u64::MAX` (millicores, bytes or units).
     #[error("pod {pod} requests more {resource} than fits in 64 bits")]
     RequestsOverflow {
         /// The pod.
         pod: String,
-        /// `cpu` or `memory`.
-        resource: &'static str,
+        /// The resource, e.g. `cpu` or `nvidia.com/gpu`.
+        resource: Box<str>,
+    },
+    /// The pod has a scheduling constraint gangsched cannot honour.
+    #[error("pod {pod}: {constraint} is not supported")]
+    Unsupported {
+        /// The pod.
+        pod: String,
+        /// The constraint, naming its field.
+        constraint: Unsupported,
     },
 }
 

@@ -1,6 +1,8 @@
+use std::collections::BTreeMap;
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::Time;
+use crate::{Labels, Time};
 
 /// A string field that is set and not empty: Go's zero value `""` means unset.
 pub(super) fn non_empty(field: &Option<String>) -> Option<&str> {
@@ -14,4 +16,9 @@ pub(super) fn creation_time(meta: &ObjectMeta) -> Time {
         let nanos = t.0.as_nanosecond().max(0);
         Time::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
     })
+}
+
+/// A label map (`metadata.labels`, `spec.nodeSelector`) as [`Labels`]; absent is none.
+pub(super) fn labels(map: &Option<BTreeMap<String, String>>) -> Labels {
+    map.iter().flatten().collect()
 }

@@ -1,9 +1,12 @@
 //! Conversions from [k8s-openapi](https://docs.rs/k8s-openapi) 0.29 objects, with the `k8s`
 //! feature. The rules are documented on each `TryFrom` impl.
 //!
-//! 1. `core/v1` `Pod` → [`Pod`](crate::Pod) (`TryFrom`, by reference or value):
-//!    uid, priority, scheduling group, creation time, `cpu`/`memory` requests summed as
-//!    kube-scheduler does, node. Fails with a [`PodConversionError`].
+//! 1. `core/v1` `Pod` → [`Pod`](crate::Pod) (`TryFrom`, by reference or value): uid,
+//!    priority, scheduling group, creation time, labels, node selector, tolerations, node, and
+//!    every resource requested, summed as kube-scheduler does (`cpu`, `memory`, and extended
+//!    resources such as `nvidia.com/gpu`). A scheduling constraint gangsched cannot honour
+//!    (required affinity, `DoNotSchedule` spread, DRA claims, …) is refused, not dropped.
+//!    Fails with a [`PodConversionError`].
 //! 2. `scheduling.k8s.io` `PodGroup` → [`PodGroup`](crate::PodGroup): exactly one of the
 //!    `basic` and `gang` policies. Fails with a [`PodGroupConversionError`].
 //! 3. [`quantity_value`], [`quantity_milli_value`]: Kubernetes quantities (`500m`, `1Gi`,
@@ -23,7 +26,8 @@
 //!
 //! | k8s-openapi feature | `Pod` | `PodGroup` |
 //! |---|---|---|
-//! | `v1_33`, `v1_34`, `v1_35` | converted (no scheduling group in the API; 1.35's `spec.workloadRef` is not read) | none: 1.35's groups live inside a Workload, with no object of their own |
+//! | `v1_33`, `v1_34` | converted (no scheduling group in the API) | none |
+//! | `v1_35` | converted; a pod with `spec.workloadRef` is refused | none: 1.35's groups live inside a Workload, with no object of their own |
 //! | `v1_36` | converted, with `spec.schedulingGroup` | `scheduling.k8s.io/v1alpha2` |
 //! | `v1_37` | converted, with `spec.schedulingGroup` | `scheduling.k8s.io/v1beta1` and `v1alpha3` |
 //!
@@ -34,6 +38,8 @@
 //!
 //! # Example
 //!
+//! A worker of a GPU training gang and its PodGroup:
+//!
 //! ```
 //! use gangsched::{Pod, PodGroup, Policy, Resources};
 //! use gangsched::k8s::k8s_openapi::api::{core::v1 as core, scheduling::v1alpha2 as scheduling};
@@ -41,30 +47,74 @@
 //! let pod: core::Pod = serde_yaml_ng::from_str(r#"
 //! apiVersion: v1
 //! kind: Pod
-//! metadata: {name: trainer-0, namespace: ml, uid: 0b6b7c1e-8f0a-4c8e-9d55-3f1f6b0a2c11}
+//! metadata:
+//!   {name: trainer-0, namespace: ml, uid: 0b6b7c1e-8f0a-4c8e-9d55-3f1f6b0a2c11, labels: {job: trainer}}
 //! spec:
 //!   priority: 1000
 //!   schedulingGroup: {podGroupName: trainer}
+//!   nodeSelector: {accelerator: h100}
+//!   tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
 //!   containers:
-//!   - {name: worker, image: trainer:1.4, resources: {requests: {cpu: 1500m, memory: 4Gi}}}
+//!   - name: worker
+//!     image: trainer:1.4
+//!     resources:
+//!       requests: {cpu: "16", memory: 64Gi}
+//!       limits: {nvidia.com/gpu: 8}
 //!   - {name: logs, image: fluent-bit:3.0, resources: {requests: {cpu: 100m, memory: 64Mi}}}
 //! "#)?;
 //! let pod = Pod::try_from(&pod)?;
 //! assert_eq!(pod.full_name(), "ml/trainer-0");
 //! assert_eq!(pod.group(), Some("trainer"));
-//! assert_eq!(*pod.requests(), Resources::new(1600, (4 << 30) + (64 << 20)));
+//! assert_eq!(pod.labels().get("job"), Some("trainer"));
+//! assert_eq!(pod.node_selector().get("accelerator"), Some("h100"));
+//! // The GPU limit stands in for the missing request, as the API server defaults it.
+//! let requests = Resources::new(16_100, (64 << 30) + (64 << 20)).with_extended("nvidia.com/gpu", 8);
+//! assert_eq!(*pod.requests(), requests);
 //!
 //! let group: scheduling::PodGroup = serde_yaml_ng::from_str(r#"
 //! apiVersion: scheduling.k8s.io/v1alpha2
 //! kind: PodGroup
 //! metadata: {name: trainer, namespace: ml}
-//! spec: {schedulingPolicy: {gang: {minCount: 3}}}
+//! spec: {schedulingPolicy: {gang: {minCount: 4}}}
 //! "#)?;
-//! assert_eq!(PodGroup::try_from(&group)?.policy(), Policy::Gang { min_count: 3 });
+//! assert_eq!(PodGroup::try_from(&group)?.policy(), Policy::Gang { min_count: 4 });
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A constraint gangsched cannot honour fails the conversion and names its field:
+//!
+//! ```
+//! use gangsched::k8s::{k8s_openapi::api::core::v1 as core, PodConversionError, Unsupported};
+//! use gangsched::Pod;
+//!
+//! let pod: core::Pod = serde_yaml_ng::from_str(r#"
+//! apiVersion: v1
+//! kind: Pod
+//! metadata: {name: web-0, namespace: shop, uid: 3c5e0f3a}
+//! spec:
+//!   containers: [{name: web, image: web:2.3}]
+//!   topologySpreadConstraints:
+//!   - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}
+//! "#)?;
+//! let err = Pod::try_from(&pod).unwrap_err();
+//! assert!(matches!(
+//!     &err,
+//!     PodConversionError::Unsupported { constraint: Unsupported::TopologySpread { .. }, .. }
+//! ));
+//! assert_eq!(
+//!     err.to_string(),
+//!     "pod shop/web-0: spec.topologySpreadConstraints[0] (topology.kubernetes.io/zone, \
+//!      DoNotSchedule) is not supported"
+//! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod constraints;
+#[cfg(test)]
+mod constraints_tests;
 mod error;
+#[cfg(test)]
+mod fixtures;
 mod meta;
 mod pod;
 #[cfg(any(k8s_pod_group_v1alpha2, k8s_pod_group_v1alpha3, k8s_pod_group_v1beta1))]
@@ -77,8 +127,13 @@ mod quantity;
 #[cfg(test)]
 mod quantity_tests;
 mod requests;
+#[cfg(test)]
+mod requests_tests;
+mod taints;
 
-pub use error::{PodConversionError, PodGroupConversionError, QuantityError, RequestSite};
+pub use error::{
+    PodConversionError, PodGroupConversionError, QuantityError, RequestSite, Unsupported,
+};
 /// The k8s-openapi these conversions take, for naming its types at the same version.
 pub use k8s_openapi;
 pub use quantity::{quantity_milli_value, quantity_value};

@@ -44,11 +44,14 @@ fn deployment_pod_sums_its_containers_and_takes_the_init_peak() {
     // 2026-03-14T09:26:53Z.
     assert_eq!(pod.creation_time(), Time::from_secs(1_773_480_413));
     // Containers: web 250m + proxy 100m (its limit) = 350m, under the init container's 1
-    // core. Memory: web 256Mi + proxy 128974848 (its limit) beats migrate's 64Mi.
+    // core. Memory: web 256Mi + proxy 128974848 (its limit) beats migrate's 64Mi. Web's
+    // scratch space.
     assert_eq!(
         *pod.requests(),
-        Resources::new(1000, 256 * MI + 128_974_848)
+        Resources::new(1000, 256 * MI + 128_974_848).with_extended("ephemeral-storage", GI)
     );
+    assert_eq!(pod.labels().get("app"), Some("web"));
+    assert_eq!(pod.labels().len(), 2);
 }
 
 #[test]
@@ -61,11 +64,13 @@ fn gang_pod_names_its_group_and_counts_sidecars_and_overhead() {
     assert_eq!(pod.creation_time(), Time::from_secs(1_773_480_600));
     // cpu: max(trainer 2 + sidecar 100m, fetch 4, warmup 500m + sidecar 100m) + overhead 250m.
     // memory: max(trainer 8Gi + sidecar 129e6, fetch 1Gi, warmup 9Gi + sidecar 129e6)
-    //         + overhead 120Mi. The gpu is not read.
+    //         + overhead 120Mi. The trainer's GPU.
     assert_eq!(
         *pod.requests(),
-        Resources::new(4250, 9 * GI + 129_000_000 + 120 * MI)
+        Resources::new(4250, 9 * GI + 129_000_000 + 120 * MI).with_extended("nvidia.com/gpu", 1)
     );
+    assert_eq!(pod.labels().get("job-name"), Some("trainer"));
+    assert!(pod.node_selector().is_empty());
 }
 
 #[test]
@@ -78,8 +83,9 @@ fn pod_level_requests_replace_the_containers_figure_per_resource() {
     let pod = convert(&pod).unwrap();
     assert_eq!(
         *pod.requests(),
-        Resources::new(8000 + 250, 9 * GI + 129_000_000 + 120 * MI),
-        "cpu from the pod level, memory from the containers, overhead on both"
+        Resources::new(8000 + 250, 9 * GI + 129_000_000 + 120 * MI)
+            .with_extended("nvidia.com/gpu", 1),
+        "cpu from the pod level, memory and the GPU from the containers, overhead on both"
     );
 }
 
@@ -115,7 +121,7 @@ fn a_bad_quantity_names_the_pod_container_and_resource() {
         PodConversionError::Quantity {
             pod: "shop/cache-0".into(),
             site: RequestSite::Container("redis".into()),
-            resource: "memory",
+            resource: "memory".into(),
             error: QuantityError::UnknownSuffix {
                 quantity: "12x".into(),
                 suffix: "x".into()
@@ -148,7 +154,7 @@ fn bad_quantities_elsewhere_name_where_they_are() {
         init.resources.as_mut().unwrap().requests = Some(quantities(&[("cpu", "-100m")]));
     });
     assert_eq!(site, RequestSite::InitContainer("log-shipper".into()));
-    assert_eq!(resource, "cpu");
+    assert_eq!(&*resource, "cpu");
     assert_eq!(error, QuantityError::Negative("-100m".into()));
     let (site, _, error) = site_of(|s| s.overhead = Some(quantities(&[("memory", "1e400")])));
     assert_eq!(site, RequestSite::Overhead);
@@ -164,13 +170,26 @@ fn bad_quantities_elsewhere_name_where_they_are() {
 }
 
 #[test]
-fn resources_other_than_cpu_and_memory_are_not_checked() {
+fn extended_resources_are_read_and_checked_too() {
     let mut pod = parse(POD_BAD_QUANTITY);
     spec(&mut pod).containers[0].resources = Some(core::ResourceRequirements {
         requests: Some(quantities(&[("example.com/widget", "12x")])),
         ..Default::default()
     });
-    assert_eq!(*convert(&pod).unwrap().requests(), Resources::ZERO);
+    assert!(matches!(
+        convert(&pod),
+        Err(PodConversionError::Quantity { resource, error: QuantityError::UnknownSuffix { .. }, .. })
+            if &*resource == "example.com/widget"
+    ));
+    spec(&mut pod).containers[0].resources = Some(core::ResourceRequirements {
+        limits: Some(quantities(&[("example.com/widget", "3")])),
+        ..Default::default()
+    });
+    assert_eq!(
+        *convert(&pod).unwrap().requests(),
+        Resources::ZERO.with_extended("example.com/widget", 3),
+        "the limit stands in for the request"
+    );
 }
 
 #[test]
@@ -193,7 +212,7 @@ fn a_total_past_u64_is_an_overflow() {
         err,
         PodConversionError::RequestsOverflow {
             pod: "shop/cache-0".into(),
-            resource: "cpu"
+            resource: "cpu".into()
         }
     );
     assert_eq!(

@@ -25,7 +25,7 @@ use super::QuantityError;
 /// assert!(matches!(quantity_value("12x"), Err(QuantityError::UnknownSuffix { .. })));
 /// ```
 pub fn quantity_value(quantity: &str) -> Result<u64, QuantityError> {
-    parse(quantity, 0)
+    parse(quantity, 0).map(|(value, _)| value)
 }
 
 /// The value of a Kubernetes quantity in thousandths, rounded up: what Go's
@@ -42,7 +42,25 @@ pub fn quantity_value(quantity: &str) -> Result<u64, QuantityError> {
 /// assert_eq!(quantity_milli_value("0.0001"), Ok(1)); // rounded up to whole millicores
 /// ```
 pub fn quantity_milli_value(quantity: &str) -> Result<u64, QuantityError> {
-    parse(quantity, 3)
+    parse(quantity, 3).map(|(value, _)| value)
+}
+
+/// The amount of the resource `name` a quantity stands for, in the unit the conversions count
+/// it in: millicores for `cpu`; bytes, rounded up, for `memory`, `ephemeral-storage` and
+/// `hugepages-<size>`; whole units for every other resource (extended resources such as
+/// `nvidia.com/gpu`, `pods`), where a fraction is [`QuantityError::NotWhole`], as the API server
+/// refuses one.
+pub(super) fn resource_amount(name: &str, quantity: &str) -> Result<u64, QuantityError> {
+    if name == "cpu" {
+        quantity_milli_value(quantity)
+    } else if name == "memory" || name == "ephemeral-storage" || name.starts_with("hugepages-") {
+        quantity_value(quantity)
+    } else {
+        match parse(quantity, 0)? {
+            (value, true) => Ok(value),
+            (_, false) => Err(QuantityError::NotWhole(quantity.to_owned())),
+        }
+    }
 }
 
 /// Exponents beyond this (either way) behave alike: saturating here keeps the arithmetic in
@@ -52,8 +70,9 @@ const EXPONENT_CAP: i64 = 1_000_000;
 /// Digits in `i64::MAX`.
 const MAX_DIGITS: i64 = 19;
 
-/// The quantity times `10^scale`, rounded up.
-fn parse(quantity: &str, scale: i64) -> Result<u64, QuantityError> {
+/// The quantity times `10^scale`, rounded up, and whether that is exact (no fraction was
+/// rounded away).
+fn parse(quantity: &str, scale: i64) -> Result<(u64, bool), QuantityError> {
     let (negative, unsigned) = match quantity.as_bytes().first() {
         Some(b'-') => (true, &quantity[1..]),
         Some(b'+') => (false, &quantity[1..]),
@@ -82,7 +101,7 @@ fn parse(quantity: &str, scale: i64) -> Result<u64, QuantityError> {
         .skip_while(|&d| d == 0)
         .collect();
     if digits.is_empty() {
-        return Ok(0);
+        return Ok((0, true));
     }
     if negative {
         return Err(QuantityError::Negative(quantity.to_owned()));
@@ -101,21 +120,25 @@ fn parse(quantity: &str, scale: i64) -> Result<u64, QuantityError> {
     if int_digits > MAX_DIGITS {
         return Err(too_large());
     }
-    let value = if int_digits <= 0 {
-        1 // a nonzero fraction of one, rounded up
+    let (value, exact) = if int_digits <= 0 {
+        (1, false) // a nonzero fraction of one, rounded up
     } else if exp >= 0 {
         // At most 19 digits: fits in a u64.
         let zeros = std::iter::repeat_n(0, usize::try_from(exp).unwrap_or(0));
-        decimal(digits.iter().copied().chain(zeros))
+        (decimal(digits.iter().copied().chain(zeros)), true)
     } else {
         let split = usize::try_from(int_digits).unwrap_or(0).min(digits.len());
         let (whole, fraction) = digits.split_at(split);
-        decimal(whole.iter().copied()) + u64::from(fraction.iter().any(|&d| d != 0))
+        let rounded = fraction.iter().any(|&d| d != 0);
+        (
+            decimal(whole.iter().copied()) + u64::from(rounded),
+            !rounded,
+        )
     };
     if value > i64::MAX as u64 {
         return Err(too_large());
     }
-    Ok(value)
+    Ok((value, exact))
 }
 
 /// The leading ASCII digits of `s`, and the rest.

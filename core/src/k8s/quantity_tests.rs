@@ -1,3 +1,4 @@
+use super::quantity::resource_amount;
 use super::{quantity_milli_value, quantity_value, QuantityError};
 
 /// What a quantity reads as in whole units and in thousandths.
@@ -173,6 +174,45 @@ fn malformed_numbers_and_unknown_suffixes_are_refused() {
         ("0x10", suffix("0x10", "x10")),
         ("5é", suffix("5é", "é")),
     ]);
+}
+
+#[test]
+fn each_resource_is_read_in_its_unit() {
+    let not_whole = |q: &str| Err(QuantityError::NotWhole(q.to_owned()));
+    let table = [
+        ("cpu", "1.5", Ok(1500)),
+        ("cpu", "0.0001", Ok(1)),
+        ("memory", "1.5", Ok(2)),
+        ("memory", "1Gi", Ok(1 << 30)),
+        ("ephemeral-storage", "0.5", Ok(1)),
+        ("hugepages-2Mi", "1.5", Ok(2)),
+        ("nvidia.com/gpu", "8", Ok(8)),
+        ("nvidia.com/gpu", "8.0", Ok(8)),
+        ("nvidia.com/gpu", "2000m", Ok(2)),
+        ("nvidia.com/gpu", "0.5Ki", Ok(512)),
+        ("nvidia.com/gpu", "0", Ok(0)),
+        ("nvidia.com/gpu", "500m", not_whole("500m")),
+        ("nvidia.com/gpu", "1.5", not_whole("1.5")),
+        ("nvidia.com/gpu", "1.0000000001", not_whole("1.0000000001")),
+        ("pods", "110", Ok(110)),
+        ("pods", "1e-3", not_whole("1e-3")),
+        (
+            "nvidia.com/gpu",
+            "-1",
+            Err(QuantityError::Negative("-1".into())),
+        ),
+    ];
+    for (name, quantity, amount) in table {
+        assert_eq!(
+            resource_amount(name, quantity),
+            amount,
+            "{name}: {quantity}"
+        );
+    }
+    assert_eq!(
+        QuantityError::NotWhole("500m".into()).to_string(),
+        r#"quantity "500m" is not a whole number"#
+    );
 }
 
 #[test]
