@@ -6,7 +6,9 @@
 
 use std::path::PathBuf;
 
-use gangway_cli::simulate::{self, ModeArg, Options, Report, Workload};
+use gangway_cli::simulate::{
+    self, ModeArg, Options, Report, SimulateError, Workload, WorkloadError, LATEST_MS,
+};
 use gangway_tests::simulate_options;
 
 fn options(mode: ModeArg, seed: u64, workload: Option<&str>) -> Options {
@@ -95,4 +97,59 @@ fn bad_options_and_workloads_are_refused() {
     let message = bad.to_string();
     assert!(message.contains("pods[0].delete_ms"), "{message}");
     assert!(message.contains("line 11"), "{message}");
+}
+
+/// A gang of two on a node with room for one, arriving at `arrival_ms`: one member waits at
+/// Permit and times out, again and again, until the run's horizon.
+fn stuck_gang_at(arrival_ms: u64) -> String {
+    let mut src = String::from(
+        "[[nodes]]\nname = \"n\"\ncpu_millis = 1000\nmemory_bytes = 1073741824\n\n\
+         [[groups]]\nname = \"g\"\nmin_count = 2\n",
+    );
+    for name in ["p-0", "p-1"] {
+        src.push_str(&format!(
+            "\n[[pods]]\nname = \"{name}\"\ngroup = \"g\"\ncpu_millis = 600\n\
+             memory_bytes = 1\narrival_ms = {arrival_ms}\n"
+        ));
+    }
+    src
+}
+
+/// A time whose run would take the clock past `Time::MAX` (where it saturates and stands
+/// still, so the run used to spin for good) is refused, naming the field; the latest time
+/// allowed still runs to its end.
+#[test]
+fn a_workload_whose_times_would_saturate_the_clock_is_refused() {
+    let too_late = LATEST_MS + 1;
+    let err = Workload::parse_toml(&stuck_gang_at(too_late)).unwrap_err();
+    assert!(
+        matches!(&err, WorkloadError::TooLate { field, millis, .. }
+            if field == "pods[0].arrival_ms" && *millis == too_late),
+        "{err:?}"
+    );
+    assert_eq!(err.line(), Some(15), "{err}");
+    assert!(err.to_string().contains("too late"), "{err}");
+
+    // A workload built in code is not validated: the run refuses it all the same. The last
+    // millisecond `Time` can hold, plus the run's 30 minutes, would saturate.
+    let o = options(ModeArg::Hardened, 1, None);
+    let mut workload = Workload::parse_toml(&stuck_gang_at(0)).unwrap();
+    workload.pods[0].arrival_ms = u64::MAX / 1_000_000;
+    let err = simulate::run(&o, &workload).unwrap_err();
+    assert!(
+        matches!(&err, SimulateError::Workload(WorkloadError::TooLate { field, .. })
+            if field == "pods[0].arrival_ms"),
+        "{err:?}"
+    );
+    workload.pods[0].arrival_ms = 0;
+    workload.pods[0].delete_ms = Some(u64::MAX);
+    let err = simulate::run(&o, &workload).unwrap_err();
+    assert!(err.to_string().contains("pods[0].delete_ms"), "{err}");
+
+    // The latest time allowed: a member waits, times out and retries until the horizon, and
+    // the run ends.
+    let workload = Workload::parse_toml(&stuck_gang_at(LATEST_MS)).unwrap();
+    let report = simulate::run(&o, &workload).unwrap();
+    assert_eq!(report.pods_bound, 0, "{report:#?}");
+    assert!(report.timeouts >= 1, "{report:#?}");
 }

@@ -7,7 +7,8 @@ use gangsched::scheduler::{InMemoryBinder, Node, ResourceFit, Scheduler, Schedul
 use gangsched::sync::{Arc, Mutex};
 use gangsched::{Clock, Pod, PodGroup, PodId, Resources, SystemClock, Time};
 
-use super::workload::SplitMix64;
+use super::generate::SplitMix64;
+use super::workload::RUN_AFTER_LAST_TIME;
 use super::{percentile, Options, Progress, Report, Workload, WorkloadError};
 
 /// Why a simulation could not run.
@@ -24,9 +25,14 @@ pub enum SimulateError {
     Refused(String),
 }
 
-/// After the last arrival, how long virtual time may run on (retries, timeouts) before the
-/// run ends with whatever did not bind.
+/// After the last event, how long virtual time may run on (retries, timeouts) before the run
+/// ends with whatever did not bind.
 const HORIZON: Duration = Duration::from_secs(30 * 60);
+/// The latest a generated delete (`--delete-rate`) comes after its pod's arrival, in ms.
+const LATEST_DELETE_MS: u64 = 120_000;
+// A workload's latest time leaves the clock room for both (see `LATEST_MS`).
+const _: () =
+    assert!(HORIZON.as_millis() + LATEST_DELETE_MS as u128 <= RUN_AFTER_LAST_TIME.as_millis());
 
 /// Loads the workload `options` name, or generates the default one.
 pub fn load(options: &Options) -> Result<Workload, SimulateError> {
@@ -48,7 +54,14 @@ enum Event {
 /// Runs `workload` as `options` say: in deterministic virtual time (the default: the same
 /// seed gives the same run) or, with `--real-time`, on the scheduler's own threads and the
 /// system clock. Checks I3, I4 and I6 at the end.
+///
+/// # Errors
+///
+/// A rate out of range; a workload time past [`LATEST_MS`](super::workload::LATEST_MS)
+/// ([`WorkloadError::TooLate`]: the clock would saturate and the run never end); a node,
+/// group or pod the scheduler refuses.
 pub fn run(options: &Options, workload: &Workload) -> Result<Report, SimulateError> {
+    workload.check_times()?;
     for (flag, rate) in [
         ("--bind-failure-rate", options.bind_failure_rate),
         ("--delete-rate", options.delete_rate),
@@ -129,7 +142,7 @@ fn timeline(
         if let Some(ms) = spec.delete_ms {
             events.push((Time::from_millis(ms), Event::Delete(pod.clone())));
         } else if delete_rate > 0.0 && rng.chance(delete_rate) {
-            let later = *at + Duration::from_millis(rng.range(1_000, 120_000));
+            let later = *at + Duration::from_millis(rng.range(1_000, LATEST_DELETE_MS));
             events.push((later, Event::Delete(pod.clone())));
         }
     }

@@ -6,6 +6,7 @@
 //! time by default), [`Report`] the output and [`Progress`] the stderr progress bar.
 
 mod driver;
+mod generate;
 mod locate;
 mod options;
 mod progress;
@@ -17,9 +18,12 @@ mod report_tests;
 #[cfg(test)]
 mod workload_tests;
 
+pub use generate::GenerateSpec;
 pub use options::{LogLevel, ModeArg, Options};
 pub use progress::Progress;
 pub use report::{percentile, Report};
-pub use workload::{GenerateSpec, GroupSpec, NodeSpec, PodSpec, Workload, WorkloadError};
+pub use workload::{
+    GroupSpec, NodeSpec, PodSpec, Workload, WorkloadError, LATEST_MS, RUN_AFTER_LAST_TIME,
+};
 
 pub use driver::{load, run, SimulateError};

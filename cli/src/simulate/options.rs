@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::workload::GenerateSpec;
+use super::generate::GenerateSpec;
 
 /// Options of `gangway simulate [WORKLOAD]`.
 #[derive(clap::Args, Clone, Debug)]

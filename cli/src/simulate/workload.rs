@@ -30,6 +30,7 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -107,6 +108,16 @@ pub struct PodSpec {
     pub delete_ms: Option<u64>,
 }
 
+/// How far past a workload's latest time a run's clock may go: a generated delete comes up to
+/// 2 minutes after its pod's arrival (`--delete-rate`), and the run goes on for 30 minutes
+/// after its last event (retries, timeouts).
+pub const RUN_AFTER_LAST_TIME: Duration = Duration::from_secs(2 * 60 + 30 * 60);
+
+/// The latest `arrival_ms` or `delete_ms` a workload may have: [`RUN_AFTER_LAST_TIME`] later,
+/// the run's clock must still be before `Time::MAX`, where its arithmetic saturates, a
+/// deadline never passes and the clock would stand still (about 584 years).
+pub const LATEST_MS: u64 = (u64::MAX - 1 - RUN_AFTER_LAST_TIME.as_nanos() as u64) / 1_000_000;
+
 /// A parse error at `line`/`column`, naming the field at `path` (or the one the message names).
 fn parse_error(
     line: Option<usize>,
@@ -124,7 +135,7 @@ fn parse_error(
     }
 }
 
-fn default_namespace() -> String {
+pub(super) fn default_namespace() -> String {
     "default".to_owned()
 }
 
@@ -159,6 +170,18 @@ pub enum WorkloadError {
         /// The parser's message.
         message: String,
     },
+    /// A time so late that the run's clock would reach its end: past [`LATEST_MS`].
+    #[error("{}", describe(.file, *.line, None, Some(.field), &too_late(*.millis)))]
+    TooLate {
+        /// The workload file, if read from one.
+        file: Option<PathBuf>,
+        /// 1-based line of the field, if it could be found.
+        line: Option<usize>,
+        /// The field, as a path like `pods[3].arrival_ms`.
+        field: String,
+        /// Its value.
+        millis: u64,
+    },
     /// The workload parsed but is inconsistent (duplicate names, unknown group, zero capacity…).
     #[error("{}", describe(.file, *.line, None, Some(.field), .message))]
     Invalid {
@@ -171,6 +194,13 @@ pub enum WorkloadError {
         /// What is wrong.
         message: String,
     },
+}
+
+fn too_late(millis: u64) -> String {
+    format!(
+        "{millis} ms is too late: the simulated clock would run past its end \
+         (at most {LATEST_MS} ms)"
+    )
 }
 
 fn describe(
@@ -204,7 +234,9 @@ impl WorkloadError {
     /// The 1-based line the error points at, if known.
     pub fn line(&self) -> Option<usize> {
         match self {
-            Self::Parse { line, .. } | Self::Invalid { line, .. } => *line,
+            Self::Parse { line, .. } | Self::Invalid { line, .. } | Self::TooLate { line, .. } => {
+                *line
+            }
             _ => None,
         }
     }
@@ -213,88 +245,20 @@ impl WorkloadError {
     pub fn field(&self) -> Option<&str> {
         match self {
             Self::Parse { field, .. } => field.as_deref(),
-            Self::Invalid { field, .. } => Some(field),
+            Self::Invalid { field, .. } | Self::TooLate { field, .. } => Some(field),
             _ => None,
         }
     }
 
     fn with_file(mut self, path: &Path) -> Self {
-        if let Self::Parse { file, .. } | Self::Invalid { file, .. } = &mut self {
+        if let Self::Parse { file, .. } | Self::Invalid { file, .. } | Self::TooLate { file, .. } =
+            &mut self
+        {
             *file = Some(path.to_owned());
         }
         self
     }
 }
-
-/// Sizes of the generated default workload (see [`Workload::generate`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GenerateSpec {
-    /// Number of nodes (64 CPU, 256 GiB each).
-    pub nodes: usize,
-    /// Number of gangs.
-    pub gangs: usize,
-    /// Smallest gang size (at least 1).
-    pub min_gang: u32,
-    /// Largest gang size (raised to `min_gang` if smaller).
-    pub max_gang: u32,
-    /// Number of pods outside any gang.
-    pub basic_pods: usize,
-    /// PRNG seed: the same spec always yields the same workload.
-    pub seed: u64,
-}
-
-impl Default for GenerateSpec {
-    /// The issue's default: 500 nodes, 1,000 gangs of 2–64 pods, 2,000 Basic pods, seed 1.
-    fn default() -> Self {
-        Self {
-            nodes: 500,
-            gangs: 1000,
-            min_gang: 2,
-            max_gang: 64,
-            basic_pods: 2000,
-            seed: 1,
-        }
-    }
-}
-
-/// splitmix64: tiny, fast and good enough for workload generation.
-#[derive(Clone, Debug)]
-pub(super) struct SplitMix64(pub(super) u64);
-
-impl SplitMix64 {
-    pub(super) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi` (`lo <= hi`); the modulo bias is negligible for these ranges.
-    pub(super) fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo + 1)
-    }
-
-    /// True with probability `p` (0 to 1).
-    pub(super) fn chance(&mut self, p: f64) -> bool {
-        ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < p
-    }
-
-    /// True with probability `1 / n`.
-    fn one_in(&mut self, n: u64) -> bool {
-        self.next_u64().is_multiple_of(n)
-    }
-}
-
-const GIB: u64 = 1 << 30;
-/// Arrivals of gangs and Basic pods are spread over this window.
-const ARRIVAL_WINDOW_MS: u64 = 60_000;
-/// Members of a gang arrive within this long of the gang's first member.
-const GANG_SPREAD_MS: u64 = 2_000;
-/// How late the occasional straggler member arrives.
-const STRAGGLER_DELAY_MS: u64 = 30_000;
-/// Number of Basic-policy groups some of the non-gang pods join.
-const BASIC_GROUPS: usize = 8;
 
 impl Workload {
     /// Reads a workload file, TOML or JSON by extension (`.toml`, `.json`), and validates it.
@@ -360,9 +324,21 @@ impl Workload {
 
     /// Checks the workload's consistency: at least one node; unique node names; non-zero node
     /// capacity; unique group and pod names per namespace; `min_count` ≥ 1; every pod's group
-    /// exists in its namespace. The error names the field but no line.
+    /// exists in its namespace; no time past [`LATEST_MS`]. The error names the field but no
+    /// line.
     pub fn validate(&self) -> Result<(), WorkloadError> {
         self.problem().map_or(Ok(()), |p| Err(p.into_error(None)))
+    }
+
+    /// Checks only that no time is past [`LATEST_MS`] ([`WorkloadError::TooLate`] names the
+    /// first that is): what a run needs of any workload, validated or not.
+    pub fn check_times(&self) -> Result<(), WorkloadError> {
+        let late = self
+            .pods
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| late_time(i, p));
+        late.map_or(Ok(()), |p| Err(p.into_error(None)))
     }
 
     fn validate_located(&self, src: &str, format: Format) -> Result<(), WorkloadError> {
@@ -449,6 +425,9 @@ impl Workload {
                 let msg = format!("duplicate pod {:?} in namespace {:?}", p.name, p.namespace);
                 return Some(Problem::new(at, "name", msg));
             }
+            if let Some(late) = late_time(i, p) {
+                return Some(late);
+            }
             if p.delete_ms.is_some_and(|d| d < p.arrival_ms) {
                 return Some(Problem::new(at, "delete_ms", "deleted before it arrives"));
             }
@@ -471,85 +450,20 @@ impl Workload {
     pub fn gang_count(&self) -> usize {
         self.groups.iter().filter(|g| g.min_count.is_some()).count()
     }
+}
 
-    /// Generates a workload, the same for the same spec: nodes `node-0000`… of 64 CPU and
-    /// 256 GiB; gangs `gang-0000`… whose `min_count` is their size (uniform in
-    /// `min_gang..=max_gang`), members `gang-0000-07`… requesting 0.25–1 CPU and 1–4 GiB at the
-    /// gang's priority (0, 100 or 1000). Gangs and `basic_pods` pods `pod-0000`… (a quarter of
-    /// them in Basic groups `basic-0`…`basic-7`, the rest in none) arrive over the first 60 s;
-    /// a gang's members within 2 s of each other, except that one gang in ten has a member
-    /// 30 s late. Pods are listed in arrival order.
-    pub fn generate(spec: &GenerateSpec) -> Workload {
-        let mut rng = SplitMix64(spec.seed);
-        let min_gang = spec.min_gang.max(1);
-        let max_gang = spec.max_gang.max(min_gang);
-        let nodes = (0..spec.nodes)
-            .map(|i| NodeSpec {
-                name: format!("node-{i:04}"),
-                cpu_millis: 64_000,
-                memory_bytes: 256 * GIB,
-            })
-            .collect();
-        let mut groups = Vec::new();
-        let mut pods = Vec::new();
-        for g in 0..spec.gangs {
-            let size = rng.range(u64::from(min_gang), u64::from(max_gang)) as u32;
-            let name = format!("gang-{g:04}");
-            let priority = [0, 100, 1000][rng.range(0, 2) as usize];
-            let cpu_millis = rng.range(1, 4) * 250;
-            let memory_bytes = rng.range(1, 4) * GIB;
-            let start = rng.range(0, ARRIVAL_WINDOW_MS);
-            let straggler = rng.one_in(10).then(|| rng.range(0, u64::from(size) - 1));
-            for m in 0..size {
-                let mut arrival_ms = start + rng.range(0, GANG_SPREAD_MS);
-                if straggler == Some(u64::from(m)) {
-                    arrival_ms += STRAGGLER_DELAY_MS;
-                }
-                pods.push(PodSpec {
-                    name: format!("{name}-{m:02}"),
-                    namespace: default_namespace(),
-                    group: Some(name.clone()),
-                    priority,
-                    cpu_millis,
-                    memory_bytes,
-                    arrival_ms,
-                    delete_ms: None,
-                });
-            }
-            groups.push(GroupSpec {
-                namespace: default_namespace(),
-                name,
-                min_count: Some(size),
-            });
-        }
-        let basic_groups = BASIC_GROUPS.min(spec.basic_pods);
-        for b in 0..basic_groups {
-            groups.push(GroupSpec {
-                namespace: default_namespace(),
-                name: format!("basic-{b}"),
-                min_count: None,
-            });
-        }
-        for p in 0..spec.basic_pods {
-            let group = (p % 4 == 0).then(|| format!("basic-{}", (p / 4) % basic_groups.max(1)));
-            pods.push(PodSpec {
-                name: format!("pod-{p:04}"),
-                namespace: default_namespace(),
-                group,
-                priority: [0, 100, 1000][rng.range(0, 2) as usize],
-                cpu_millis: rng.range(1, 8) * 250,
-                memory_bytes: rng.range(1, 8) * GIB / 2,
-                arrival_ms: rng.range(0, ARRIVAL_WINDOW_MS),
-                delete_ms: None,
-            });
-        }
-        pods.sort_by_key(|p| p.arrival_ms);
-        Workload {
-            nodes,
-            groups,
-            pods,
-        }
-    }
+/// The first of pod `index`'s times past [`LATEST_MS`], if any.
+fn late_time(index: usize, pod: &PodSpec) -> Option<Problem> {
+    let times = [
+        ("arrival_ms", Some(pod.arrival_ms)),
+        ("delete_ms", pod.delete_ms),
+    ];
+    let (field, millis) = times
+        .into_iter()
+        .find_map(|(field, ms)| ms.filter(|&ms| ms > LATEST_MS).map(|ms| (field, ms)))?;
+    let mut problem = Problem::new(Some(("pods", index)), field, too_late(millis));
+    problem.late = Some(millis);
+    Some(problem)
 }
 
 #[derive(Clone, Copy)]
@@ -563,6 +477,8 @@ struct Problem {
     item: Option<(&'static str, usize)>,
     field: String,
     message: String,
+    /// The time, when the problem is that it is too late.
+    late: Option<u64>,
 }
 
 impl Problem {
@@ -575,15 +491,24 @@ impl Problem {
             item,
             field,
             message: message.into(),
+            late: None,
         }
     }
 
     fn into_error(self, line: Option<usize>) -> WorkloadError {
-        WorkloadError::Invalid {
-            file: None,
-            line,
-            field: self.field,
-            message: self.message,
+        match self.late {
+            Some(millis) => WorkloadError::TooLate {
+                file: None,
+                line,
+                field: self.field,
+                millis,
+            },
+            None => WorkloadError::Invalid {
+                file: None,
+                line,
+                field: self.field,
+                message: self.message,
+            },
         }
     }
 }

@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::workload::{GenerateSpec, Workload, WorkloadError};
+use super::generate::GenerateSpec;
+use super::workload::{Workload, WorkloadError};
 
 fn workloads_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads")
