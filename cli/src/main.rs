@@ -83,8 +83,9 @@ struct CheckArgs {
     /// Write the first counterexample as an SVG sequence diagram to this file.
     #[arg(long, value_name = "FILE")]
     trace_svg: Option<std::path::PathBuf>,
-    /// Open stateright's explorer on ADDR (e.g. localhost:3000) instead of checking: step
-    /// through the preset's states in a browser (blocks; Ctrl-C to stop).
+    /// Open stateright's explorer on ADDR (e.g. localhost:3000; port 0 picks a free one)
+    /// instead of checking: step through the preset's states in a browser. Prints
+    /// `serving on URL` on stdout first, then blocks (Ctrl-C to stop).
     #[arg(long, value_name = "ADDR", conflicts_with_all = ["json", "trace_svg"])]
     serve: Option<String>,
     /// Change any dimension of the preset's cluster.
@@ -124,6 +125,7 @@ fn check_command(args: &CheckArgs) -> ExitCode {
         }
     };
     if let Some(addr) = &args.serve {
+        eprintln!("stateright explorer for {config} in {mode:?} mode (blocks; Ctrl-C to stop)");
         return match check::serve(config, args.threads, addr) {
             Ok(never) => match never {},
             Err(e) => {

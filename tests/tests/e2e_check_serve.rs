@@ -1,38 +1,41 @@
 //! `gangway check --serve` end to end: stateright's explorer on the tiny preset answers over
-//! HTTP with the initial cluster (raw HTTP/1.1 on a TCP socket), and, when a Chromium is
-//! installed, renders it in a headless browser.
+//! HTTP with the initial cluster and its actions named in the timeline's words (raw HTTP/1.1
+//! on a TCP socket), and renders them in a headless Chromium. Without a Chromium the browser
+//! test skips, saying so — except in CI (`CI` set, as `.ci/run` does), where it fails.
 //!
-//! [`check::serve`] blocks its thread for good, so each test serves from a spawned thread that
-//! is never joined: it is still running when the test process exits, which ends it.
+//! [`check::start_explorer`] binds the port the OS picks and returns the address once the
+//! explorer answers there (no port is probed, freed and hoped for); its server thread is never
+//! joined: it is still running when the test process exits, which ends it.
 #![cfg(not(loom))]
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gangsched::sync::thread;
 use gangsched::Mode;
-use gangway_cli::check::{self, Preset};
+use gangway_cli::check::{self, Action, Cluster, Preset};
 
-/// How long the explorer gets to start listening.
+/// How long a request may go unanswered before it is retried.
 const STARTUP: Duration = Duration::from_secs(20);
 
-/// Serves the tiny preset's explorer on a free local port from a background thread (left
-/// running: see the module docs) and returns `127.0.0.1:PORT`.
+/// Serves the tiny preset's explorer on a port the OS picks (left running: see the module
+/// docs) and returns `127.0.0.1:PORT`, where it already answers.
 fn serve_tiny() -> String {
-    // Port 0 asks the OS for a free port; the listener is dropped so the explorer can bind it.
-    let addr = TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free local port")
-        .to_string();
-    let serving = addr.clone();
-    thread::spawn("explorer", move || {
-        let result = check::serve(Preset::Tiny.config(Mode::Upstream), 1, &serving);
-        panic!("the explorer stopped: {result:?}");
-    });
-    addr
+    let explorer = check::start_explorer(Preset::Tiny.config(Mode::Upstream), 1, "127.0.0.1:0")
+        .expect("the explorer starts");
+    explorer.addr().to_string()
+}
+
+/// What the explorer calls the tiny preset's first action (the first pod's arrival): the
+/// timeline's words for it.
+fn first_arrival_name() -> String {
+    let config = Preset::Tiny.config(Mode::Upstream);
+    let initial = Cluster::initial(&config);
+    let first = initial.pods.keys().next().expect("a pod").clone();
+    check::action_label(&check::action_step(&Action::Arrive(first), &initial))
 }
 
 /// A response: status code and body.
@@ -141,19 +144,38 @@ fn the_explorer_serves_the_page_and_the_initial_cluster() {
         );
     }
 
-    // A path of action indices from initial state 0: the actions there and their states.
+    // A path of action indices from initial state 0: the actions there and their states,
+    // each action named in the timeline's words, not as a Debug dump of the action enum.
     let next = get(&addr, "/.states/0");
     assert_eq!(next.status, 200, "GET /.states/0: {}", next.body);
+    let name = first_arrival_name();
+    assert_eq!(name, "informer a-0 gang ns/a: pod created, queued");
     assert!(
-        next.body.contains("\"action\":"),
-        "no next action: {}",
+        next.body.contains(&format!("\"action\":\"{name}\"")),
+        "the first arrival is not named {name:?}: {}",
         next.body
     );
+    assert!(
+        !next.body.contains("Arrive("),
+        "a Debug dump of an action: {}",
+        next.body
+    );
+}
+
+/// Whether this run is CI's (`CI` set to anything but empty, `0` or `false`): there the
+/// browser test must run.
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
 }
 
 #[test]
 fn a_headless_browser_renders_the_initial_cluster() {
     let Some(browser) = browser() else {
+        assert!(
+            !in_ci(),
+            "no Chromium (chromium, chromium-browser or google-chrome) runs on this machine, \
+             and CI is set: .ci/run installs Debian's chromium"
+        );
         eprintln!(
             "skipped: no Chromium (chromium, chromium-browser or google-chrome) runs on this \
              machine"
@@ -161,8 +183,6 @@ fn a_headless_browser_renders_the_initial_cluster() {
         return;
     };
     let addr = serve_tiny();
-    // Wait until the explorer answers, so the browser's first load does not race its bind.
-    assert_eq!(get(&addr, "/").status, 200);
 
     // `/` alone selects no state (the page shows "No state selected" and lists "Init 0" as a
     // next choice); `#/steps/0` selects initial state 0, so the page fetches `/.states` and
@@ -212,6 +232,13 @@ fn a_headless_browser_renders_the_initial_cluster() {
     for marker in ["Cluster {", "a-0", "a-1", "node-0"] {
         assert!(dom.contains(marker), "the page lacks {marker:?}: {dom}");
     }
+    // The Next Action Choices name the first arrival in the timeline's words.
+    let name = first_arrival_name();
+    assert!(
+        dom.contains(&name),
+        "the page does not name the first action {name:?}: {dom}"
+    );
+    assert!(!dom.contains("Arrive("), "a Debug dump of an action: {dom}");
 }
 
 /// The first Chromium on `PATH` that runs (`--version` succeeds: a distribution's stub that

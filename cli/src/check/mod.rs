@@ -9,12 +9,15 @@
 //!    state's pure parts (`parts.rs`); the properties are I3–I8 (`always`) and vacuity guards
 //!    (`sometimes`). [`Flaw`]s are bugs planted in the core's steps that the checker must find.
 //! 3. [`check`] / [`check_model`] — explore and report ([`CheckReport`]), counterexamples as
-//!    [`Timeline`]s (text, SVG, JSON); [`serve`] — stateright's explorer.
+//!    [`Timeline`]s (text, SVG, JSON), each action in the words of [`action_step`];
+//!    [`start_explorer`] / [`serve`] — stateright's explorer on [`NamedActions`] (the same
+//!    model, its actions named in the timeline's words).
 //! 4. [`discover`], [`random_path`] — paths to replay on the real core (`gangway-tests`).
 
 mod cluster;
 mod dimensions;
 mod drive;
+mod explorer;
 mod home;
 mod parts;
 mod paths;
@@ -27,6 +30,7 @@ mod shared;
 mod steps;
 mod symmetry;
 mod timeline;
+mod words;
 
 #[cfg(test)]
 mod check_tests;
@@ -42,13 +46,15 @@ mod witness;
 pub use cluster::{Budget, Cluster, ClusterConfig, Stage};
 pub use dimensions::{Dimensions, GangSpec};
 pub use drive::{drive, Driven};
+pub use explorer::{NamedAction, NamedActions};
 pub use paths::{discover, random_path, random_path_from, Path};
 pub use properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};
 pub use protocol::{Action, GangProtocol};
 pub use run::{check, check_model, check_with, timeline, CheckReport, Preset, Search, Verdict};
-pub use serve::serve;
+pub use serve::{serve, start_explorer, Explorer};
 pub use settling::{check_settling, Settling};
 pub use shared::Shared;
 pub use steps::Flaw;
 pub use symmetry::representative;
 pub use timeline::{Step, Timeline};
+pub use words::{action_label, action_step};

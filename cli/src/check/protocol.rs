@@ -103,29 +103,44 @@ impl Model for GangProtocol {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        vec![
-            Property::always("I3 gang atomicity", |_, s: &Cluster| s.partial.is_none()),
-            Property::always("I4 conservation", |_, s: &Cluster| conservation(s).is_ok()),
-            Property::always("I5 accounting", |_, s: &Cluster| accounting(s).is_ok()),
-            Property::always(
-                "I6 no reservation held for a lost gang",
-                |_, s: &Cluster| held_for_lost_member(s).is_none(),
-            ),
-            Property::always("I7 no lost event", |_, s: &Cluster| lost_event(s).is_none()),
-            Property::always("I8 no stuck gang", |m: &GangProtocol, s: &Cluster| {
-                m.stuck(s).is_none()
-            }),
-            Property::sometimes("a gang is bound", |_, s: &Cluster| {
-                s.groups.iter().any(|g| {
-                    g.min_count()
-                        .is_some_and(|min| g.assigned().len() >= min as usize)
-                })
-            }),
-            Property::sometimes("a permit deadline rejects a pod", |_, s: &Cluster| {
-                s.timed_out
-            }),
-        ]
+        protocol_properties()
     }
+}
+
+impl AsRef<GangProtocol> for GangProtocol {
+    fn as_ref(&self) -> &GangProtocol {
+        self
+    }
+}
+
+/// I3–I8 (`always`) and the vacuity guards (`sometimes`), for [`GangProtocol`] or a model that
+/// wraps it (the explorer's [`NamedActions`](super::NamedActions)).
+pub(super) fn protocol_properties<M>() -> Vec<Property<M>>
+where
+    M: Model<State = Cluster> + AsRef<GangProtocol>,
+{
+    vec![
+        Property::always("I3 gang atomicity", |_, s: &Cluster| s.partial.is_none()),
+        Property::always("I4 conservation", |_, s: &Cluster| conservation(s).is_ok()),
+        Property::always("I5 accounting", |_, s: &Cluster| accounting(s).is_ok()),
+        Property::always(
+            "I6 no reservation held for a lost gang",
+            |_, s: &Cluster| held_for_lost_member(s).is_none(),
+        ),
+        Property::always("I7 no lost event", |_, s: &Cluster| lost_event(s).is_none()),
+        Property::always("I8 no stuck gang", |m: &M, s: &Cluster| {
+            m.as_ref().stuck(s).is_none()
+        }),
+        Property::sometimes("a gang is bound", |_, s: &Cluster| {
+            s.groups.iter().any(|g| {
+                g.min_count()
+                    .is_some_and(|min| g.assigned().len() >= min as usize)
+            })
+        }),
+        Property::sometimes("a permit deadline rejects a pod", |_, s: &Cluster| {
+            s.timed_out
+        }),
+    ]
 }
 
 impl GangProtocol {

@@ -2,7 +2,6 @@
 
 use std::time::{Duration, Instant};
 
-use gangsched::gang::GroupKey;
 use gangsched::queue::QueuePlace;
 use gangsched::{Mode, PodId};
 use serde::Serialize;
@@ -13,6 +12,7 @@ use super::properties::{accounting, conservation, held_for_lost_member, lost_eve
 use super::protocol::{Action, GangProtocol};
 use super::symmetry::representative;
 use super::timeline::{Step, Timeline};
+use super::words::action_step;
 
 /// Named cluster sizes, from tiny to large.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -253,46 +253,16 @@ pub fn timeline(
     timeline
 }
 
-fn step(model: &GangProtocol, before: &Cluster, action: &Action, after: &Cluster) -> Step {
-    let (actor, verb, pod) = match action {
-        Action::Arrive(id) => ("informer", "pod created, queued", Some(id)),
-        Action::Schedule(id) => ("scheduler", "pop, place, assume, reserve", Some(id)),
-        Action::HandBack(id) => ("scheduler", "no room: back to the queue", Some(id)),
-        Action::Permit(id) => ("scheduler", "permit", Some(id)),
-        Action::Record(id) => ("scheduler", "record the assignment (late)", Some(id)),
-        Action::Deadline => ("timer", "permit deadline passes", None),
-        Action::FlushBackoff => ("timer", "backoff ends: to the active queue", None),
-        Action::FlushLeftover => ("timer", "unschedulable leftovers retried", None),
-        Action::Bind(id) => ("binder", "bind", Some(id)),
-        Action::BindFails(id) => ("binder", "bind fails: unreserve, forget, requeue", Some(id)),
-        Action::Release(id) if before.driver.assignment(id).is_none() => (
-            "binder",
-            "a decision for no pod in binding: ignored",
-            Some(id),
-        ),
-        Action::Release(id) if before.stage(id) == Stage::Deleting => (
-            "binder",
-            "deleted while binding: release its room",
-            Some(id),
-        ),
-        Action::Release(id) => ("binder", "rejected: unreserve, forget, requeue", Some(id)),
-        Action::Delete(id) => ("cluster", "pod deleted", Some(id)),
-        Action::UpdateGroup { .. } => ("informer", "PodGroup updated", None),
-    };
-    let mut step = Step::new(actor, verb);
-    if let Action::UpdateGroup { group, min } = action {
-        let old = before.groups.get(group).and_then(|g| g.min_count());
-        let old = old.map_or("none".to_owned(), |m| m.to_string());
-        step = step
-            .with_gang(group.to_string())
-            .with_change(format!("{group}: min count {old} → {min}"));
-    }
-    if let Some(id) = pod {
-        step = step.with_pod(id.as_str());
-        if let Some(key) = GroupKey::of(before.pod(id)) {
-            step = step.with_gang(key.to_string());
-        }
-    }
+/// The timeline's step for `action` from `before` to `after`: the action in the timeline's
+/// words ([`action_step`]), every pod whose stage or queue place changed, the clock, and the
+/// invariants `after` breaks.
+pub(super) fn step(
+    model: &GangProtocol,
+    before: &Cluster,
+    action: &Action,
+    after: &Cluster,
+) -> Step {
+    let mut step = action_step(action, before);
     for (id, stage) in &after.stages {
         let old = before.stage(id);
         let moved = queued_as(before, id) != queued_as(after, id);

@@ -246,6 +246,16 @@ pub enum PodGroupConversionError {
     /// `spec.schedulingPolicy` sets both `basic` and `gang`.
     #[error("pod group {0} has both a basic and a gang scheduling policy")]
     AmbiguousPolicy(GroupKey),
+    /// A field gangsched cannot honour is set: `spec.schedulingConstraints.topology` (all
+    /// members in one topology domain), `spec.resourceClaims` (devices shared by the group), or
+    /// `spec.parentCompositePodGroupName` (Kubernetes 1.37: a group of groups).
+    #[error("pod group {group}: {field} is not supported")]
+    Unsupported {
+        /// The group.
+        group: GroupKey,
+        /// The field, e.g. `spec.schedulingConstraints.topology`.
+        field: &'static str,
+    },
     /// `spec.schedulingPolicy.gang.minCount` is zero or negative.
     #[error("pod group {group} has gang min count {min_count}, not at least 1")]
     InvalidMinCount {

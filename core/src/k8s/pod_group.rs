@@ -9,6 +9,8 @@ struct Read<'a> {
     meta: &'a ObjectMeta,
     basic: bool,
     gang_min_count: Option<i32>,
+    /// The first set field gangsched cannot honour.
+    unsupported: Option<&'static str>,
 }
 
 /// The conversion of every API version, as the impls `pod_group_conversions!` writes document it.
@@ -19,6 +21,12 @@ fn convert(group: Read<'_>) -> Result<PodGroup, PodGroupConversionError> {
             name: name.to_owned(),
         })?;
     let key = || GroupKey::new(namespace, name);
+    if let Some(field) = group.unsupported {
+        return Err(PodGroupConversionError::Unsupported {
+            group: key(),
+            field,
+        });
+    }
     let policy = match (group.basic, group.gang_min_count) {
         (true, None) => Policy::Basic,
         (false, Some(min_count)) => match u32::try_from(min_count) {
@@ -36,14 +44,21 @@ fn convert(group: Read<'_>) -> Result<PodGroup, PodGroupConversionError> {
     Ok(PodGroup::new(namespace, name, policy)?)
 }
 
-/// The `TryFrom` impls for the PodGroup of one `scheduling.k8s.io` API version.
+/// The `TryFrom` impls for the PodGroup of one `scheduling.k8s.io` API version. `$extra` are
+/// the version's own fields that gangsched cannot honour, beyond those all versions share.
 macro_rules! pod_group_conversions {
-    ($version:ident, $api:literal) => {
+    ($version:ident, $api:literal $(, $extra:ident => $field:literal)*) => {
         #[doc = concat!("A k8s-openapi `scheduling.k8s.io/", $api, "` `PodGroup` as gangsched")]
-        /// reads it: its namespace and name (both required), and its policy from
-        /// `spec.schedulingPolicy`, which must set exactly one of `basic` ([`Policy::Basic`])
-        /// and `gang` ([`Policy::Gang`], `minCount` at least 1). Every other field (priority,
-        /// constraints, template reference, status) is not read.
+        /// reads it: its namespace and name (both required), and its policy from `spec.schedulingPolicy`, which must set exactly one of `basic`
+        /// ([`Policy::Basic`]) and `gang` ([`Policy::Gang`], `minCount` at least 1).
+        ///
+        /// Fields gangsched cannot honour are refused with
+        /// [`PodGroupConversionError::Unsupported`] naming the field, rather than dropped:
+        /// `spec.schedulingConstraints.topology` (every member in one topology domain),
+        /// `spec.resourceClaims` (devices shared by the group), and from Kubernetes 1.37
+        /// `spec.parentCompositePodGroupName` (a group within a group of groups). Not read:
+        /// priority and priority class (the members' own priorities order them), disruption
+        /// mode (preemption), the template reference and status.
         #[cfg_attr(docsrs, doc(cfg(feature = "k8s")))]
         impl TryFrom<&k8s_openapi::api::scheduling::$version::PodGroup> for PodGroup {
             type Error = PodGroupConversionError;
@@ -51,11 +66,25 @@ macro_rules! pod_group_conversions {
             fn try_from(
                 group: &k8s_openapi::api::scheduling::$version::PodGroup,
             ) -> Result<PodGroup, PodGroupConversionError> {
-                let policy = &group.spec.scheduling_policy;
+                let spec = &group.spec;
+                let topology = spec.scheduling_constraints.as_ref().and_then(|c| c.topology.as_ref());
+                let unsupported = [
+                    (
+                        topology.is_some_and(|t| !t.is_empty()),
+                        "spec.schedulingConstraints.topology",
+                    ),
+                    (
+                        spec.resource_claims.as_ref().is_some_and(|c| !c.is_empty()),
+                        "spec.resourceClaims",
+                    ),
+                    $((non_empty(&spec.$extra).is_some(), $field),)*
+                ];
+                let policy = &spec.scheduling_policy;
                 convert(Read {
                     meta: &group.metadata,
                     basic: policy.basic.is_some(),
                     gang_min_count: policy.gang.as_ref().map(|g| g.min_count),
+                    unsupported: unsupported.into_iter().find_map(|(set, f)| set.then_some(f)),
                 })
             }
         }
@@ -79,6 +108,6 @@ macro_rules! pod_group_conversions {
 pod_group_conversions!(v1alpha2, "v1alpha2");
 // Kubernetes 1.37: the beta API gang scheduling is served by, and the alpha one beside it.
 #[cfg(k8s_pod_group_v1beta1)]
-pod_group_conversions!(v1beta1, "v1beta1");
+pod_group_conversions!(v1beta1, "v1beta1", parent_composite_pod_group_name => "spec.parentCompositePodGroupName");
 #[cfg(k8s_pod_group_v1alpha3)]
-pod_group_conversions!(v1alpha3, "v1alpha3");
+pod_group_conversions!(v1alpha3, "v1alpha3", parent_composite_pod_group_name => "spec.parentCompositePodGroupName");

@@ -1,5 +1,6 @@
 use k8s_openapi::api::scheduling::v1alpha2 as scheduling;
 
+use super::fixtures::{documents, expected, outcome};
 use super::PodGroupConversionError;
 use crate::{GroupKey, PodGroup, Policy};
 
@@ -8,6 +9,7 @@ const BASIC: &str = include_str!("testdata/podgroup-basic.yaml");
 const MIN_COUNT_ZERO: &str = include_str!("testdata/podgroup-min-count-zero.yaml");
 const BOTH_POLICIES: &str = include_str!("testdata/podgroup-both-policies.yaml");
 const NO_POLICY: &str = include_str!("testdata/podgroup-no-policy.yaml");
+const UNSUPPORTED: &str = include_str!("testdata/podgroup-unsupported.yaml");
 
 fn parse(yaml: &str) -> scheduling::PodGroup {
     serde_yaml_ng::from_str(yaml).expect("fixture parses as a PodGroup")
@@ -109,5 +111,26 @@ fn conversion_by_value_matches_by_reference() {
     assert_eq!(
         PodGroup::try_from(group.clone()),
         PodGroup::try_from(&group)
+    );
+}
+
+#[test]
+fn fields_gangsched_cannot_honour_are_refused_by_name() {
+    let groups = documents::<scheduling::PodGroup>(UNSUPPORTED);
+    assert_eq!(groups.len(), 3);
+    for group in &groups {
+        assert_eq!(
+            outcome(&PodGroup::try_from(group)),
+            expected(&group.metadata),
+            "{:?}",
+            group.metadata.name
+        );
+    }
+    assert_eq!(
+        PodGroup::try_from(&groups[0]).unwrap_err(),
+        PodGroupConversionError::Unsupported {
+            group: trainer(),
+            field: "spec.schedulingConstraints.topology"
+        }
     );
 }
