@@ -49,11 +49,11 @@ struct BenchArgs {
     #[arg(value_enum, ignore_case = true)]
     workload: gangway_cli::bench::Workload,
     /// Multiply the workload's size (gangs for W1, W2 and W3, members for W4), for the scaling
-    /// table.
-    #[arg(long, default_value_t = 1)]
+    /// table (at least 1).
+    #[arg(long, default_value_t = 1, value_parser = gangway_cli::parse_count)]
     scale: usize,
-    /// Binding worker threads (W3: threads running the operations).
-    #[arg(long, default_value_t = 2)]
+    /// Binding worker threads (W3: threads running the operations; at least 1).
+    #[arg(long, default_value_t = 2, value_parser = gangway_cli::parse_count)]
     workers: usize,
     /// W3's "iterate over one gang": each member looked up under the gang's lock (members),
     /// or a walk over every waiting pod (scan). Go's -iter.
@@ -70,8 +70,8 @@ struct CheckArgs {
     /// Upstream (its races included: expect counterexamples) or Hardened.
     #[arg(long, value_enum, default_value = "hardened")]
     mode: simulate::ModeArg,
-    /// Checker threads.
-    #[arg(long, default_value_t = 2)]
+    /// Checker threads (at least 1).
+    #[arg(long, default_value_t = 2, value_parser = gangway_cli::parse_count)]
     threads: usize,
     /// Breadth first (shortest counterexamples), depth first (far less memory), or symmetric
     /// (depth first over every order of a gang's tied members, one state per renaming of them).
@@ -80,7 +80,8 @@ struct CheckArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
-    /// Write the first counterexample as an SVG sequence diagram to this file.
+    /// Write the first counterexample as an SVG sequence diagram to this file (checked before
+    /// the run: an unwritable path fails at once).
     #[arg(long, value_name = "FILE")]
     trace_svg: Option<std::path::PathBuf>,
     /// Open stateright's explorer on ADDR (e.g. localhost:3000; port 0 picks a free one)
@@ -133,6 +134,12 @@ fn check_command(args: &CheckArgs) -> ExitCode {
                 ExitCode::from(2)
             }
         };
+    }
+    if let Some(path) = &args.trace_svg {
+        if let Err(e) = gangway_cli::output::check_writable(path) {
+            eprintln!("gangway check: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
     }
     eprintln!("checking {config} in {mode:?} mode…");
     let model = check::GangProtocol::new(config);

@@ -38,8 +38,8 @@ pub struct Options {
     #[arg(long)]
     pub real_time: bool,
 
-    /// Nodes in the generated workload (64 CPU, 256 GiB each).
-    #[arg(long, default_value_t = 500, value_name = "N")]
+    /// Nodes in the generated workload (64 CPU, 256 GiB each; at least 1).
+    #[arg(long, default_value_t = 500, value_name = "N", value_parser = crate::parse_count)]
     pub nodes: usize,
 
     /// Gangs in the generated workload.
@@ -200,6 +200,12 @@ mod tests {
         let err = parse(&["--delete-rate", "x"]).unwrap_err().to_string();
         assert!(err.contains("not a number"), "{err}");
         assert!(parse(&["--min-gang", "0"]).is_err());
+        let err = parse(&["--nodes", "0"]).unwrap_err().to_string();
+        assert!(
+            err.contains("--nodes") && err.contains("at least 1"),
+            "{err}"
+        );
+        assert_eq!(parse(&["--nodes", "1"]).unwrap().nodes, 1);
         let err = parse(&["--min-gang", "9", "--max-gang", "8"])
             .unwrap()
             .generate_spec();

@@ -1,0 +1,170 @@
+//! The `gangway` binary's flags end to end: counts of 0 refused, output files checked before a
+//! run, `simulate`'s refusal of times that saturate the clock, and `--serve` reporting the
+//! address it bound.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn gangway(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gangway"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("gangway runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gangway-cli-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+#[test]
+fn a_count_of_zero_is_refused_with_one_clear_line() {
+    for (args, flag) in [
+        (&["check", "--threads", "0"][..], "--threads"),
+        (&["bench", "W1", "--scale", "0"][..], "--scale"),
+        (&["bench", "W1", "--workers", "0"][..], "--workers"),
+        (&["simulate", "--nodes", "0"][..], "--nodes"),
+    ] {
+        let output = gangway(args);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        let first = err.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with(&format!("error: invalid value '0' for '{flag}"))
+                && first.ends_with("must be at least 1"),
+            "{args:?}: {err}"
+        );
+        assert!(stdout(&output).is_empty(), "{args:?} ran");
+    }
+}
+
+#[test]
+fn an_unwritable_trace_svg_fails_before_the_check_runs() {
+    let dir = scratch("trace-svg");
+    let path = dir.join("no-such-dir").join("trace.svg");
+    let output = gangway(&[
+        "check",
+        "--preset",
+        "tiny",
+        "--mode",
+        "upstream",
+        "--trace-svg",
+        path.to_str().expect("a UTF-8 path"),
+    ]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [format!(
+            "gangway check: cannot write {}: No such file or directory (os error 2)",
+            path.display()
+        )],
+        "one line naming the path, before the check starts (its `checking …` line)"
+    );
+    assert!(
+        stdout(&output).is_empty(),
+        "a report was printed: the check ran"
+    );
+
+    // A writable path gets the counterexample.
+    let path = dir.join("trace.svg");
+    let output = gangway(&[
+        "check",
+        "--preset",
+        "tiny",
+        "--mode",
+        "upstream",
+        "--trace-svg",
+        path.to_str().expect("a UTF-8 path"),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let svg = std::fs::read_to_string(&path).expect("the SVG is written");
+    assert!(svg.starts_with("<svg"), "{svg}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn simulate_refuses_a_workload_whose_times_saturate_the_clock() {
+    let dir = scratch("simulate");
+    let path = dir.join("late.json");
+    std::fs::write(
+        &path,
+        r#"{
+  "nodes": [{"name": "n", "cpu_millis": 1000, "memory_bytes": 1073741824}],
+  "pods": [{"name": "p", "cpu_millis": 1, "memory_bytes": 1,
+            "arrival_ms": 18446744073709551615}]
+}
+"#,
+    )
+    .expect("written");
+    let output = gangway(&["simulate", path.to_str().expect("a UTF-8 path")]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("pods[0].arrival_ms") && err.contains("too late"),
+        "{err}"
+    );
+    assert!(stdout(&output).is_empty(), "a report was printed");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `gangway check --serve 127.0.0.1:0` says where it serves on its first stdout line, and the
+/// explorer there names actions in the timeline's words.
+#[test]
+fn serve_prints_the_address_it_bound_first() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gangway"))
+        .args(["check", "--preset", "tiny", "--serve", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("gangway starts");
+    let mut first = String::new();
+    let read = BufReader::new(child.stdout.take().expect("piped")).read_line(&mut first);
+    let answer = read.map(|_| {
+        let addr = first
+            .trim_end()
+            .strip_prefix("serving on http://")
+            .and_then(|rest| rest.strip_suffix('/'))
+            .map(str::to_owned);
+        addr.map(|addr| get(&addr, "/.states/0"))
+    });
+    // The explorer serves until killed.
+    let _ = child.kill();
+    let _ = child.wait();
+    let answer = answer.expect("its stdout reads");
+    let body = answer.unwrap_or_else(|| panic!("not `serving on http://ADDR/`: {first:?}"));
+    assert!(
+        body.contains("\"action\":\"informer a-0 gang ns/a: pod created, queued\""),
+        "{body}"
+    );
+}
+
+/// `GET path` on `addr` over HTTP/1.1: the whole response.
+fn get(addr: &str, path: &str) -> String {
+    let mut stream = TcpStream::connect(addr).expect("the explorer listens");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("the request is sent");
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .expect("the response is read");
+    response
+}
