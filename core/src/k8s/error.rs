@@ -269,3 +269,35 @@ pub enum PodGroupConversionError {
     #[error(transparent)]
     Rejected(#[from] PodGroupError),
 }
+
+/// An error converting a k8s-openapi `Node` into a [`Node`](crate::scheduler::Node).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NodeConversionError {
+    /// `metadata.name` is missing or empty.
+    #[error("node has no name")]
+    NoName,
+    /// A quantity in `status.allocatable` (or `status.capacity`) is not valid, or is a
+    /// fraction of a resource counted in whole units ([`QuantityError::NotWhole`]).
+    #[error("node {node}: {list} {resource}: {error}")]
+    Quantity {
+        /// The node.
+        node: String,
+        /// `allocatable` or `capacity`: the list the resources were read from.
+        list: &'static str,
+        /// The resource, e.g. `memory` or `nvidia.com/gpu`.
+        resource: Box<str>,
+        /// What is wrong with it.
+        error: QuantityError,
+    },
+    /// A taint's effect is none of `NoSchedule`, `PreferNoSchedule` and `NoExecute`.
+    #[error("node {node} has taint {key} with unknown effect {effect:?}")]
+    TaintEffect {
+        /// The node.
+        node: String,
+        /// The taint's key.
+        key: String,
+        /// The effect as written.
+        effect: String,
+    },
+}

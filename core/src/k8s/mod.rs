@@ -7,9 +7,12 @@
 //!    resources such as `nvidia.com/gpu`). A scheduling constraint gangsched cannot honour
 //!    (required affinity, `DoNotSchedule` spread, DRA claims, …) is refused, not dropped.
 //!    Fails with a [`PodConversionError`].
-//! 2. `scheduling.k8s.io` `PodGroup` → [`PodGroup`](crate::PodGroup): exactly one of the
+//! 2. `core/v1` `Node` → [`scheduler::Node`](crate::scheduler::Node): name, allocatable
+//!    resources (all of them), labels, taints (a cordoned node's as the taint kube-scheduler
+//!    treats it as). Fails with a [`NodeConversionError`].
+//! 3. `scheduling.k8s.io` `PodGroup` → [`PodGroup`](crate::PodGroup): exactly one of the
 //!    `basic` and `gang` policies. Fails with a [`PodGroupConversionError`].
-//! 3. [`quantity_value`], [`quantity_milli_value`]: Kubernetes quantities (`500m`, `1Gi`,
+//! 4. [`quantity_value`], [`quantity_milli_value`]: Kubernetes quantities (`500m`, `1Gi`,
 //!    `129e6`), exact and rounded up. Fail with a [`QuantityError`].
 //!
 //! # Kubernetes versions
@@ -24,7 +27,7 @@
 //! k8s-openapi = { version = "0.29", features = ["v1_37"] }
 //! ```
 //!
-//! | k8s-openapi feature | `Pod` | `PodGroup` |
+//! | k8s-openapi feature | `Pod`, `Node` | `PodGroup` |
 //! |---|---|---|
 //! | `v1_33`, `v1_34` | converted (no scheduling group in the API) | none |
 //! | `v1_35` | converted; a pod with `spec.workloadRef` is refused | none: 1.35's groups live inside a Workload, with no object of their own |
@@ -38,9 +41,11 @@
 //!
 //! # Example
 //!
-//! A worker of a GPU training gang and its PodGroup:
+//! A worker of a GPU training gang, its PodGroup, and a GPU node it fits, selects and
+//! tolerates:
 //!
 //! ```
+//! use gangsched::scheduler::Node;
 //! use gangsched::{Pod, PodGroup, Policy, Resources};
 //! use gangsched::k8s::k8s_openapi::api::{core::v1 as core, scheduling::v1alpha2 as scheduling};
 //!
@@ -70,6 +75,21 @@
 //! // The GPU limit stands in for the missing request, as the API server defaults it.
 //! let requests = Resources::new(16_100, (64 << 30) + (64 << 20)).with_extended("nvidia.com/gpu", 8);
 //! assert_eq!(*pod.requests(), requests);
+//!
+//! let node: core::Node = serde_yaml_ng::from_str(r#"
+//! apiVersion: v1
+//! kind: Node
+//! metadata: {name: gpu-0, labels: {accelerator: h100}}
+//! spec: {taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]}
+//! status:
+//!   capacity: {cpu: "96", memory: 1Ti, nvidia.com/gpu: "8", pods: "110"}
+//!   allocatable: {cpu: 95500m, memory: 1020Gi, nvidia.com/gpu: "8", pods: "110"}
+//! "#)?;
+//! let node = Node::try_from(&node)?;
+//! assert_eq!(node.capacity().extended("nvidia.com/gpu"), 8);
+//! assert!(pod.requests().fits_in(node.capacity()));
+//! assert!(pod.node_selector().matches(node.labels()));
+//! assert!(pod.tolerations()[0].tolerates(&node.taints()[0]));
 //!
 //! let group: scheduling::PodGroup = serde_yaml_ng::from_str(r#"
 //! apiVersion: scheduling.k8s.io/v1alpha2
@@ -116,6 +136,9 @@ mod error;
 #[cfg(test)]
 mod fixtures;
 mod meta;
+mod node;
+#[cfg(test)]
+mod node_tests;
 mod pod;
 #[cfg(any(k8s_pod_group_v1alpha2, k8s_pod_group_v1alpha3, k8s_pod_group_v1beta1))]
 mod pod_group;
@@ -132,7 +155,8 @@ mod requests_tests;
 mod taints;
 
 pub use error::{
-    PodConversionError, PodGroupConversionError, QuantityError, RequestSite, Unsupported,
+    NodeConversionError, PodConversionError, PodGroupConversionError, QuantityError, RequestSite,
+    Unsupported,
 };
 /// The k8s-openapi these conversions take, for naming its types at the same version.
 pub use k8s_openapi;

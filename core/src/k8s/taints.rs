@@ -1,7 +1,11 @@
 use k8s_openapi::api::core::v1 as core;
 
 use super::Unsupported;
-use crate::scheduler::{TaintEffect, Toleration, TolerationOperator};
+use crate::scheduler::{Taint, TaintEffect, Toleration, TolerationOperator};
+
+/// The taint a cordoned node (`spec.unschedulable`) carries for kube-scheduler's
+/// NodeUnschedulable filter, which keeps off the pods that do not tolerate it.
+pub(super) const UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 
 /// A taint effect as the API writes it; `None` if it is none of the three.
 fn effect(effect: &str) -> Option<TaintEffect> {
@@ -10,6 +14,15 @@ fn effect(effect: &str) -> Option<TaintEffect> {
         "PreferNoSchedule" => Some(TaintEffect::PreferNoSchedule),
         "NoExecute" => Some(TaintEffect::NoExecute),
         _ => None,
+    }
+}
+
+/// A node's taint, or the effect it has if gangsched does not know it.
+pub(super) fn taint(taint: &core::Taint) -> Result<Taint, &str> {
+    let value = taint.value.as_deref().unwrap_or_default();
+    match effect(&taint.effect) {
+        Some(effect) => Ok(Taint::new(&taint.key, value, effect)),
+        None => Err(&taint.effect),
     }
 }
 
