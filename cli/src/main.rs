@@ -34,9 +34,9 @@ enum Command {
     Simulate(Options),
     /// Run a workload of the Go permit-barrier anchor (anchors/go-permit) through gangway's
     /// gang plugin, waiting map, decision delivery and binding workers (no-op bind); print one
-    /// key=value line with the Go program's keys. Exits 1 if the outcome is wrong (a pod not
-    /// bound — W2: not rejected by its timeout —, the waiting map not empty, a pod still
-    /// assumed; W3: a pod no longer waiting).
+    /// key=value line with the Go program's keys (--json: one JSON object). Exits 1 if the
+    /// outcome is wrong (a pod not bound — W2: not rejected by its timeout —, the waiting map
+    /// not empty, a pod still assumed; W3: a pod no longer waiting).
     Bench(BenchArgs),
 }
 
@@ -59,6 +59,9 @@ struct BenchArgs {
     /// or a walk over every waiting pod (scan). Go's -iter.
     #[arg(long, value_enum, default_value = "members")]
     iter: gangway_cli::bench::Iter,
+    /// Print the figures as one JSON object (the same keys and values as the key=value line).
+    #[arg(long)]
+    json: bool,
 }
 
 /// `gangway check`'s flags.
@@ -105,6 +108,10 @@ fn main() -> ExitCode {
 
 fn bench_command(args: &BenchArgs) -> ExitCode {
     match gangway_cli::bench::run(args.workload, args.scale, args.workers, args.iter) {
+        Ok(line) if args.json => {
+            println!("{}", line.to_json());
+            ExitCode::SUCCESS
+        }
         Ok(line) => {
             println!("{line}");
             ExitCode::SUCCESS

@@ -1,11 +1,13 @@
 //! The `gangway` binary's flags end to end: counts of 0 refused, output files checked before a
-//! run, `simulate`'s refusal of times that saturate the clock, and `--serve` reporting the
-//! address it bound.
+//! run, `bench --json`, `simulate`'s refusal of times that saturate the clock, and `--serve`
+//! reporting the address it bound.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
 
 fn gangway(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gangway"))
@@ -95,6 +97,54 @@ fn an_unwritable_trace_svg_fails_before_the_check_runs() {
     let svg = std::fs::read_to_string(&path).expect("the SVG is written");
     assert!(svg.starts_with("<svg"), "{svg}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// W1's keys, in the order of its key=value line.
+const W1_KEYS: [&str; 9] = [
+    "workload",
+    "gangs",
+    "gang_size",
+    "pods",
+    "seconds",
+    "pods_per_s",
+    "rss_mb",
+    "base_rss_mb",
+    "workers",
+];
+
+#[test]
+fn bench_json_is_the_key_value_line_as_one_object() {
+    let line = gangway(&["bench", "W1"]);
+    assert!(line.status.success(), "{}", stderr(&line));
+    let line = stdout(&line);
+    let keys: Vec<&str> = line
+        .split_whitespace()
+        .map(|pair| pair.split_once('=').expect("key=value").0)
+        .collect();
+    assert_eq!(keys, W1_KEYS, "{line}");
+
+    let json = gangway(&["bench", "W1", "--json"]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let text = stdout(&json);
+    assert_eq!(text.lines().count(), 1, "one line: {text}");
+    let object: serde_json::Map<String, Value> =
+        serde_json::from_str(&text).expect("one JSON object");
+    // serde_json's map sorts its keys: the line's order is checked on the text.
+    let mut at = 0;
+    for key in W1_KEYS {
+        let found = text[at..]
+            .find(&format!("\"{key}\":"))
+            .unwrap_or_else(|| panic!("{key} in order in {text}"));
+        at += found + 1;
+    }
+    assert_eq!(object.len(), W1_KEYS.len(), "{text}");
+    assert_eq!(object["workload"], "W1");
+    assert_eq!(object["gangs"], 10_000);
+    assert_eq!(object["pods"], 80_000);
+    assert_eq!(object["workers"], 2);
+    for key in ["seconds", "pods_per_s", "rss_mb", "base_rss_mb"] {
+        assert!(object[key].is_number(), "{key}: {text}");
+    }
 }
 
 #[test]

@@ -45,6 +45,27 @@ impl BenchLine {
             .find(|(k, _)| *k == key)
             .map(|(_, v)| v.as_str())
     }
+
+    /// The line as one JSON object, keys in the line's order: each figure as the number it
+    /// reads on the line, digit for digit (`"seconds": 0.012345`), any other value as a
+    /// string (`"workload": "W1"`).
+    pub fn to_json(&self) -> String {
+        let pairs: Vec<String> = self
+            .0
+            .iter()
+            .map(|(key, value)| {
+                let is_number = serde_json::from_str::<serde_json::Number>(value).is_ok()
+                    && !value.contains(char::is_whitespace);
+                let value = if is_number {
+                    value.clone()
+                } else {
+                    serde_json::Value::from(value.as_str()).to_string()
+                };
+                format!("{}:{value}", serde_json::Value::from(*key))
+            })
+            .collect();
+        format!("{{{}}}", pairs.join(","))
+    }
 }
 
 #[cfg(test)]
@@ -213,6 +234,25 @@ mod tests {
         assert_eq!(line.get("pods"), Some("400"));
         let line = fan_out(200, 2).expect("every pod bound");
         assert!(line.get("permit_call_s").is_some(), "{line}");
+    }
+
+    #[test]
+    fn the_json_object_has_the_lines_figures_in_its_order() {
+        let mut line = BenchLine::default();
+        line.add("workload", "W1");
+        line.add("pods", 80_000);
+        line.add("seconds", format!("{:.6}", 0.012_345_6));
+        line.add("rss_mb", format!("{:.1}", 12.0));
+        line.add("iter", "members");
+        let json = line.to_json();
+        assert_eq!(
+            json,
+            r#"{"workload":"W1","pods":80000,"seconds":0.012346,"rss_mb":12.0,"iter":"members"}"#
+        );
+        let object: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+        assert_eq!(object["pods"], 80_000);
+        assert_eq!(object["seconds"], 0.012_346);
+        assert_eq!(object["workload"], "W1");
     }
 
     #[test]
