@@ -1,6 +1,6 @@
 //! The `gangway` binary's flags end to end: counts of 0 refused, output files checked before a
-//! run, `bench --json`, `simulate`'s refusal of times that saturate the clock, and `--serve`
-//! reporting the address it bound.
+//! run, `--json` for `check` and `bench`, `--expect-counterexample`, `simulate`'s refusal of
+//! times that saturate the clock, and `--serve` reporting the address it bound.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -97,6 +97,113 @@ fn an_unwritable_trace_svg_fails_before_the_check_runs() {
     let svg = std::fs::read_to_string(&path).expect("the SVG is written");
     assert!(svg.starts_with("<svg"), "{svg}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn check_json(args: &[&str]) -> Value {
+    let output = gangway(&[&["check", "--json"][..], args].concat());
+    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).expect("the report is JSON")
+}
+
+#[test]
+fn check_json_gives_each_invariant_its_id() {
+    let report = check_json(&["--preset", "tiny", "--mode", "upstream"]);
+    let properties = report["properties"]
+        .as_array()
+        .expect("a list of properties");
+    let ids: Vec<&Value> = properties.iter().map(|p| &p["id"]).collect();
+    assert_eq!(
+        ids,
+        ["I3", "I4", "I5", "I6", "I7", "I8"]
+            .map(Value::from)
+            .iter()
+            .chain([&Value::Null, &Value::Null])
+            .collect::<Vec<_>>(),
+        "{report:#}"
+    );
+    for p in properties {
+        if let Some(id) = p["id"].as_str() {
+            let name = p["name"].as_str().expect("a name");
+            assert!(name.starts_with(&format!("{id} ")), "{p:#}");
+            assert_eq!(p["kind"], "always", "{p:#}");
+        } else {
+            assert_eq!(p["kind"], "sometimes", "{p:#}");
+        }
+    }
+    let i3 = &properties[0];
+    assert_eq!(
+        (&i3["id"], &i3["holds"]),
+        (&Value::from("I3"), &Value::from(false))
+    );
+}
+
+#[test]
+fn check_json_reports_the_dimensions_checked() {
+    let report = check_json(&["--preset", "tiny"]);
+    assert_eq!(report["dimensions_changed"], false, "{report:#}");
+    assert_eq!(
+        report["dimensions"]["gangs"],
+        serde_json::json!([{"members": 2, "min": 2}])
+    );
+    assert_eq!(report["dimensions"]["nodes"], serde_json::json!([2]));
+
+    let report = check_json(&[
+        "--preset",
+        "tiny",
+        "--gangs",
+        "3/2",
+        "--nodes",
+        "1,1",
+        "--group-updates",
+        "0",
+    ]);
+    let dimensions = &report["dimensions"];
+    assert_eq!(report["dimensions_changed"], true, "{report:#}");
+    assert_eq!(
+        dimensions["gangs"],
+        serde_json::json!([{"members": 3, "min": 2}])
+    );
+    assert_eq!(dimensions["nodes"], serde_json::json!([1, 1]));
+    assert_eq!(dimensions["group_updates"], 0);
+    // The rest stays the preset's.
+    assert_eq!(dimensions["arrivals"], true);
+    assert_eq!(dimensions["timeouts"], 1);
+    let cluster = report["cluster"].as_str().expect("the cluster line");
+    assert!(
+        cluster.starts_with("gangs (members/min) 3/2; nodes (room) 1, 1;"),
+        "{cluster}"
+    );
+    assert_eq!(report["preset"], "tiny");
+}
+
+#[test]
+fn expect_counterexample_exits_by_whether_one_was_found() {
+    let upstream = gangway(&[
+        "check",
+        "--preset",
+        "tiny",
+        "--mode",
+        "upstream",
+        "--expect-counterexample",
+    ]);
+    assert!(upstream.status.success(), "{}", stderr(&upstream));
+    assert!(
+        stdout(&upstream).contains("COUNTEREXAMPLE"),
+        "{}",
+        stdout(&upstream)
+    );
+
+    let hardened = gangway(&["check", "--preset", "tiny", "--expect-counterexample"]);
+    assert_eq!(hardened.status.code(), Some(1), "{}", stderr(&hardened));
+    assert!(
+        stderr(&hardened)
+            .lines()
+            .any(|l| l == "gangway check: no counterexample found (--expect-counterexample)"),
+        "{}",
+        stderr(&hardened)
+    );
+    // Without the flag a Hardened check that holds passes.
+    assert!(gangway(&["check", "--preset", "tiny"]).status.success());
 }
 
 /// W1's keys, in the order of its key=value line.

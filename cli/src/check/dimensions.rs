@@ -2,10 +2,12 @@
 
 use std::str::FromStr;
 
+use serde::Serialize;
+
 use super::cluster::ClusterConfig;
 
 /// One gang on the command line: `N` (N members, all needed) or `N/MIN`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct GangSpec {
     /// Members.
     pub members: u32,

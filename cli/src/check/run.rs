@@ -8,6 +8,7 @@ use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
+use super::dimensions::GangSpec;
 use super::properties::{accounting, conservation, held_for_lost_member, lost_event};
 use super::protocol::{Action, GangProtocol};
 use super::symmetry::representative;
@@ -68,7 +69,10 @@ impl Preset {
 /// One property's verdict.
 #[derive(Clone, Debug, Serialize)]
 pub struct Verdict {
-    /// The property.
+    /// The invariant's id (`I3` … `I8`) for an `always` property; `None` for the vacuity
+    /// guards (`sometimes`), which have none.
+    pub id: Option<&'static str>,
+    /// The property, e.g. `I3 gang atomicity`.
     pub name: &'static str,
     /// `always` or `sometimes`.
     pub kind: &'static str,
@@ -84,8 +88,13 @@ pub struct Verdict {
 pub struct CheckReport {
     /// The preset.
     pub preset: Preset,
-    /// The cluster checked (the preset's, with any dimension changed).
+    /// The cluster checked (the preset's, with any dimension changed), on one line.
     pub cluster: String,
+    /// The same cluster, dimension by dimension.
+    pub dimensions: ClusterDimensions,
+    /// Whether a dimension flag changed the preset's cluster (then `dimensions` differ from
+    /// the preset's).
+    pub dimensions_changed: bool,
     /// `upstream` or `hardened`.
     pub mode: String,
     /// States generated.
@@ -102,7 +111,55 @@ pub struct CheckReport {
     pub properties: Vec<Verdict>,
 }
 
+/// A checked cluster's dimensions, as the report gives them (the flags of the same names set
+/// them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClusterDimensions {
+    /// Gangs: members and min count each.
+    pub gangs: Vec<GangSpec>,
+    /// Nodes: how many pods each has room for.
+    pub nodes: Vec<u32>,
+    /// Whether pods arrive one by one.
+    pub arrivals: bool,
+    /// Permit deadlines that may pass.
+    pub timeouts: u8,
+    /// Pods that may be deleted.
+    pub deletes: u8,
+    /// Binds that may fail.
+    pub bind_failures: u8,
+    /// Leftover flushes of the unschedulable pool that may run.
+    pub flushes: u8,
+    /// Changes of a PodGroup's min count that may happen.
+    pub group_updates: u8,
+}
+
+impl From<&ClusterConfig> for ClusterDimensions {
+    fn from(config: &ClusterConfig) -> ClusterDimensions {
+        ClusterDimensions {
+            gangs: config
+                .gangs
+                .iter()
+                .map(|&(members, min)| GangSpec { members, min })
+                .collect(),
+            nodes: config.nodes.clone(),
+            arrivals: config.arrivals,
+            timeouts: config.timeouts,
+            deletes: config.deletes,
+            bind_failures: config.bind_failures,
+            flushes: config.flushes,
+            group_updates: config.group_updates,
+        }
+    }
+}
+
 impl CheckReport {
+    /// Whether some `always` property has a counterexample.
+    pub fn has_counterexample(&self) -> bool {
+        self.properties
+            .iter()
+            .any(|p| p.kind == "always" && !p.holds)
+    }
+
     /// Every property is as it should be.
     pub fn all_hold(&self) -> bool {
         self.properties.iter().all(|p| p.holds)
@@ -192,6 +249,7 @@ fn report<C: Checker<GangProtocol>>(
             };
             let trace = found.map(|path| timeline(&model, p.name, path.into_vec()));
             Verdict {
+                id: invariant_id(p.name),
                 name: p.name,
                 kind,
                 holds,
@@ -202,6 +260,8 @@ fn report<C: Checker<GangProtocol>>(
     CheckReport {
         preset,
         cluster: model.config.to_string(),
+        dimensions: ClusterDimensions::from(&model.config),
+        dimensions_changed: model.config != preset.config(mode),
         mode: format!("{mode:?}").to_lowercase(),
         states: checker.state_count(),
         unique_states: checker.unique_state_count(),
@@ -210,6 +270,13 @@ fn report<C: Checker<GangProtocol>>(
         states_per_sec: checker.state_count() as f64 / seconds.max(1e-9),
         properties: verdicts,
     }
+}
+
+/// The invariant's id a property's name starts with (`I3` of `I3 gang atomicity`), if any.
+fn invariant_id(name: &'static str) -> Option<&'static str> {
+    let (id, _) = name.split_once(' ')?;
+    let number = id.strip_prefix('I')?;
+    (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then_some(id)
 }
 
 /// Waits for the checker, printing its progress on stderr every 5 seconds once a run has
