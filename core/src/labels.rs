@@ -70,8 +70,10 @@ impl Labels {
     /// Whether `labels` has every label of `self` (read as a node selector) with the same
     /// value. An empty selector matches everything.
     pub fn matches(&self, labels: &Labels) -> bool {
-        self.iter()
-            .all(|(key, value)| labels.get(key) == Some(value))
+        self.is_empty()
+            || self
+                .iter()
+                .all(|(key, value)| labels.get(key) == Some(value))
     }
 }
 

@@ -1,7 +1,8 @@
 use std::collections::BTreeMap;
+use std::fmt;
 
 use super::taints::untolerated;
-use super::{CacheState, NodeView, Resources};
+use super::{CacheState, NodeView, Resources, Taint};
 use crate::queue::EventKind;
 use crate::{Code, Pod, Status};
 
@@ -95,12 +96,22 @@ fn fraction(part: u64, whole: u64) -> u128 {
 /// How much of `node` stays free after placing `requests` there (lower packs tighter), or
 /// `None` if they do not fit.
 fn score(node: &NodeView<'_>, requests: &Resources) -> Option<u128> {
-    let left = node.free().checked_sub(requests)?;
-    let capacity = node.capacity();
-    Some(
-        fraction(left.cpu_millis, capacity.cpu_millis)
-            + fraction(left.memory_bytes, capacity.memory_bytes),
-    )
+    let (capacity, requested) = (node.capacity(), node.requested());
+    if !requests.fits_beside(requested, capacity) {
+        return None;
+    }
+    let left = |have: u64, used: u64, want: u64| have.saturating_sub(used) - want;
+    let cpu = left(
+        capacity.cpu_millis,
+        requested.cpu_millis,
+        requests.cpu_millis,
+    );
+    let memory = left(
+        capacity.memory_bytes,
+        requested.memory_bytes,
+        requests.memory_bytes,
+    );
+    Some(fraction(cpu, capacity.cpu_millis) + fraction(memory, capacity.memory_bytes))
 }
 
 impl Placement for ResourceFit {
@@ -118,6 +129,27 @@ impl Placement for ResourceFit {
     }
 }
 
+/// One filter's reason for a node, borrowed from the pod and the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Reason<'a> {
+    /// TaintToleration: a taint the pod does not tolerate.
+    Taint(&'a Taint),
+    /// NodeAffinity: the node selector does not match.
+    Selector,
+    /// NodeResourcesFit: too little of this resource is free.
+    Insufficient(&'a str),
+}
+
+impl fmt::Display for Reason<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Taint(taint) => write!(f, "node(s) had untolerated taint {taint}"),
+            Reason::Selector => f.write_str(ResourceFit::SELECTOR_MISMATCH),
+            Reason::Insufficient(name) => write!(f, "Insufficient {name}"),
+        }
+    }
+}
+
 /// Why no node passes, as kube-scheduler words it: each node counted under the reasons of the
 /// first filter it fails (TaintToleration, NodeAffinity, then NodeResourcesFit), the reasons
 /// sorted.
@@ -126,24 +158,22 @@ fn unschedulable(pod: &Pod, cache: &CacheState) -> Status {
     let message = if n == 0 {
         "0/0 nodes are available.".to_owned()
     } else {
-        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        let mut reasons: BTreeMap<Reason<'_>, usize> = BTreeMap::new();
         for node in cache.nodes() {
             if let Some(taint) = untolerated(node.taints(), pod.tolerations()) {
-                let reason = format!("node(s) had untolerated taint {taint}");
-                *reasons.entry(reason).or_default() += 1;
+                *reasons.entry(Reason::Taint(taint)).or_default() += 1;
                 continue;
             }
             if !pod.node_selector().matches(node.labels()) {
-                *reasons
-                    .entry(ResourceFit::SELECTOR_MISMATCH.to_owned())
-                    .or_default() += 1;
+                *reasons.entry(Reason::Selector).or_default() += 1;
                 continue;
             }
             let free = node.free();
             for name in pod.requests().insufficient(&free) {
-                *reasons.entry(format!("Insufficient {name}")).or_default() += 1;
+                *reasons.entry(Reason::Insufficient(name)).or_default() += 1;
             }
         }
+        // Formatted once per reason, not once per node; sorted as strings, as upstream does.
         let mut reasons: Vec<String> = reasons
             .into_iter()
             .map(|(reason, count)| format!("{count} {reason}"))

@@ -3,6 +3,9 @@ use std::ops::Add;
 
 use crate::sync::Arc;
 
+/// Extended resources: (name, amount) sorted by name, no zero amount.
+type Extended = Vec<(Arc<str>, u64)>;
+
 /// An amount of resources: CPU in millicores, memory in bytes, and any number of named
 /// *extended* resources counted in integer units — accelerators (`nvidia.com/gpu`), hugepages
 /// (`hugepages-2Mi`, in bytes), `ephemeral-storage` (bytes), devices. Used both for what a pod
@@ -36,7 +39,7 @@ pub struct Resources {
     pub memory_bytes: u64,
     /// Extended resources by name, sorted, without zero amounts; `None` when there are none
     /// (one word in every pod, which mostly asks for none).
-    extended: Option<Box<Vec<(Arc<str>, u64)>>>,
+    extended: Option<Box<Extended>>,
 }
 
 impl Resources {
@@ -96,6 +99,21 @@ impl Resources {
             .map(|(name, amount)| (&**name, *amount))
     }
 
+    /// Whether `self` fits beside `requested` within `capacity` — in what
+    /// `capacity.saturating_sub(requested)` leaves free — without building that difference.
+    pub fn fits_beside(&self, requested: &Resources, capacity: &Resources) -> bool {
+        let free = |want: u64, used: u64, have: u64| want <= have.saturating_sub(used);
+        free(self.cpu_millis, requested.cpu_millis, capacity.cpu_millis)
+            && free(
+                self.memory_bytes,
+                requested.memory_bytes,
+                capacity.memory_bytes,
+            )
+            && self
+                .extended_resources()
+                .all(|(name, want)| free(want, requested.extended(name), capacity.extended(name)))
+    }
+
     /// Whether `self` fits in `free`: no resource exceeds what is free of it.
     pub fn fits_in(&self, free: &Resources) -> bool {
         self.insufficient(free).next().is_none()
@@ -103,7 +121,10 @@ impl Resources {
 
     /// The resources of `self` that exceed what `free` has, by name (`cpu`, `memory`, then the
     /// extended ones in order): kube-scheduler's "Insufficient …" reasons.
-    pub fn insufficient<'a>(&'a self, free: &'a Resources) -> impl Iterator<Item = &'a str> + 'a {
+    pub fn insufficient<'a: 'b, 'b>(
+        &'a self,
+        free: &'b Resources,
+    ) -> impl Iterator<Item = &'a str> + 'b {
         let cpu = (self.cpu_millis > free.cpu_millis).then_some("cpu");
         let memory = (self.memory_bytes > free.memory_bytes).then_some("memory");
         let extended = self
@@ -144,6 +165,13 @@ impl Resources {
     /// are dropped, so the result is normalized.
     fn combine(&self, other: &Resources, op: fn(u64, u64) -> u64) -> Resources {
         let (mine, theirs) = (self.entries(), other.entries());
+        if mine.is_empty() && theirs.is_empty() {
+            // What nearly every pod and node has: no extended resource, nothing to merge.
+            return Resources::new(
+                op(self.cpu_millis, other.cpu_millis),
+                op(self.memory_bytes, other.memory_bytes),
+            );
+        }
         let mut extended = Vec::with_capacity(mine.len().max(theirs.len()));
         let (mut a, mut b) = (mine.iter().peekable(), theirs.iter().peekable());
         loop {

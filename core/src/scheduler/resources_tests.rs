@@ -94,3 +94,25 @@ fn display_picks_the_largest_exact_unit_and_lists_extended_resources() {
         "cpu 0m, memory 0, a/b 1, nvidia.com/gpu 8"
     );
 }
+
+#[test]
+fn fits_beside_is_fits_in_what_is_left() {
+    let capacity = Resources::new(1000, 100).with_extended(GPU, 4);
+    let requested = Resources::new(600, 100).with_extended(GPU, 1);
+    for (want, fits) in [
+        (Resources::new(400, 0), true),
+        (Resources::new(401, 0), false),
+        (Resources::new(0, 1), false),
+        (Resources::ZERO.with_extended(GPU, 3), true),
+        (Resources::ZERO.with_extended(GPU, 4), false),
+        (Resources::ZERO.with_extended("other", 1), false),
+    ] {
+        assert_eq!(want.fits_beside(&requested, &capacity), fits, "{want}");
+        let free = capacity.saturating_sub(&requested);
+        assert_eq!(want.fits_in(&free), fits, "the same as fits_in: {want}");
+    }
+    // Overcommitted (pods observed bound): nothing is left, only nothing fits.
+    let over = Resources::new(5000, 500);
+    assert!(Resources::ZERO.fits_beside(&over, &capacity));
+    assert!(!Resources::new(1, 0).fits_beside(&over, &capacity));
+}
