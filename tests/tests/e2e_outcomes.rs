@@ -49,6 +49,20 @@ fn scheduler(
     (s, received)
 }
 
+/// A gang of three on a node with room for two: two members wait at Permit, the third found
+/// no room (its outcome is waiting in the receiver).
+fn two_of_three_waiting(mode: Mode) -> (Scheduler, Receiver<PodOutcome>) {
+    let (s, received) = scheduler(mode, 2, |_| false);
+    let now = Time::ZERO;
+    s.add_group(PodGroup::gang("ml", "g", 3).unwrap(), now)
+        .unwrap();
+    for i in 0..3 {
+        s.add_pod(member("g", i), now).unwrap();
+    }
+    settle(&s, now);
+    (s, received)
+}
+
 /// Every scheduling and binding cycle that can run at `now`.
 fn settle(s: &Scheduler, now: Time) {
     while s.schedule_one(now).is_some() || s.run_binding_cycles(now) > 0 {}
@@ -128,14 +142,7 @@ fn a_pod_that_fits_is_bound_and_one_too_big_is_unschedulable_in_both_modes() {
 fn a_gang_that_cannot_gather_times_out_and_tick_says_so() {
     for mode in [Mode::Hardened, Mode::Upstream] {
         // Room for two of three: two wait, the third finds no room.
-        let (s, received) = scheduler(mode, 2, |_| false);
-        let now = Time::ZERO;
-        s.add_group(PodGroup::gang("ml", "g", 3).unwrap(), now)
-            .unwrap();
-        for i in 0..3 {
-            s.add_pod(member("g", i), now).unwrap();
-        }
-        settle(&s, now);
+        let (s, received) = two_of_three_waiting(mode);
         assert_eq!(
             summary(&drain(&received)),
             pairs(&[("g-2", "unschedulable NodeResourcesFit")]),
@@ -171,14 +178,8 @@ fn a_gang_that_cannot_gather_times_out_and_tick_says_so() {
 #[test]
 fn deleting_a_waiting_member_drops_it_and_hardened_fails_its_gang_at_once() {
     for mode in [Mode::Hardened, Mode::Upstream] {
-        let (s, received) = scheduler(mode, 2, |_| false);
+        let (s, received) = two_of_three_waiting(mode);
         let now = Time::ZERO;
-        s.add_group(PodGroup::gang("ml", "g", 3).unwrap(), now)
-            .unwrap();
-        for i in 0..3 {
-            s.add_pod(member("g", i), now).unwrap();
-        }
-        settle(&s, now);
         drain(&received);
         s.delete_pod(&member("g", 0), now).unwrap();
         settle(&s, now);

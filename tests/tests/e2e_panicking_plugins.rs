@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use gangsched::queue::QueueConfig;
 use gangsched::scheduler::{
     outcome_channel, BindError, Binder, CacheState, InMemoryBinder, Node, Placement, PodOutcome,
-    ResourceFit,
+    ResourceFit, RunningScheduler, SchedulerBuilder,
 };
 use gangsched::sync::atomic::{AtomicU64, Ordering};
 use gangsched::waiting::Receiver;
@@ -102,6 +102,25 @@ fn gang(s: &Scheduler, now: Time) {
     }
 }
 
+/// Builds the scheduler with an outcome channel, starts it on one node, adds a gang of four
+/// and collects outcomes until all four are bound.
+fn gang_until_bound(
+    builder: SchedulerBuilder,
+    clock: &SystemClock,
+) -> (Scheduler, Vec<PodOutcome>, RunningScheduler) {
+    let (outcomes, received) = outcome_channel();
+    let s = builder.outcomes(outcomes).build();
+    s.add_node(
+        Node::new("n", Resources::new(8 * CPU, 64 * GIB)),
+        clock.now(),
+    )
+    .unwrap();
+    let running = s.start(clock.clone());
+    gang(&s, clock.now());
+    let seen = collect_until(&received, |o| bound(o) == 4);
+    (s, seen, running)
+}
+
 #[test]
 fn a_panicking_binder_fails_the_bind_and_the_worker_lives_on() {
     for mode in [Mode::Hardened, Mode::Upstream] {
@@ -111,19 +130,8 @@ fn a_panicking_binder_fails_the_bind_and_the_worker_lives_on() {
             left: AtomicU64::new(2),
             inner: bindings.clone(),
         };
-        let (outcomes, received) = outcome_channel();
-        let s = Scheduler::builder(config(mode))
-            .binder(binder)
-            .outcomes(outcomes)
-            .build();
-        s.add_node(
-            Node::new("n", Resources::new(8 * CPU, 64 * GIB)),
-            clock.now(),
-        )
-        .unwrap();
-        let running = s.start(clock.clone());
-        gang(&s, clock.now());
-        let seen = collect_until(&received, |o| bound(o) == 4);
+        let builder = Scheduler::builder(config(mode)).binder(binder);
+        let (s, seen, running) = gang_until_bound(builder, &clock);
         let panicked: Vec<_> = seen
             .iter()
             .filter_map(|o| match o {
@@ -154,21 +162,10 @@ fn a_panicking_binder_fails_the_bind_and_the_worker_lives_on() {
 fn a_panicking_placement_is_an_error_and_the_scheduling_loop_lives_on() {
     for mode in [Mode::Hardened, Mode::Upstream] {
         let clock = SystemClock::new();
-        let (outcomes, received) = outcome_channel();
-        let s = Scheduler::builder(config(mode))
-            .placement(PanickingPlacement {
-                left: AtomicU64::new(1),
-            })
-            .outcomes(outcomes)
-            .build();
-        s.add_node(
-            Node::new("n", Resources::new(8 * CPU, 64 * GIB)),
-            clock.now(),
-        )
-        .unwrap();
-        let running = s.start(clock.clone());
-        gang(&s, clock.now());
-        let seen = collect_until(&received, |o| bound(o) == 4);
+        let builder = Scheduler::builder(config(mode)).placement(PanickingPlacement {
+            left: AtomicU64::new(1),
+        });
+        let (s, seen, running) = gang_until_bound(builder, &clock);
         let errors: Vec<&Status> = seen
             .iter()
             .filter_map(|o| match o {
