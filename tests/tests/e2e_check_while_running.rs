@@ -39,7 +39,7 @@ fn pod(name: &str, group: Option<&str>) -> Pod {
 /// One run: a gang of four and three single pods on two nodes, one bind failing every tenth
 /// run, checked from this thread until every pod is bound; returns how many checks ran.
 fn one_run(run: usize) -> usize {
-    let mode = if run % 2 == 0 {
+    let mode = if run.is_multiple_of(2) {
         Mode::Hardened
     } else {
         Mode::Upstream
@@ -47,7 +47,7 @@ fn one_run(run: usize) -> usize {
     let clock = SystemClock::new();
     let failed = std::sync::atomic::AtomicBool::new(false);
     let binder = InMemoryBinder::new().with_failures(move |pod, _| {
-        run % 10 == 0
+        run.is_multiple_of(10)
             && pod.name() == "solo-0"
             && !failed.swap(true, std::sync::atomic::Ordering::SeqCst)
     });
@@ -64,7 +64,7 @@ fn one_run(run: usize) -> usize {
         )
         .unwrap();
     }
-    let running = s.start(clock.clone());
+    let running = s.start(clock);
     s.add_group(PodGroup::gang("ml", "g", 4).unwrap(), clock.now())
         .unwrap();
     let mut pods: Vec<Pod> = (0..4).map(|i| pod(&format!("g-{i}"), Some("g"))).collect();

@@ -115,7 +115,7 @@ fn gang_until_bound(
         clock.now(),
     )
     .unwrap();
-    let running = s.start(clock.clone());
+    let running = s.start(*clock);
     gang(&s, clock.now());
     let seen = collect_until(&received, |o| bound(o) == 4);
     (s, seen, running)

@@ -177,7 +177,7 @@ fn run(
                 }
             }
             Op::Advance(secs) => {
-                now = now + Duration::from_secs(*secs);
+                now += Duration::from_secs(*secs);
                 s.tick(now);
             }
             Op::Delete(n) => {
