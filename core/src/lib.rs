@@ -355,10 +355,10 @@ mod fast_hash;
 mod fresh_copies;
 pub mod gang;
 mod hint;
-mod labels;
 #[cfg(feature = "k8s")]
 #[cfg_attr(docsrs, doc(cfg(feature = "k8s")))]
 pub mod k8s;
+mod labels;
 mod mode;
 mod plugin;
 mod plugin_names;
