@@ -341,8 +341,14 @@
 //!
 //! # Kubernetes types
 //!
-//! With the optional `k8s` feature, the module `gangsched::k8s` converts k8s-openapi's `Pod` and
-//! `PodGroup` objects into gangway's [`Pod`] and [`PodGroup`].
+//! With the optional `k8s` feature, the module `gangsched::k8s` converts k8s-openapi's `Pod`,
+//! `Node` and `PodGroup` objects into gangway's [`Pod`], [`scheduler::Node`] and [`PodGroup`]
+//! — every requested resource, GPUs included, labels, the node selector, tolerations and
+//! taints; a constraint it cannot honour is refused by name, never dropped. The feature picks no
+//! Kubernetes version: your application picks it on its own k8s-openapi (`v1_33` to `v1_37`),
+//! and the PodGroup conversions follow (`scheduling.k8s.io/v1alpha2` for 1.36, `v1beta1` and
+//! `v1alpha3` for 1.37). The module's docs schedule a GPU gang from YAML and write each pod's
+//! condition from its outcome.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]

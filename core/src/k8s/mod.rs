@@ -101,6 +101,73 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! The gang scheduled from its YAML, and each pod's `PodScheduled` condition written from its
+//! outcome (`cargo run -p gangsched --features k8s --example gpu_gang` is the longer version):
+//!
+//! ```
+//! use gangsched::k8s::k8s_openapi::api::{core::v1 as core, scheduling::v1alpha2 as scheduling};
+//! use gangsched::scheduler::{outcome_channel, Node, PodScheduled};
+//! use gangsched::{Pod, PodGroup, Scheduler, SchedulerConfig, Time};
+//!
+//! let worker = |i: usize| format!(r#"
+//! apiVersion: v1
+//! kind: Pod
+//! metadata: {{name: trainer-{i}, namespace: ml, uid: trainer-uid-{i}}}
+//! spec:
+//!   schedulingGroup: {{podGroupName: trainer}}
+//!   nodeSelector: {{accelerator: h100}}
+//!   containers:
+//!   - {{name: worker, image: trainer:1.4, resources: {{limits: {{nvidia.com/gpu: 4}}}}}}
+//! "#);
+//! let node: core::Node = serde_yaml_ng::from_str(r#"
+//! apiVersion: v1
+//! kind: Node
+//! metadata: {name: gpu-0, labels: {accelerator: h100}}
+//! status: {allocatable: {cpu: "96", memory: 1Ti, nvidia.com/gpu: "8"}}
+//! "#)?;
+//! let group: scheduling::PodGroup = serde_yaml_ng::from_str(r#"
+//! apiVersion: scheduling.k8s.io/v1alpha2
+//! kind: PodGroup
+//! metadata: {name: trainer, namespace: ml}
+//! spec: {schedulingPolicy: {gang: {minCount: 2}}}
+//! "#)?;
+//!
+//! let (outcomes, received) = outcome_channel();
+//! let s = Scheduler::builder(SchedulerConfig::default()).outcomes(outcomes).build();
+//! let now = Time::ZERO;
+//! s.add_node(Node::try_from(&node)?, now)?;
+//! s.add_group(PodGroup::try_from(&group)?, now)?;
+//! for i in 0..3 {
+//!     let pod: core::Pod = serde_yaml_ng::from_str(&worker(i))?;
+//!     s.add_pod(Pod::try_from(&pod)?, now)?;
+//! }
+//! while s.schedule_one(now).is_some() || s.run_binding_cycles(now) > 0 {}
+//!
+//! // The status writer: each outcome becomes the pod's condition.
+//! let mut conditions = Vec::new();
+//! while let Some(outcome) = received.try_recv() {
+//!     let scheduled = outcome.pod_scheduled().expect("nothing was deleted");
+//!     let condition = core::PodCondition {
+//!         type_: PodScheduled::TYPE.to_owned(),
+//!         status: scheduled.status_str().to_owned(),
+//!         reason: (!scheduled.reason.is_empty()).then(|| scheduled.reason.to_owned()),
+//!         message: (!scheduled.message.is_empty()).then_some(scheduled.message),
+//!         ..Default::default()
+//!     };
+//!     conditions.push((outcome.pod().name().to_owned(), condition));
+//! }
+//! conditions.sort_by(|a, b| a.0.cmp(&b.0));
+//! let statuses: Vec<(&str, &str)> =
+//!     conditions.iter().map(|(pod, c)| (pod.as_str(), c.status.as_str())).collect();
+//! // Two workers hold the node's eight GPUs; the third waits for room.
+//! assert_eq!(statuses, [("trainer-0", "True"), ("trainer-1", "True"), ("trainer-2", "False")]);
+//! assert_eq!(
+//!     conditions[2].1.message.as_deref(),
+//!     Some("0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! A constraint gangsched cannot honour fails the conversion and names its field:
 //!
 //! ```
