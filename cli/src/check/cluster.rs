@@ -22,12 +22,25 @@ pub(super) const SLOT: Resources = Resources::new(1_000, 1 << 30);
 /// The permit timeout of the model (upstream's 5 minutes).
 pub(super) const TIMEOUT: Duration = Duration::from_secs(300);
 
-/// What a checked cluster looks like: gangs, nodes, and which faults may happen.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Each gang as the command line's `GangSpec` (`{members, min}`).
+fn gangs_as_specs<S: serde::Serializer>(gangs: &[(u32, u32)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(gangs.len()))?;
+    for &(members, min) in gangs {
+        seq.serialize_element(&super::dimensions::GangSpec { members, min })?;
+    }
+    seq.end()
+}
+
+/// What a checked cluster looks like: gangs, nodes, and which faults may happen. Serialized
+/// as `gangway check --json` reports the dimensions checked (a gang as `{members, min}`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct ClusterConfig {
-    /// The gang behaviour under check.
+    /// The gang behaviour under check (the report gives it on its own).
+    #[serde(skip)]
     pub mode: Mode,
     /// Gangs as (members, min count).
+    #[serde(serialize_with = "gangs_as_specs")]
     pub gangs: Vec<(u32, u32)>,
     /// Nodes, each with room for this many pods.
     pub nodes: Vec<u32>,

@@ -8,7 +8,6 @@ use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
-use super::dimensions::GangSpec;
 use super::properties::{accounting, conservation, held_for_lost_member, lost_event};
 use super::protocol::{Action, GangProtocol};
 use super::symmetry::representative;
@@ -91,7 +90,7 @@ pub struct CheckReport {
     /// The cluster checked (the preset's, with any dimension changed), on one line.
     pub cluster: String,
     /// The same cluster, dimension by dimension.
-    pub dimensions: ClusterDimensions,
+    pub dimensions: ClusterConfig,
     /// Whether a dimension flag changed the preset's cluster (then `dimensions` differ from
     /// the preset's).
     pub dimensions_changed: bool,
@@ -109,47 +108,6 @@ pub struct CheckReport {
     pub states_per_sec: f64,
     /// Each property's verdict.
     pub properties: Vec<Verdict>,
-}
-
-/// A checked cluster's dimensions, as the report gives them (the flags of the same names set
-/// them).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ClusterDimensions {
-    /// Gangs: members and min count each.
-    pub gangs: Vec<GangSpec>,
-    /// Nodes: how many pods each has room for.
-    pub nodes: Vec<u32>,
-    /// Whether pods arrive one by one.
-    pub arrivals: bool,
-    /// Permit deadlines that may pass.
-    pub timeouts: u8,
-    /// Pods that may be deleted.
-    pub deletes: u8,
-    /// Binds that may fail.
-    pub bind_failures: u8,
-    /// Leftover flushes of the unschedulable pool that may run.
-    pub flushes: u8,
-    /// Changes of a PodGroup's min count that may happen.
-    pub group_updates: u8,
-}
-
-impl From<&ClusterConfig> for ClusterDimensions {
-    fn from(config: &ClusterConfig) -> ClusterDimensions {
-        ClusterDimensions {
-            gangs: config
-                .gangs
-                .iter()
-                .map(|&(members, min)| GangSpec { members, min })
-                .collect(),
-            nodes: config.nodes.clone(),
-            arrivals: config.arrivals,
-            timeouts: config.timeouts,
-            deletes: config.deletes,
-            bind_failures: config.bind_failures,
-            flushes: config.flushes,
-            group_updates: config.group_updates,
-        }
-    }
 }
 
 impl CheckReport {
@@ -260,7 +218,7 @@ fn report<C: Checker<GangProtocol>>(
     CheckReport {
         preset,
         cluster: model.config.to_string(),
-        dimensions: ClusterDimensions::from(&model.config),
+        dimensions: model.config.clone(),
         dimensions_changed: model.config != preset.config(mode),
         mode: format!("{mode:?}").to_lowercase(),
         states: checker.state_count(),

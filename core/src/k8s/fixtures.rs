@@ -1,5 +1,9 @@
 //! Reading the YAML fixtures in `testdata/`.
 
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::serde::de::DeserializeOwned;
 
@@ -29,4 +33,17 @@ pub(super) fn outcome<T, E: std::fmt::Display>(result: &Result<T, E>) -> String 
         Ok(_) => "converts".to_owned(),
         Err(e) => e.to_string(),
     }
+}
+
+/// A resource list from `(name, quantity)` pairs.
+pub(super) fn quantities(entries: &[(&str, &str)]) -> BTreeMap<String, Quantity> {
+    entries
+        .iter()
+        .map(|&(k, v)| (k.to_owned(), Quantity(v.to_owned())))
+        .collect()
+}
+
+/// A fixture pod's spec, to change.
+pub(super) fn spec(pod: &mut core::Pod) -> &mut core::PodSpec {
+    pod.spec.as_mut().expect("fixture has a spec")
 }

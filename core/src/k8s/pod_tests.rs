@@ -1,8 +1,6 @@
-use std::collections::BTreeMap;
-
 use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
+use super::fixtures::{quantities, spec};
 use super::{PodConversionError, QuantityError, RequestSite};
 use crate::{GroupKey, Pod, Resources, Time};
 
@@ -20,17 +18,6 @@ fn parse(yaml: &str) -> core::Pod {
 
 fn convert(pod: &core::Pod) -> Result<Pod, PodConversionError> {
     Pod::try_from(pod)
-}
-
-fn quantities(entries: &[(&str, &str)]) -> BTreeMap<String, Quantity> {
-    entries
-        .iter()
-        .map(|&(k, v)| (k.to_owned(), Quantity(v.to_owned())))
-        .collect()
-}
-
-fn spec(pod: &mut core::Pod) -> &mut core::PodSpec {
-    pod.spec.as_mut().expect("fixture has a spec")
 }
 
 #[test]

@@ -1,9 +1,7 @@
-use std::collections::BTreeMap;
-
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use super::fixtures::parse;
+use super::fixtures::{parse, quantities, spec};
 use super::{PodConversionError, QuantityError, RequestSite};
 use crate::{GroupKey, Labels, Pod, Resources};
 
@@ -15,17 +13,6 @@ const FRACTIONAL_GPU: &str = include_str!("testdata/pod-fractional-gpu.yaml");
 const MI: u64 = 1 << 20;
 const GI: u64 = 1 << 30;
 const GPU: &str = "nvidia.com/gpu";
-
-fn quantities(entries: &[(&str, &str)]) -> BTreeMap<String, Quantity> {
-    entries
-        .iter()
-        .map(|&(k, v)| (k.to_owned(), Quantity(v.to_owned())))
-        .collect()
-}
-
-fn spec(pod: &mut core::Pod) -> &mut core::PodSpec {
-    pod.spec.as_mut().expect("fixture has a spec")
-}
 
 fn requests(pod: &core::Pod) -> Resources {
     Pod::try_from(pod).unwrap().requests().clone()
