@@ -1,6 +1,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Node, Resources, Taint};
+use super::{Node, NodeView, Resources, Taint};
 use crate::sync::{Arc, Mutex};
 use crate::{Labels, Pod, PodId};
 
@@ -143,66 +143,6 @@ pub(super) struct PodEntry {
     pub(super) phase: PodPhase,
 }
 
-/// One node as the cache accounts for it, borrowed from a [`CacheState`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NodeView<'a> {
-    name: &'a str,
-    entry: &'a NodeEntry,
-}
-
-impl<'a> NodeView<'a> {
-    /// The node's name.
-    pub fn name(&self) -> &'a str {
-        self.name
-    }
-
-    /// The node's allocatable resources.
-    pub fn capacity(&self) -> &'a Resources {
-        &self.entry.capacity
-    }
-
-    /// The node's labels.
-    pub fn labels(&self) -> &'a Labels {
-        &self.entry.labels
-    }
-
-    /// The node's taints.
-    pub fn taints(&self) -> &'a [Taint] {
-        &self.entry.taints
-    }
-
-    /// The sum of the requests of the pods assumed on or bound to this node (I5). It exceeds
-    /// the capacity only if pods observed bound ([`CacheState::add_bound`]) overcommit it.
-    pub fn requested(&self) -> &'a Resources {
-        &self.entry.requested
-    }
-
-    /// What is left: capacity minus requested, zero where overcommitted.
-    pub fn free(&self) -> Resources {
-        self.entry.capacity.saturating_sub(&self.entry.requested)
-    }
-
-    /// The pods assumed on or bound to this node, in id order.
-    pub fn pods(&self) -> impl Iterator<Item = &'a PodId> + 'a {
-        self.entry.pods.iter()
-    }
-
-    /// How many pods are assumed on or bound to this node.
-    pub fn pod_count(&self) -> usize {
-        self.entry.pods.len()
-    }
-
-    /// The node itself, owned.
-    pub fn to_node(&self) -> Node {
-        let node = Node::new(self.name, self.entry.capacity.clone());
-        let node = node.with_labels(self.entry.labels.clone());
-        self.entry
-            .taints
-            .iter()
-            .fold(node, |node, taint| node.with_taint(taint.clone()))
-    }
-}
-
 /// kube-scheduler's cache of node reservations as pure data: the nodes with their capacity,
 /// what is requested on each and by which pods, and each pod's node, requests and phase
 /// ([`PodPhase::Assumed`] or [`PodPhase::Bound`]). Every transition is a `&mut self` method;
@@ -274,14 +214,14 @@ impl CacheState {
     /// The node `name`, if it is in the cache.
     pub fn node(&self, name: &str) -> Option<NodeView<'_>> {
         let (name, entry) = self.nodes.get_key_value(name)?;
-        Some(NodeView { name, entry })
+        Some(NodeView::new(name, entry))
     }
 
     /// Every node, in name order.
     pub fn nodes(&self) -> impl Iterator<Item = NodeView<'_>> + '_ {
         self.nodes
             .iter()
-            .map(|(name, entry)| NodeView { name, entry })
+            .map(|(name, entry)| NodeView::new(name, entry))
     }
 
     /// How many nodes are in the cache.

@@ -34,6 +34,7 @@ mod error;
 pub(crate) mod jobs;
 mod locked;
 mod node;
+mod node_view;
 mod outcome;
 pub(crate) mod parts;
 mod placement;
@@ -53,8 +54,8 @@ mod timers;
 pub use binder::{BindError, Binder, InMemoryBinder};
 pub use builder::SchedulerBuilder;
 pub use cache::{
-    AddBoundError, AddNodeError, AssumeError, Cache, CacheState, FinishBindingError, NodeView,
-    PodPhase, RemoveNodeError, RemovedPod,
+    AddBoundError, AddNodeError, AssumeError, Cache, CacheState, FinishBindingError, PodPhase,
+    RemoveNodeError, RemovedPod,
 };
 pub use check::{Invariant, Violation};
 pub use config::SchedulerConfig;
@@ -64,6 +65,7 @@ pub use error::{
     AddGroupError, AddPodError, DeleteGroupError, DeletePodError, UpdateGroupError, UpdatePodError,
 };
 pub use node::Node;
+pub use node_view::NodeView;
 pub use outcome::{
     outcome_channel, DiscardOutcomes, OutcomeSender, OutcomeSink, PodOutcome, PodScheduled,
 };
