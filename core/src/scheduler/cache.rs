@@ -46,6 +46,29 @@ impl AddNodeError {
     }
 }
 
+/// Why a node could not be updated ([`CacheState::update_node`],
+/// [`Scheduler::update_node`](super::Scheduler::update_node)). Nothing changed; the node is
+/// handed back ([`into_node`](UpdateNodeError::into_node)).
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UpdateNodeError {
+    /// No node of that name is in the cache.
+    #[error("unknown node {}", .0.name())]
+    UnknownNode(Node),
+    /// The scheduler was shut down.
+    #[error("scheduler is shut down")]
+    ShutDown(Node),
+}
+
+impl UpdateNodeError {
+    /// The node that could not be updated.
+    pub fn into_node(self) -> Node {
+        match self {
+            UpdateNodeError::UnknownNode(node) | UpdateNodeError::ShutDown(node) => node,
+        }
+    }
+}
+
 /// Why a node could not be removed ([`CacheState::remove_node`],
 /// [`Scheduler::delete_node`](super::Scheduler::delete_node)). Nothing changed.
 #[non_exhaustive]
@@ -195,6 +218,26 @@ impl CacheState {
         };
         self.nodes.insert(node.shared_name().clone(), entry);
         Ok(())
+    }
+
+    /// Replaces the capacity, labels and taints of the node of `node`'s name, keeping the pods
+    /// on it and what they request (I5 holds: the requests are theirs; a smaller capacity may
+    /// leave the node overcommitted, as an observed binding can). Returns whether anything
+    /// changed — an informer's resync of the same node is a no-op. Unknown node → error
+    /// handing `node` back.
+    pub fn update_node(&mut self, node: Node) -> Result<bool, UpdateNodeError> {
+        let Some(entry) = self.nodes.get_mut(node.name()) else {
+            return Err(UpdateNodeError::UnknownNode(node));
+        };
+        let same = entry.capacity == *node.capacity()
+            && entry.labels == *node.labels()
+            && entry.taints == node.taints();
+        if !same {
+            entry.capacity = node.capacity().clone();
+            entry.labels = node.labels().clone();
+            entry.taints = node.taints().to_vec();
+        }
+        Ok(!same)
     }
 
     /// Removes the node `name` and drops the pods assumed on or bound to it from the cache

@@ -394,3 +394,35 @@ fn the_locked_cache_delegates_and_clones_share_state() {
     other.check().unwrap();
     assert!(format!("{cache:?}").starts_with("Cache"));
 }
+
+#[test]
+fn update_node_keeps_the_pods_and_says_whether_anything_changed() {
+    use crate::scheduler::{Taint, TaintEffect};
+    let mut c = two_nodes();
+    c.assume(&pod("a", 1000, 1000), "n1").unwrap();
+    let cordoned = Node::new("n1", res(4000, 4000)).with_taint(Taint::new(
+        "node.kubernetes.io/unschedulable",
+        "",
+        TaintEffect::NoSchedule,
+    ));
+    assert_eq!(c.update_node(cordoned.clone()), Ok(true));
+    assert_eq!(
+        c.update_node(cordoned),
+        Ok(false),
+        "a resync changes nothing"
+    );
+    let view = c.node("n1").unwrap();
+    assert_eq!(view.taints().len(), 1);
+    assert_eq!(view.pods().collect::<Vec<_>>(), [&id("a")]);
+    assert_eq!(requested(&c, "n1"), res(1000, 1000));
+    // Shrunk below what is assumed: overcommitted, still accounted (I5).
+    let shrunk = Node::new("n1", res(500, 500)).with_label("zone", "b");
+    assert_eq!(c.update_node(shrunk), Ok(true));
+    assert_eq!(c.node("n1").unwrap().free(), Resources::ZERO);
+    assert_eq!(c.node("n1").unwrap().labels().get("zone"), Some("b"));
+    c.check().unwrap();
+    let unknown = Node::new("n9", res(1, 1));
+    let err = c.update_node(unknown.clone()).unwrap_err();
+    assert_eq!(err.to_string(), "unknown node n9");
+    assert_eq!(err.into_node(), unknown);
+}

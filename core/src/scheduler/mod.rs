@@ -55,7 +55,7 @@ pub use binder::{BindError, Binder, InMemoryBinder};
 pub use builder::SchedulerBuilder;
 pub use cache::{
     AddBoundError, AddNodeError, AssumeError, Cache, CacheState, FinishBindingError, PodPhase,
-    RemoveNodeError, RemovedPod,
+    RemoveNodeError, RemovedPod, UpdateNodeError,
 };
 pub use check::{Invariant, Violation};
 pub use config::SchedulerConfig;

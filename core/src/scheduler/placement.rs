@@ -74,8 +74,14 @@ impl ResourceFit {
     pub const PLUGIN: &'static str = "NodeResourcesFit";
 
     /// The events its queueing hint answers `Queue` to: freed resources (a bound pod deleted,
-    /// a reservation released) or a new node may give a pod that fit nowhere its room (I7).
-    pub const HINT_EVENTS: [EventKind; 2] = [EventKind::AssignedPodDelete, EventKind::NodeAdd];
+    /// a reservation released), a new node, or a node's update (more capacity, new labels,
+    /// a taint gone) may give a pod that fit nowhere its room (I7) — upstream's
+    /// NodeResourcesFit, NodeAffinity and TaintToleration register the same.
+    pub const HINT_EVENTS: [EventKind; 3] = [
+        EventKind::AssignedPodDelete,
+        EventKind::NodeAdd,
+        EventKind::NodeUpdate,
+    ];
 
     /// NodeAffinity's reason for a node whose labels do not match the pod's node selector.
     pub const SELECTOR_MISMATCH: &'static str = "node(s) didn't match Pod's node affinity/selector";

@@ -11,7 +11,8 @@ use super::steps;
 use super::{
     AddGroupError, AddNodeError, AddPodError, Binder, Cache, DeleteGroupError, DeletePodError,
     InMemoryBinder, Node, OutcomeSink, Placement, PodOutcome, PodPhase, RemoveNodeError,
-    ResourceFit, SchedulerConfig, SchedulerStats, UpdateGroupError, UpdatePodError, Violation,
+    ResourceFit, SchedulerConfig, SchedulerStats, UpdateGroupError, UpdateNodeError,
+    UpdatePodError, Violation,
 };
 
 /// A gang-scheduling core an embedder drives: the scheduling queue with the gang plugin's
@@ -174,6 +175,12 @@ impl Scheduler {
     /// A node joined: pods that found no room are asked again.
     pub fn add_node(&self, node: Node, now: Time) -> Result<(), AddNodeError> {
         steps::node_added(&mut self.parts(), node, now)
+    }
+
+    /// A node changed — capacity, labels or taints (a cordon is a taint): the cache keeps the
+    /// pods on it, and pods that found no node are asked again. `Ok(false)`: nothing changed.
+    pub fn update_node(&self, node: Node, now: Time) -> Result<bool, UpdateNodeError> {
+        steps::node_updated(&mut self.parts(), node, now)
     }
 
     /// A node left; the pods the cache had on it are returned (their own delete events

@@ -84,3 +84,40 @@ fn upstream_members_come_back_one_binding_cycle_at_a_time() {
     assert_eq!(s.run_binding_cycles(Time::from_secs(10)), 2);
     s.check().unwrap();
 }
+
+/// A pod that found only a cordoned node is asked again when the node is uncordoned (I7 for
+/// node updates): the update is announced, NodeResourcesFit's hint queues it.
+#[test]
+fn uncordoning_a_node_schedules_the_pod_that_found_it_cordoned() {
+    use super::{Taint, TaintEffect, UpdateNodeError};
+    let s = Scheduler::new(SchedulerConfig::default());
+    let now = Time::ZERO;
+    let cordon = Taint::new(
+        "node.kubernetes.io/unschedulable",
+        "",
+        TaintEffect::NoSchedule,
+    );
+    let node = Node::new("n", Resources::new(4 * CPU, 8 << 30));
+    s.add_node(node.clone().with_taint(cordon), now).unwrap();
+    let solo = Pod::new("solo", "ml", "solo").with_requests(Resources::new(CPU, 1 << 30));
+    s.add_pod(solo.clone(), now).unwrap();
+    while s.schedule_one(now).is_some() {}
+    assert_eq!(s.queue().place(solo.id()), Some(QueuePlace::Unschedulable));
+    assert_eq!(s.update_node(node.clone(), now), Ok(true), "uncordoned");
+    assert_ne!(
+        s.queue().place(solo.id()),
+        Some(QueuePlace::Unschedulable),
+        "asked again"
+    );
+    let later = now + Duration::from_secs(10);
+    s.tick(later);
+    while s.schedule_one(later).is_some() || s.run_binding_cycles(later) > 0 {}
+    assert!(s.is_bound(solo.id()));
+    assert_eq!(s.update_node(node.clone(), later), Ok(false), "a resync");
+    s.close();
+    assert!(matches!(
+        s.update_node(node, later),
+        Err(UpdateNodeError::ShutDown(_))
+    ));
+    s.check().unwrap();
+}

@@ -9,7 +9,7 @@ use crate::{GroupKey, Pod, PodGroup, PodId, Time};
 use super::super::parts::{Flaw, Parts};
 use super::super::{
     AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, Node,
-    RemoveNodeError, UpdateGroupError, UpdatePodError,
+    RemoveNodeError, UpdateGroupError, UpdateNodeError, UpdatePodError,
 };
 
 /// A cluster event through the queue's move-all, skipping the pods `precheck` refuses; returns
@@ -176,6 +176,22 @@ pub fn node_added<P: Parts>(p: &mut P, node: Node, now: Time) -> Result<(), AddN
     p.cache(|c| c.add_node(node))?;
     announce(p, ClusterEvent::NodeAdd(name.as_str().into()), None, now);
     Ok(())
+}
+
+/// A node changed (its capacity, labels or taints; cordoned or uncordoned): the cache takes
+/// the new node, keeping its pods, and — if anything changed — the update is announced, so
+/// pods that found no room, no matching node or only untolerated taints are asked again (I7).
+/// `Ok(false)`: nothing changed (an informer's resync).
+pub fn node_updated<P: Parts>(p: &mut P, node: Node, now: Time) -> Result<bool, UpdateNodeError> {
+    if p.read_driver(|d| d.is_shut_down()) {
+        return Err(UpdateNodeError::ShutDown(node));
+    }
+    let name = node.name().to_owned();
+    let changed = p.cache(|c| c.update_node(node))?;
+    if changed {
+        announce(p, ClusterEvent::NodeUpdate(name.as_str().into()), None, now);
+    }
+    Ok(changed)
 }
 
 /// A node left; the pods the cache had on it are returned (their own delete events follow

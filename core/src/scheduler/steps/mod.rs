@@ -18,7 +18,7 @@ mod timers;
 pub use binding::{begin_binding, binding_cycle, end_binding, Binding, BindingOutcome};
 pub use cycle::{hand_back_unfit, permit, place_and_reserve, record_late, Placed};
 pub use events::{
-    announce, group_added, group_deleted, group_updated, node_added, node_deleted, pod_added,
-    pod_deleted, pod_updated,
+    announce, group_added, group_deleted, group_updated, node_added, node_deleted, node_updated,
+    pod_added, pod_deleted, pod_updated,
 };
 pub use timers::{expire_deadlines, flush_backoff, flush_leftover, next_permit_deadline};
