@@ -1,12 +1,14 @@
 //! The `gangway` command's parts: the protocol model checker over the core's real states and
 //! driver steps ([`check`]), the workload simulator that runs the real scheduler ([`simulate`]),
 //! and the Go anchor's workloads through the real gang plugin and waiting map
-//! ([`bench`](mod@bench)); output files are checked before a run ([`output`]).
+//! ([`bench`](mod@bench)); the same trace through kube-scheduler's own queue and gangway's
+//! ([`differential`]); output files are checked before a run ([`output`]).
 
 #![deny(missing_docs)]
 
 pub mod bench;
 pub mod check;
+pub mod differential;
 pub mod output;
 pub mod simulate;
 

@@ -39,6 +39,23 @@ enum Command {
     /// outcome is wrong (a pod not bound — W2: not rejected by its timeout —, the waiting map
     /// not empty, a pod still assumed; W3: a pod no longer waiting).
     Bench(BenchArgs),
+    /// Run traces through kube-scheduler's own scheduling queue (the Go harness in
+    /// upstream/, k8s.io/kubernetes v1.36) and through gangway's, and print, for each, the
+    /// share of steps whose observations are equal and the first step where they differ, with
+    /// both observations. Exits 1 if any trace differs.
+    Differential(DifferentialArgs),
+}
+
+/// `gangway differential`'s flags.
+#[derive(clap::Args, Debug)]
+struct DifferentialArgs {
+    /// The Go harness (`go build -ldflags=-checklinkname=0 -o BIN ./cmd/queuetrace` in
+    /// upstream/).
+    #[arg(long, value_name = "BIN")]
+    upstream: std::path::PathBuf,
+    /// The traces (JSON lines, as upstream/README.md describes).
+    #[arg(required = true, value_name = "TRACE")]
+    traces: Vec<std::path::PathBuf>,
 }
 
 /// `gangway bench`'s flags.
@@ -113,6 +130,56 @@ fn main() -> ExitCode {
         Command::Check(args) => check_command(&args),
         Command::Simulate(options) => simulate_command(&options),
         Command::Bench(args) => bench_command(&args),
+        Command::Differential(args) => differential_command(&args),
+    }
+}
+
+fn differential_command(args: &DifferentialArgs) -> ExitCode {
+    use gangway_cli::differential::{self, trace};
+    let (mut steps, mut equal, mut differing) = (0, 0, 0);
+    for path in &args.traces {
+        let ops = match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| trace::parse(&text))
+        {
+            Ok(ops) => ops,
+            Err(e) => {
+                eprintln!("gangway differential: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        let outcome = match differential::differential(&args.upstream, &ops) {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                eprintln!("gangway differential: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        steps += outcome.steps;
+        equal += outcome.equal;
+        match &outcome.first {
+            None => println!("{}: {} steps, all equal", path.display(), outcome.steps),
+            Some(first) => {
+                differing += 1;
+                println!(
+                    "{}: {} of {} steps equal; {first}",
+                    path.display(),
+                    outcome.equal,
+                    outcome.steps
+                );
+            }
+        }
+    }
+    let share = if steps == 0 { 1.0 } else { equal as f64 / steps as f64 };
+    println!(
+        "fidelity: {equal} of {steps} steps equal ({:.1}%), {differing} of {} traces differ",
+        share * 100.0,
+        args.traces.len()
+    );
+    if differing == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 

@@ -1,0 +1,159 @@
+//! The differential: the same trace through kube-scheduler's own scheduling queue (the Go
+//! harness `upstream/cmd/queuetrace`, k8s.io/kubernetes v1.36) and through gangway's
+//! (`queue.rs`), observation by observation; the first step where they differ is reported
+//! with both observations (upstream/README.md).
+
+pub mod queue;
+pub mod trace;
+
+use std::fmt;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use gangsched::queue::QueueConfig;
+
+pub use trace::{Observation, Op};
+
+/// Where a trace's two runs first part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// The step (from 1).
+    pub step: usize,
+    /// The operation there.
+    pub op: Op,
+    /// kube-scheduler's observation (`None`: it stopped before this step).
+    pub upstream: Option<Observation>,
+    /// gangway's observation.
+    pub gangway: Option<Observation>,
+}
+
+impl fmt::Display for Difference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show = |o: &Option<Observation>| {
+            o.as_ref().map_or("(nothing)".to_owned(), |o| {
+                serde_json::to_string(o).expect("an observation serializes")
+            })
+        };
+        writeln!(
+            f,
+            "first difference at step {}: {}",
+            self.step,
+            serde_json::to_string(&self.op).expect("an op serializes")
+        )?;
+        writeln!(f, "  kube-scheduler {}", show(&self.upstream))?;
+        write!(f, "  gangway        {}", show(&self.gangway))
+    }
+}
+
+/// How a trace's differential went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Steps run.
+    pub steps: usize,
+    /// Steps whose observations are equal.
+    pub equal: usize,
+    /// The first difference, if any.
+    pub first: Option<Difference>,
+}
+
+/// Compares two runs of `ops` step by step.
+pub fn compare(ops: &[Op], upstream: &[Observation], gangway: &[Observation]) -> Outcome {
+    let steps = ops.len();
+    let equal = (0..steps)
+        .filter(|&i| upstream.get(i).is_some() && upstream.get(i) == gangway.get(i))
+        .count();
+    let first = (0..steps)
+        .find(|&i| upstream.get(i).is_none() || upstream.get(i) != gangway.get(i))
+        .map(|i| Difference {
+            step: i + 1,
+            op: ops[i].clone(),
+            upstream: upstream.get(i).cloned(),
+            gangway: gangway.get(i).cloned(),
+        });
+    Outcome {
+        steps,
+        equal,
+        first,
+    }
+}
+
+/// Runs `ops` through the Go harness at `harness`.
+pub fn run_upstream(harness: &Path, ops: &[Op]) -> Result<Vec<Observation>, String> {
+    let mut child = Command::new(harness)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", harness.display()))?;
+    let input = trace::to_json_lines(ops);
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input.as_bytes())
+        .map_err(|e| format!("cannot write the trace to {}: {e}", harness.display()))?;
+    let output = child
+        .wait_with_output()
+        .map_err(|e| format!("{} failed: {e}", harness.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} exited with {}: {}",
+            harness.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    trace::parse_observations(&String::from_utf8_lossy(&output.stdout))
+}
+
+/// Runs `ops` through both and compares them.
+pub fn differential(harness: &Path, ops: &[Op]) -> Result<Outcome, String> {
+    let upstream = run_upstream(harness, ops)?;
+    let gangway = queue::run(ops, QueueConfig::DEFAULT);
+    Ok(compare(ops, &upstream, &gangway))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ops() -> Vec<Op> {
+        trace::parse(
+            "# a comment\n{\"op\":\"add\",\"pod\":\"a\"}\n\n{\"op\":\"pop\"}\n{\"op\":\"done\",\"pod\":\"a\"}\n",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn equal_runs_have_no_difference_and_a_changed_place_is_the_first() {
+        let ops = ops();
+        let ours = queue::run(&ops, QueueConfig::DEFAULT);
+        assert_eq!(ours[1].popped.as_deref(), Some("a"));
+        assert_eq!(ours[1].places["a"], "in_flight");
+        assert_eq!(ours[2].places["a"], "absent");
+        let clean = compare(&ops, &ours, &ours);
+        assert_eq!((clean.steps, clean.equal, clean.first), (3, 3, None));
+        let mut theirs = ours.clone();
+        theirs[1].places.insert("a".into(), "active".into());
+        let diff = compare(&ops, &theirs, &ours);
+        assert_eq!(diff.equal, 2);
+        let first = diff.first.unwrap();
+        assert_eq!(first.step, 2);
+        assert!(first
+            .to_string()
+            .starts_with("first difference at step 2: {\"op\":\"pop\"}"));
+        let short = compare(&ops, &theirs[..1], &ours);
+        assert_eq!(
+            short.first.unwrap().step,
+            2,
+            "a run that stopped early differs"
+        );
+    }
+
+    #[test]
+    fn a_bad_line_is_named() {
+        let err = trace::parse("{\"op\":\"pop\"}\n{\"op\":\"fly\"}\n").unwrap_err();
+        assert!(err.starts_with("line 2:"), "{err}");
+    }
+}

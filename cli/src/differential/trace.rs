@@ -1,0 +1,129 @@
+//! The differential's trace and observation: one JSON line per operation in, one per step
+//! out — the format `upstream/cmd/queuetrace` reads and prints (upstream/README.md).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One operation of a trace, as the Go harness reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Op {
+    /// A pod is created (`priority` defaults to 0), at the clock's time.
+    Add {
+        /// Its name (and uid).
+        pod: String,
+        /// Its priority.
+        #[serde(default)]
+        priority: i32,
+    },
+    /// The scheduling loop pops the head of the queue, if anything can be popped.
+    Pop,
+    /// The popped pod's attempt failed, rejected by `plugins`.
+    Unschedulable {
+        /// The pod.
+        pod: String,
+        /// The rejecting plugins.
+        plugins: Vec<String>,
+    },
+    /// The popped pod's attempt failed with an error (no plugin rejected it).
+    Error {
+        /// The pod.
+        pod: String,
+    },
+    /// The popped pod's attempt ended (bound).
+    Done {
+        /// The pod.
+        pod: String,
+    },
+    /// A cluster event moves the pods it may help (`NodeAdd`, `NodeUpdate`,
+    /// `AssignedPodDelete`, `AssignedPodAdd`).
+    MoveAll {
+        /// The event's name.
+        event: String,
+    },
+    /// These pods are activated.
+    Activate {
+        /// The pods.
+        pods: Vec<String>,
+    },
+    /// A pod is deleted.
+    Delete {
+        /// The pod.
+        pod: String,
+    },
+    /// The clock moves forward.
+    AdvanceMs {
+        /// By this many milliseconds.
+        ms: u64,
+    },
+    /// The periodic backoff flush runs.
+    FlushBackoff,
+    /// The periodic unschedulable-pool flush runs.
+    FlushLeftover,
+}
+
+impl Op {
+    /// The operation's name in a trace (`add`, `pop`, …).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Add { .. } => "add",
+            Op::Pop => "pop",
+            Op::Unschedulable { .. } => "unschedulable",
+            Op::Error { .. } => "error",
+            Op::Done { .. } => "done",
+            Op::MoveAll { .. } => "move_all",
+            Op::Activate { .. } => "activate",
+            Op::Delete { .. } => "delete",
+            Op::AdvanceMs { .. } => "advance_ms",
+            Op::FlushBackoff => "flush_backoff",
+            Op::FlushLeftover => "flush_leftover",
+        }
+    }
+}
+
+/// What either side saw after one step: the pod a pop returned, and where each pod the trace
+/// named is (`active`, `backoff`, `error_backoff`, `unschedulable`, `in_flight`, `absent`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observation {
+    /// The step, from 1.
+    pub step: usize,
+    /// The operation's name.
+    pub op: String,
+    /// The pod the step popped, if it was a pop that returned one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub popped: Option<String>,
+    /// Each named pod's place.
+    pub places: BTreeMap<String, String>,
+    /// The operation's error, if it returned one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A trace's operations from JSON lines (blank lines and `#` comments skipped); the error
+/// names the line.
+pub fn parse(text: &str) -> Result<Vec<Op>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+        .map(|(i, line)| serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1)))
+        .collect()
+}
+
+/// Observations from JSON lines.
+pub fn parse_observations(text: &str) -> Result<Vec<Observation>, String> {
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .enumerate()
+        .map(|(i, line)| {
+            serde_json::from_str(line).map_err(|e| format!("observation {}: {e}", i + 1))
+        })
+        .collect()
+}
+
+/// A trace as JSON lines, without comments (what the Go harness is given).
+pub fn to_json_lines(ops: &[Op]) -> String {
+    ops.iter()
+        .map(|op| serde_json::to_string(op).expect("an op serializes") + "\n")
+        .collect()
+}
