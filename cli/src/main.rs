@@ -53,6 +53,10 @@ struct DifferentialArgs {
     /// upstream/).
     #[arg(long, value_name = "BIN")]
     upstream: std::path::PathBuf,
+    /// gangway's queue with 1.36's 1-second backoff ordering window (`QueueConfig`'s
+    /// `ordering_window`) rather than its default exact comparison.
+    #[arg(long)]
+    ordering_window: bool,
     /// The traces (JSON lines, as upstream/README.md describes).
     #[arg(required = true, value_name = "TRACE")]
     traces: Vec<std::path::PathBuf>,
@@ -148,7 +152,11 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let outcome = match differential::differential(&args.upstream, &ops) {
+        let mut config = gangsched::QueueConfig::DEFAULT;
+        if args.ordering_window {
+            config = config.with_ordering_window(Some(std::time::Duration::from_secs(1)));
+        }
+        let outcome = match differential::differential(&args.upstream, &ops, config) {
             Ok(outcome) => outcome,
             Err(e) => {
                 eprintln!("gangway differential: {}: {e}", path.display());
@@ -170,7 +178,11 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
             }
         }
     }
-    let share = if steps == 0 { 1.0 } else { equal as f64 / steps as f64 };
+    let share = if steps == 0 {
+        1.0
+    } else {
+        equal as f64 / steps as f64
+    };
     println!(
         "fidelity: {equal} of {steps} steps equal ({:.1}%), {differing} of {} traces differ",
         share * 100.0,

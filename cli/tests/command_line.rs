@@ -325,3 +325,61 @@ fn get(addr: &str, path: &str) -> String {
         .expect("the response is read");
     response
 }
+
+/// `gangway differential` against a stand-in for the Go harness (a script printing fixed
+/// observations): equal observations pass; one changed place fails, exit 1, with the first
+/// differing step and both observations — the witness that the runner can fail. A harness
+/// that cannot run is exit 2.
+#[test]
+fn the_differential_reports_the_first_difference_and_fails() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("differential");
+    let trace = dir.join("trace.jsonl");
+    std::fs::write(
+        &trace,
+        "{\"op\":\"add\",\"pod\":\"a\"}\n{\"op\":\"pop\"}\n{\"op\":\"done\",\"pod\":\"a\"}\n",
+    )
+    .unwrap();
+    let harness = |name: &str, second_place: &str| {
+        let path = dir.join(name);
+        let script = format!(
+            "#!/bin/sh\ncat > /dev/null\n\
+             echo '{{\"step\":1,\"op\":\"add\",\"places\":{{\"a\":\"active\"}}}}'\n\
+             echo '{{\"step\":2,\"op\":\"pop\",\"popped\":\"a\",\"places\":{{\"a\":\"{second_place}\"}}}}'\n\
+             echo '{{\"step\":3,\"op\":\"done\",\"places\":{{\"a\":\"absent\"}}}}'\n"
+        );
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    };
+    let run = |harness: &PathBuf| {
+        let (harness, trace) = (harness.to_str().unwrap(), trace.to_str().unwrap());
+        gangway(&["differential", "--upstream", harness, trace])
+    };
+    let same = run(&harness("same.sh", "in_flight"));
+    assert!(same.status.success(), "{}{}", stdout(&same), stderr(&same));
+    assert!(
+        stdout(&same).contains("3 steps, all equal"),
+        "{}",
+        stdout(&same)
+    );
+    assert!(stdout(&same).contains("fidelity: 3 of 3 steps equal (100.0%)"));
+
+    let broken = run(&harness("broken.sh", "active"));
+    assert_eq!(broken.status.code(), Some(1), "{}", stdout(&broken));
+    let out = stdout(&broken);
+    assert!(
+        out.contains("2 of 3 steps equal; first difference at step 2: {\"op\":\"pop\"}"),
+        "{out}"
+    );
+    assert!(out.contains("kube-scheduler {\"step\":2,\"op\":\"pop\",\"popped\":\"a\",\"places\":{\"a\":\"active\"}}"), "{out}");
+    assert!(out.contains("gangway        {\"step\":2,\"op\":\"pop\",\"popped\":\"a\",\"places\":{\"a\":\"in_flight\"}}"), "{out}");
+
+    let missing = run(&dir.join("no-such-harness"));
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("cannot run"),
+        "{}",
+        stderr(&missing)
+    );
+}

@@ -107,10 +107,10 @@ pub fn run_upstream(harness: &Path, ops: &[Op]) -> Result<Vec<Observation>, Stri
     trace::parse_observations(&String::from_utf8_lossy(&output.stdout))
 }
 
-/// Runs `ops` through both and compares them.
-pub fn differential(harness: &Path, ops: &[Op]) -> Result<Outcome, String> {
+/// Runs `ops` through both — gangway's queue configured as `config` — and compares them.
+pub fn differential(harness: &Path, ops: &[Op], config: QueueConfig) -> Result<Outcome, String> {
     let upstream = run_upstream(harness, ops)?;
-    let gangway = queue::run(ops, QueueConfig::DEFAULT);
+    let gangway = queue::run(ops, config);
     Ok(compare(ops, &upstream, &gangway))
 }
 
