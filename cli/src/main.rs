@@ -57,6 +57,10 @@ struct DifferentialArgs {
     /// `ordering_window`) rather than its default exact comparison.
     #[arg(long)]
     ordering_window: bool,
+    /// gangway's queue popping from the backoff queue when the active queue is empty
+    /// (`QueueConfig`'s `pop_from_backoff`, 1.36's `SchedulerPopFromBackoffQ`).
+    #[arg(long)]
+    pop_from_backoff: bool,
     /// The traces (JSON lines, as upstream/README.md describes).
     #[arg(required = true, value_name = "TRACE")]
     traces: Vec<std::path::PathBuf>,
@@ -156,6 +160,7 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
         if args.ordering_window {
             config = config.with_ordering_window(Some(std::time::Duration::from_secs(1)));
         }
+        config = config.with_pop_from_backoff(args.pop_from_backoff);
         let outcome = match differential::differential(&args.upstream, &ops, config) {
             Ok(outcome) => outcome,
             Err(e) => {

@@ -26,6 +26,12 @@ pub struct QueueConfig {
     /// The ordering window of newer releases: backoff expiries and `now` are truncated to it
     /// before comparing. `None` (the default) compares exactly.
     pub ordering_window: Option<Duration>,
+    /// Whether a pop with an empty active queue takes the pod backing off for a rejection
+    /// whose backoff ends first (ties in the active queue's order) — never one in the error
+    /// backoff. kube-scheduler 1.36's `SchedulerPopFromBackoffQ`, which also brings the 1 s
+    /// [`ordering_window`](Self::ordering_window). Off (the default): only the active queue
+    /// pops, as before 1.33.
+    pub pop_from_backoff: bool,
 }
 
 impl Default for QueueConfig {
@@ -42,6 +48,7 @@ impl QueueConfig {
         max_backoff: Duration::from_secs(10),
         max_in_unschedulable: Duration::from_secs(5 * 60),
         ordering_window: None,
+        pop_from_backoff: false,
     };
 
     /// This configuration with the first backoff `backoff`.
@@ -65,6 +72,13 @@ impl QueueConfig {
     /// This configuration with the ordering window `window` (`None`: compare exactly).
     pub const fn with_ordering_window(mut self, window: Option<Duration>) -> Self {
         self.ordering_window = window;
+        self
+    }
+
+    /// This configuration popping from the backoff queue when the active queue is empty, or
+    /// not (see [`pop_from_backoff`](Self::pop_from_backoff)).
+    pub const fn with_pop_from_backoff(mut self, pop: bool) -> Self {
+        self.pop_from_backoff = pop;
         self
     }
 

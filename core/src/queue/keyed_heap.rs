@@ -43,6 +43,11 @@ impl<K: Ord + Copy + std::fmt::Debug> KeyedHeap<K> {
         }
     }
 
+    /// Every entry, in the heap's (partial) order.
+    pub(super) fn entries(&self) -> impl Iterator<Item = (K, u32)> + '_ {
+        self.heap.iter().copied()
+    }
+
     /// The smallest entry.
     pub(super) fn peek(&self) -> Option<(K, u32)> {
         self.heap.first().copied()

@@ -191,9 +191,11 @@ impl SchedulingQueue {
         f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R,
     ) -> R {
         let mut state = self.lock();
-        let before = state.active_len();
+        // What a blocked pop could take grew: the active queue, or (1.36's pop from backoff)
+        // the pods backing off for a rejection.
+        let before = state.poppable_len();
         let result = f(&mut state, &*self.shared.plugins);
-        let grew = state.active_len() > before;
+        let grew = state.poppable_len() > before;
         let lengths = state.lengths();
         drop(state);
         if grew {

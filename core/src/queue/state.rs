@@ -250,10 +250,40 @@ impl QueueState {
     }
 
     /// Takes the first pod of the active queue, if any: it is in flight from now on, its
-    /// attempt counted and last attempt's rejectors cleared.
+    /// attempt counted and last attempt's rejectors cleared. With
+    /// [`pop_from_backoff`](QueueConfig::pop_from_backoff) and an empty active queue, the pod
+    /// backing off for a rejection whose backoff ends first, ties in the active queue's order
+    /// (kube-scheduler 1.36); never one in the error backoff.
     pub fn pop(&mut self) -> Option<Popped> {
-        let id = self.active.first()?.1.clone();
-        self.pop_tied(&id)
+        if let Some((_, id)) = self.active.first() {
+            let id = id.clone();
+            return self.pop_tied(&id);
+        }
+        if !self.config.pop_from_backoff {
+            return None;
+        }
+        let (first, _) = self.backoff.peek()?;
+        let (_, id) = self
+            .backoff
+            .entries()
+            .filter(|&(expiry, _)| expiry == first)
+            .map(|(_, slot)| {
+                let info = self.info_at(slot);
+                (SortKey::priority(info), info.id().clone())
+            })
+            .min()?;
+        Some(self.start_attempt(&id))
+    }
+
+    /// How many pods a pop could take: the active ones, and with
+    /// [`pop_from_backoff`](QueueConfig::pop_from_backoff) those backing off for a rejection.
+    pub fn poppable_len(&self) -> usize {
+        let backoff = if self.config.pop_from_backoff {
+            self.backoff.len()
+        } else {
+            0
+        };
+        self.active.len() + backoff
     }
 
     /// The active pods tied with the head (the same sort key as the first), in pop order:
@@ -273,8 +303,13 @@ impl QueueState {
         if self.place(id) != Some(QueuePlace::Active(head)) {
             return None;
         }
+        Some(self.start_attempt(id))
+    }
+
+    /// Takes the queued pod `id` out of its place and puts it in flight: its attempt begins.
+    fn start_attempt(&mut self, id: &PodId) -> Popped {
         let id = id.clone();
-        let mut info = self.remove_entry(&id).expect("active pods are placed");
+        let mut info = self.remove_entry(&id).expect("queued pods are placed");
         info.start_attempt();
         self.cycle += 1;
         self.in_flight.insert(
@@ -285,10 +320,10 @@ impl QueueState {
             },
         );
         self.insert(info.clone(), QueuePlace::InFlight);
-        Some(Popped {
+        Popped {
             info,
             cycle: self.cycle,
-        })
+        }
     }
 
     /// The pod's attempt is over (bound, or handed back): it stops being in flight and events

@@ -451,3 +451,53 @@ fn next_backoff_expiry_and_leftover_flush_say_when_the_flushes_have_work() {
     // Second attempt: 2 s backoff from its failure at 400 s.
     assert_eq!(q.next_backoff_expiry(), Some(Time::from_secs(402)));
 }
+
+/// 1.36's pop from backoff: with the active queue empty, a pop takes the rejected pod whose
+/// backoff ends first, ties by priority; a pod in the error backoff is never taken early; with
+/// the option off (the witness) nothing pops.
+#[test]
+fn pop_from_backoff_takes_the_earliest_rejection_never_an_error() {
+    let p = plugins();
+    let now = Time::ZERO;
+    for pop_from_backoff in [true, false] {
+        let config = QueueConfig::DEFAULT.with_pop_from_backoff(pop_from_backoff);
+        let mut q = QueueState::new(config);
+        for (name, priority) in [("low", 0), ("high", 5), ("err", 9)] {
+            q.add(pod(name, priority), now, &p).unwrap();
+        }
+        // "err" fails with an error, then "high" and "low" are rejected at the same instant:
+        // the same backoff expiry, so priority breaks the tie.
+        let err = q.pop().unwrap();
+        assert_eq!(err.info.id(), &id("err"));
+        q.hand_back(&id("err"), None, now, &p).unwrap();
+        for name in ["high", "low"] {
+            let popped = q.pop().unwrap();
+            assert_eq!(popped.info.id(), &id(name));
+            q.add_unschedulable_if_not_present(popped.info.rejected_by(NODE), now, &p)
+                .unwrap();
+        }
+        q.move_all_to_active_or_backoff(
+            ClusterEvent::AssignedPodDelete(pod("x", 0)),
+            None,
+            now,
+            &p,
+        );
+        assert!(matches!(q.place(&id("high")), Some(QueuePlace::Backoff(_))));
+        assert!(matches!(
+            q.place(&id("err")),
+            Some(QueuePlace::ErrorBackoff(_))
+        ));
+        checked(&q);
+        if !pop_from_backoff {
+            assert_eq!(q.poppable_len(), 0);
+            assert!(q.pop().is_none(), "only the active queue pops");
+            continue;
+        }
+        assert_eq!(q.poppable_len(), 2, "the error backoff is not poppable");
+        assert_eq!(q.pop().unwrap().info.id(), &id("high"));
+        assert_eq!(q.pop().unwrap().info.id(), &id("low"));
+        assert!(q.pop().is_none(), "the error backoff waits out its expiry");
+        assert_eq!(q.place(&id("high")), Some(QueuePlace::InFlight));
+        checked(&q);
+    }
+}
