@@ -16,6 +16,8 @@ pub fn run(ops: &[Op], config: QueueConfig) -> Vec<Observation> {
     let mut queue = QueueState::new(config);
     let mut now = Time::ZERO;
     let mut names: Vec<String> = Vec::new();
+    // Each pod's latest object, as the informer's cache has it.
+    let mut objects: BTreeMap<String, Pod> = BTreeMap::new();
     let mut observations = Vec::with_capacity(ops.len());
     for (i, op) in ops.iter().enumerate() {
         let mut popped = None;
@@ -25,11 +27,20 @@ pub fn run(ops: &[Op], config: QueueConfig) -> Vec<Observation> {
                 if !names.contains(pod) {
                     names.push(pod.clone());
                 }
-                let pod = Pod::new(pod.as_str(), "ns", pod).with_priority(*priority);
-                if let Err(e) = queue.add(pod, now, &plugins) {
+                let object = Pod::new(pod.as_str(), "ns", pod).with_priority(*priority);
+                objects.insert(pod.clone(), object.clone());
+                if let Err(e) = queue.add(object, now, &plugins) {
                     error = Some(e.to_string());
                 }
             }
+            Op::Update { pod, priority } => match objects.get(pod).cloned() {
+                Some(old) => {
+                    let new = old.clone().with_priority(*priority);
+                    objects.insert(pod.clone(), new.clone());
+                    queue.update(old, new, now, &plugins);
+                }
+                None => error = Some(format!("pod {pod} is unknown")),
+            },
             Op::Pop => popped = queue.pop().map(|p| p.info.id().to_string()),
             Op::Unschedulable { pod, plugins: by } => {
                 let rejector = by.first().map(|p| PluginName::from(p.clone()));

@@ -17,6 +17,14 @@ pub enum Op {
         #[serde(default)]
         priority: i32,
     },
+    /// A pod's object changes: its new priority.
+    Update {
+        /// The pod.
+        pod: String,
+        /// Its new priority.
+        #[serde(default)]
+        priority: i32,
+    },
     /// The scheduling loop pops the head of the queue, if anything can be popped.
     Pop,
     /// The popped pod's attempt failed, rejected by `plugins`.
@@ -68,6 +76,7 @@ impl Op {
     pub fn name(&self) -> &'static str {
         match self {
             Op::Add { .. } => "add",
+            Op::Update { .. } => "update",
             Op::Pop => "pop",
             Op::Unschedulable { .. } => "unschedulable",
             Op::Error { .. } => "error",

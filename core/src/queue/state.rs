@@ -197,7 +197,9 @@ impl QueueState {
         Ok(self.move_to_active(QueuedPodInfo::new(pod, now), now, plugins))
     }
 
-    /// A queued pod's object changed. In flight: recorded as an event for its attempt. Active or
+    /// A queued pod's object changed. In flight: recorded as an event for its attempt, and the
+    /// queue's record takes the new object, so a hand-back requeues the pod as it is now (as
+    /// kube-scheduler's failure handler requeues the informer cache's copy). Active or
     /// backing off: updated in place. Unschedulable: its rejectors' hints decide whether the
     /// update moves it. Unknown: added like a new pod. Returns the pod's place afterwards.
     pub fn update(
@@ -215,6 +217,7 @@ impl QueueState {
         match self.place(&id) {
             Some(QueuePlace::InFlight) => {
                 self.record(event, Some(id.clone()));
+                self.info_mut(&id).expect("placed").set_pod(new);
             }
             Some(QueuePlace::Active(_)) => {
                 let mut info = self.remove_entry(&id).expect("placed");

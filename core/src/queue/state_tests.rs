@@ -501,3 +501,22 @@ fn pop_from_backoff_takes_the_earliest_rejection_never_an_error() {
         checked(&q);
     }
 }
+
+/// An update while the pod is in flight is an event of its attempt and its new object: handed
+/// back, the pod is requeued as it is now (kube-scheduler's failure handler requeues the
+/// informer's copy) — upstream/traces/update_in_flight.jsonl measures it against the real code.
+#[test]
+fn a_pod_updated_in_flight_comes_back_as_its_new_object() {
+    let p = plugins();
+    let now = Time::ZERO;
+    let mut q = QueueState::new(QueueConfig::DEFAULT);
+    q.add(pod("a", 0), now, &p).unwrap();
+    q.pop().unwrap();
+    assert_eq!(
+        q.update(pod("a", 0), pod("a", 10), now, &p),
+        QueuePlace::InFlight
+    );
+    q.hand_back(&id("a"), Some(NODE.into()), now, &p).unwrap();
+    assert_eq!(q.info(&id("a")).unwrap().pod().priority(), 10);
+    checked(&q);
+}

@@ -340,7 +340,11 @@ impl QueueModel {
             Some(i) => {
                 let record = &mut self.records[i];
                 match &mut record.place {
-                    ModelPlace::InFlight { seen, .. } => seen.push(event),
+                    ModelPlace::InFlight { seen, .. } => {
+                        seen.push(event);
+                        // Handed back, it comes back as it is now.
+                        record.info.pod = new;
+                    }
                     ModelPlace::Active | ModelPlace::Backoff(_) | ModelPlace::ErrorBackoff(_) => {
                         record.info.pod = new;
                     }

@@ -7,6 +7,7 @@
 // A trace is JSON lines on stdin, one operation each:
 //
 //	{"op":"add","pod":"a","priority":0}
+//	{"op":"update","pod":"a","priority":5}
 //	{"op":"pop"}
 //	{"op":"unschedulable","pod":"a","plugins":["NodeResourcesFit"]}
 //	{"op":"error","pod":"a"}
@@ -146,6 +147,12 @@ func (h *harness) apply(op Op) (*string, error) {
 	switch op.Op {
 	case "add":
 		h.q.Add(ctx, h.pod(op.Pod, op.Priority))
+	case "update":
+		old, ok := h.pods[op.Pod]
+		if !ok {
+			return nil, fmt.Errorf("pod %s is unknown", op.Pod)
+		}
+		h.q.Update(ctx, old, h.pod(op.Pod, op.Priority))
 	case "pop":
 		// Pop blocks on an empty active queue unless a pod backs off for a rejection (1.36
 		// pops those early); a pod in the error backoff is never popped early.
@@ -172,6 +179,13 @@ func (h *harness) apply(op Op) (*string, error) {
 			return nil, fmt.Errorf("pod %s is not in flight", op.Pod)
 		}
 		delete(h.popped, op.Pod)
+		// As the scheduler's failure handler does (handleSchedulingFailure in schedule_one.go):
+		// the pod goes back as the informer's cache has it now, its latest object.
+		podInfo, err := framework.NewPodInfo(h.pods[op.Pod].DeepCopy())
+		if err != nil {
+			return nil, err
+		}
+		pInfo.PodInfo = podInfo
 		pInfo.UnschedulablePlugins = sets.New(op.Plugins...)
 		return nil, h.q.AddUnschedulableIfNotPresent(h.logger, pInfo, h.cycles[op.Pod])
 	case "done":
