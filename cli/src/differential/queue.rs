@@ -77,6 +77,7 @@ pub fn run(ops: &[Op], config: QueueConfig) -> Vec<Observation> {
             Op::FlushLeftover => {
                 queue.flush_unschedulable_leftover(now, &plugins);
             }
+            Op::Close => queue.close(),
         }
         let places = names
             .iter()

@@ -69,6 +69,8 @@ pub enum Op {
     FlushBackoff,
     /// The periodic unschedulable-pool flush runs.
     FlushLeftover,
+    /// The queue is closed (the scheduler shuts down).
+    Close,
 }
 
 impl Op {
@@ -87,6 +89,7 @@ impl Op {
             Op::AdvanceMs { .. } => "advance_ms",
             Op::FlushBackoff => "flush_backoff",
             Op::FlushLeftover => "flush_leftover",
+            Op::Close => "close",
         }
     }
 }

@@ -340,9 +340,15 @@ impl QueueState {
         true
     }
 
-    /// Closes the queue: `pop` on the concurrent queue returns `None` from now on.
+    /// Closes the queue: `pop` on the concurrent queue returns `None` from now on, and every
+    /// attempt in flight ends (as `done`), as kube-scheduler's close does — a hand-back after
+    /// it finds the pod no longer in flight.
     pub fn close(&mut self) {
         self.closed = true;
+        let in_flight: Vec<PodId> = self.in_flight.keys().cloned().collect();
+        for id in in_flight {
+            self.done(&id);
+        }
     }
 
     /// Whether the queue is closed.

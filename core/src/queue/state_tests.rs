@@ -520,3 +520,23 @@ fn a_pod_updated_in_flight_comes_back_as_its_new_object() {
     assert_eq!(q.info(&id("a")).unwrap().pod().priority(), 10);
     checked(&q);
 }
+
+/// Closing ends every attempt in flight (kube-scheduler's close calls done for each); a
+/// hand-back after it finds the pod no longer in flight and changes nothing — measured against
+/// the real code by upstream/traces/close.jsonl.
+#[test]
+fn close_ends_the_attempts_in_flight() {
+    let p = plugins();
+    let now = Time::ZERO;
+    let mut q = QueueState::new(QueueConfig::DEFAULT);
+    q.add(pod("a", 0), now, &p).unwrap();
+    q.add(pod("b", 0), now, &p).unwrap();
+    q.pop().unwrap();
+    q.close();
+    assert!(q.is_closed());
+    assert_eq!(q.lengths().in_flight, 0);
+    assert!(q.hand_back(&id("a"), None, now, &p).is_err());
+    assert_eq!(q.place(&id("a")), None);
+    assert!(matches!(q.place(&id("b")), Some(QueuePlace::Active(_))));
+    checked(&q);
+}

@@ -309,6 +309,9 @@ impl QueueModel {
     /// Closes the queue (a flag; nothing else changes).
     pub fn close(&mut self) {
         self.closed = true;
+        // Every attempt in flight ends, as kube-scheduler's close does.
+        self.records
+            .retain(|r| !matches!(r.place, ModelPlace::InFlight { .. }));
     }
 
     /// Whether the queue is closed.

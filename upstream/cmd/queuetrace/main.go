@@ -18,6 +18,7 @@
 //	{"op":"advance_ms","ms":1000}
 //	{"op":"flush_backoff"}
 //	{"op":"flush_leftover"}
+//	{"op":"close"}
 //
 // Each observation is one JSON line: the step, the operation, the pod a pop returned, and the
 // place of every pod the trace named ("active", "backoff", "error_backoff", "unschedulable",
@@ -215,6 +216,8 @@ func (h *harness) apply(op Op) (*string, error) {
 		flushBackoffQCompleted(h.q, h.logger)
 	case "flush_leftover":
 		flushUnschedulablePodsLeftover(h.q, h.logger)
+	case "close":
+		h.q.Close()
 	default:
 		return nil, fmt.Errorf("unknown op %q", op.Op)
 	}
