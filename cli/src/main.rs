@@ -61,8 +61,18 @@ struct DifferentialArgs {
     /// (`QueueConfig`'s `pop_from_backoff`, 1.36's `SchedulerPopFromBackoffQ`).
     #[arg(long)]
     pop_from_backoff: bool,
+    /// Also run this many generated traces (random valid operations over six pods, seeds
+    /// from --seed on); a differing one is written to target/differential-SEED.jsonl.
+    #[arg(long, default_value_t = 0)]
+    generate: u64,
+    /// The first generated trace's seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Operations in each generated trace.
+    #[arg(long, default_value_t = 60, value_parser = gangway_cli::parse_count)]
+    steps: usize,
     /// The traces (JSON lines, as upstream/README.md describes).
-    #[arg(required = true, value_name = "TRACE")]
+    #[arg(value_name = "TRACE", required_unless_present = "generate")]
     traces: Vec<std::path::PathBuf>,
 }
 
@@ -143,43 +153,57 @@ fn main() -> ExitCode {
 }
 
 fn differential_command(args: &DifferentialArgs) -> ExitCode {
-    use gangway_cli::differential::{self, trace};
-    let (mut steps, mut equal, mut differing) = (0, 0, 0);
+    use gangway_cli::differential::{self, generate, trace, Op};
+    let mut config = gangsched::QueueConfig::DEFAULT;
+    if args.ordering_window {
+        config = config.with_ordering_window(Some(std::time::Duration::from_secs(1)));
+    }
+    config = config.with_pop_from_backoff(args.pop_from_backoff);
+    // Each trace by name: the files, then the generated ones.
+    let mut traces: Vec<(String, Vec<Op>)> = Vec::new();
     for path in &args.traces {
-        let ops = match std::fs::read_to_string(path)
+        match std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
             .and_then(|text| trace::parse(&text))
         {
-            Ok(ops) => ops,
+            Ok(ops) => traces.push((path.display().to_string(), ops)),
             Err(e) => {
                 eprintln!("gangway differential: {}: {e}", path.display());
                 return ExitCode::from(2);
             }
-        };
-        let mut config = gangsched::QueueConfig::DEFAULT;
-        if args.ordering_window {
-            config = config.with_ordering_window(Some(std::time::Duration::from_secs(1)));
         }
-        config = config.with_pop_from_backoff(args.pop_from_backoff);
-        let outcome = match differential::differential(&args.upstream, &ops, config) {
+    }
+    for seed in args.seed..args.seed.saturating_add(args.generate) {
+        let ops = generate::trace(seed, args.steps, 6, config);
+        traces.push((format!("generated seed {seed}"), ops));
+    }
+    let (mut steps, mut equal, mut differing) = (0, 0, 0);
+    for (name, ops) in &traces {
+        let outcome = match differential::differential(&args.upstream, ops, config) {
             Ok(outcome) => outcome,
             Err(e) => {
-                eprintln!("gangway differential: {}: {e}", path.display());
+                eprintln!("gangway differential: {name}: {e}");
                 return ExitCode::from(2);
             }
         };
         steps += outcome.steps;
         equal += outcome.equal;
         match &outcome.first {
-            None => println!("{}: {} steps, all equal", path.display(), outcome.steps),
+            None if name.starts_with("generated") => {}
+            None => println!("{name}: {} steps, all equal", outcome.steps),
             Some(first) => {
                 differing += 1;
                 println!(
-                    "{}: {} of {} steps equal; {first}",
-                    path.display(),
-                    outcome.equal,
-                    outcome.steps
+                    "{name}: {} of {} steps equal; {first}",
+                    outcome.equal, outcome.steps
                 );
+                if let Some(seed) = name.strip_prefix("generated seed ") {
+                    let path = format!("target/differential-{seed}.jsonl");
+                    match std::fs::write(&path, trace::to_json_lines(ops)) {
+                        Ok(()) => println!("  the trace: {path}"),
+                        Err(e) => eprintln!("gangway differential: cannot write {path}: {e}"),
+                    }
+                }
             }
         }
     }
@@ -191,7 +215,7 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
     println!(
         "fidelity: {equal} of {steps} steps equal ({:.1}%), {differing} of {} traces differ",
         share * 100.0,
-        args.traces.len()
+        traces.len()
     );
     if differing == 0 {
         ExitCode::SUCCESS

@@ -36,10 +36,10 @@ impl Default for GenerateSpec {
 
 /// splitmix64: tiny, fast and good enough for workload generation.
 #[derive(Clone, Debug)]
-pub(super) struct SplitMix64(pub(super) u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    pub(super) fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -48,7 +48,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in `lo..=hi` (`lo <= hi`); the modulo bias is negligible for these ranges.
-    pub(super) fn range(&mut self, lo: u64, hi: u64) -> u64 {
+    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> u64 {
         lo + self.next_u64() % (hi - lo + 1)
     }
 

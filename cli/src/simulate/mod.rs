@@ -6,7 +6,7 @@
 //! time by default), [`Report`] the output and [`Progress`] the stderr progress bar.
 
 mod driver;
-mod generate;
+pub(crate) mod generate;
 mod locate;
 mod options;
 mod progress;

@@ -181,8 +181,14 @@ func (h *harness) apply(op Op) (*string, error) {
 		}
 		delete(h.popped, op.Pod)
 		// As the scheduler's failure handler does (handleSchedulingFailure in schedule_one.go):
-		// the pod goes back as the informer's cache has it now, its latest object.
-		podInfo, err := framework.NewPodInfo(h.pods[op.Pod].DeepCopy())
+		// a pod gone from the informer's cache is not requeued, only done; otherwise it goes
+		// back as the cache has it now, its latest object.
+		latest, exists := h.pods[op.Pod]
+		if !exists {
+			h.q.Done(pInfo.Pod.UID)
+			return nil, nil
+		}
+		podInfo, err := framework.NewPodInfo(latest.DeepCopy())
 		if err != nil {
 			return nil, err
 		}
@@ -209,6 +215,7 @@ func (h *harness) apply(op Op) (*string, error) {
 	case "delete":
 		if p, ok := h.pods[op.Pod]; ok {
 			h.q.Delete(p)
+			delete(h.pods, op.Pod) // gone from the informer's cache too
 		}
 	case "advance_ms":
 		h.clock.Step(time.Duration(op.Ms) * time.Millisecond)
