@@ -82,10 +82,11 @@ impl QueueConfig {
         self
     }
 
-    /// The backoff after `attempts` attempts: zero before the first, then the initial backoff
-    /// doubled once per earlier attempt, capped at the maximum.
-    pub fn backoff_duration(&self, attempts: u32) -> Duration {
-        let Some(doublings) = attempts.checked_sub(1) else {
+    /// The backoff after `failures` counted failures
+    /// ([`QueuedPodInfo::backoff_count`]): zero before the first, then the initial backoff
+    /// doubled once per earlier failure, capped at the maximum.
+    pub fn backoff_duration(&self, failures: u32) -> Duration {
+        let Some(doublings) = failures.checked_sub(1) else {
             return Duration::ZERO;
         };
         let factor = 1u32.checked_shl(doublings).unwrap_or(u32::MAX);
@@ -135,7 +136,7 @@ pub(super) struct BackoffClock {
 impl BackoffClock {
     /// See [`QueueConfig::backoff_expiry`].
     pub(super) fn expiry(&self, info: &QueuedPodInfo) -> Time {
-        let backoff = match info.attempts().checked_sub(1) {
+        let backoff = match info.backoff_count().checked_sub(1) {
             None => 0,
             Some(doublings) => self
                 .initial

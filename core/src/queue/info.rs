@@ -23,6 +23,12 @@ pub struct QueuedPodInfo {
     pub(super) pod: Pod,
     pub(super) timestamp: Time,
     pub(super) attempts: u32,
+    /// Attempts a plugin rejected (upstream's `UnschedulableCount`), saturating: the backoff
+    /// is capped long before it could matter.
+    pub(super) unschedulable_count: u8,
+    /// Attempts in a row that failed with an error (`ConsecutiveErrorsCount`), saturating;
+    /// zero again after a rejection.
+    pub(super) consecutive_errors: u8,
     /// `ACTIVATED`, `FLUSHED`, `PENDING`.
     pub(super) marks: u8,
     /// `gated_by` is set.
@@ -45,6 +51,8 @@ impl QueuedPodInfo {
             pod,
             timestamp: now,
             attempts: 0,
+            unschedulable_count: 0,
+            consecutive_errors: 0,
             marks: 0,
             gated: false,
             unschedulable_plugins: PluginNames::new(),
@@ -158,6 +166,40 @@ impl QueuedPodInfo {
         if self.marks & ACTIVATED == 0 {
             self.initial_attempt = now;
             self.marks |= ACTIVATED;
+        }
+    }
+
+    /// Attempts a plugin rejected (kube-scheduler's `UnschedulableCount`).
+    pub fn unschedulable_count(&self) -> u8 {
+        self.unschedulable_count
+    }
+
+    /// Attempts in a row that failed with an error (kube-scheduler's
+    /// `ConsecutiveErrorsCount`): zero after a rejection.
+    pub fn consecutive_errors(&self) -> u8 {
+        self.consecutive_errors
+    }
+
+    /// The failures the backoff doubles over, as kube-scheduler 1.36 counts them: the
+    /// consecutive errors if the last failure was one, else the rejections — not the attempts
+    /// (a pod rejected three times that then fails with an error backs off 1 s, not 8).
+    pub fn backoff_count(&self) -> u32 {
+        u32::from(if self.consecutive_errors > 0 {
+            self.consecutive_errors
+        } else {
+            self.unschedulable_count
+        })
+    }
+
+    /// An attempt failed: rejected by a plugin (it names rejectors or pending plugins) or
+    /// with an error (it names none), counted as kube-scheduler's
+    /// `AddUnschedulableIfNotPresent` counts it.
+    pub(super) fn count_failure(&mut self) {
+        if self.has_rejectors() {
+            self.unschedulable_count = self.unschedulable_count.saturating_add(1);
+            self.consecutive_errors = 0;
+        } else {
+            self.consecutive_errors = self.consecutive_errors.saturating_add(1);
         }
     }
 

@@ -81,11 +81,12 @@ impl Renamed for QueueState {
     }
 }
 
-/// A queue record with the pod left out: timestamp, attempts, marks, initial attempt, last
-/// flush, rejecting plugins, pending plugins, gate.
+/// A queue record with the pod left out: timestamp, attempts (with the rejections and the
+/// consecutive errors), marks, initial attempt, last flush, rejecting plugins, pending plugins,
+/// gate.
 pub type AnonymousRecord<'a> = (
     crate::Time,
-    u32,
+    (u32, u8, u8),
     u8,
     crate::Time,
     crate::Time,
@@ -101,7 +102,11 @@ impl QueuedPodInfo {
     pub(crate) fn anonymous(&self) -> AnonymousRecord<'_> {
         (
             self.timestamp(),
-            self.attempts(),
+            (
+                self.attempts(),
+                self.unschedulable_count,
+                self.consecutive_errors,
+            ),
             self.marks,
             self.initial_attempt,
             self.flushed_at,

@@ -35,6 +35,8 @@ impl QueueState {
                 place,
             });
         }
+        let mut info = info;
+        info.count_failure();
         let place = self.take_back(info, now, plugins, None);
         self.done(&id);
         Ok(place)
@@ -117,6 +119,7 @@ impl QueueState {
         let mut distinct: Vec<QueuedPodInfo> = Vec::with_capacity(members.len());
         for mut m in members {
             if distinct.iter().all(|d| d.id() != m.id()) {
+                m.count_failure();
                 m.set_timestamp(now);
                 distinct.push(m);
             }

@@ -141,8 +141,43 @@ fn a_failing_hint_counts_as_queue() {
     );
 }
 
+/// kube-scheduler 1.36 backs off by failures, not attempts: rejections double it, an error
+/// resets the count to the errors in a row, and a rejection after errors counts the
+/// rejections again (`getBackoffTime`) — measured against the real code by
+/// upstream/traces/generated_error_after_rejections.jsonl.
 #[test]
-fn backoff_doubles_per_attempt_and_is_capped() {
+fn backoff_counts_rejections_or_the_errors_in_a_row_not_attempts() {
+    let mut info = QueuedPodInfo::new(pod("a", 0), Time::ZERO);
+    for _ in 0..3 {
+        info.start_attempt();
+        info = info.rejected_by(NODE);
+        info.count_failure();
+    }
+    assert_eq!((info.attempts(), info.backoff_count()), (3, 3));
+    info.start_attempt();
+    info.count_failure(); // no rejector: an error
+    assert_eq!(
+        (info.unschedulable_count(), info.consecutive_errors()),
+        (3, 1)
+    );
+    assert_eq!(
+        info.backoff_count(),
+        1,
+        "one error in a row, not four attempts"
+    );
+    info.start_attempt();
+    info.count_failure();
+    assert_eq!(info.backoff_count(), 2);
+    info.start_attempt();
+    info = info.rejected_by(NODE);
+    info.count_failure();
+    assert_eq!((info.consecutive_errors(), info.backoff_count()), (0, 4));
+    let c = QueueConfig::default();
+    assert_eq!(c.backoff_expiry(&info), Time::from_secs(8));
+}
+
+#[test]
+fn backoff_doubles_per_failure_and_is_capped() {
     let c = QueueConfig::default();
     let secs = |n| c.backoff_duration(n).as_secs();
     assert_eq!(
@@ -170,6 +205,8 @@ fn ordering_window_truncates_and_keeps_an_equal_expiry_backing_off() {
     // 2.0 s, equal to the expiry: still backing off.
     let mut info = QueuedPodInfo::new(pod("a", 0), Time::from_millis(1_300));
     info.start_attempt();
+    let mut info = info.rejected_by(NODE);
+    info.count_failure();
     assert_eq!(c.backoff_expiry(&info), Time::from_secs(2));
     assert!(c.is_backing_off(&info, Time::from_millis(2_500)));
     assert!(!c.is_backing_off(&info, Time::from_secs(3)));

@@ -19,6 +19,10 @@ pub struct ModelInfo {
     pub initial_attempt: Option<Time>,
     /// How often it was popped.
     pub attempts: u32,
+    /// Attempts a plugin rejected (saturating).
+    pub unschedulable_count: u8,
+    /// Attempts in a row that failed with an error (saturating), zero after a rejection.
+    pub consecutive_errors: u8,
     /// The plugins that found it unschedulable in its last attempt (and a gate that held it).
     pub unschedulable_plugins: BTreeSet<PluginName>,
     /// The plugins it was left pending on in its last attempt.
@@ -30,6 +34,27 @@ pub struct ModelInfo {
 }
 
 impl ModelInfo {
+    /// The failures the backoff doubles over: the consecutive errors if the last failure was
+    /// one, else the rejections (kube-scheduler 1.36's `getBackoffTime`).
+    pub fn backoff_count(&self) -> u32 {
+        u32::from(if self.consecutive_errors > 0 {
+            self.consecutive_errors
+        } else {
+            self.unschedulable_count
+        })
+    }
+
+    /// A failed attempt, counted: a rejection if a plugin rejected it or left it pending,
+    /// else an error.
+    pub fn count_failure(&mut self) {
+        if self.unschedulable_plugins.is_empty() && self.pending_plugins.is_empty() {
+            self.consecutive_errors = self.consecutive_errors.saturating_add(1);
+        } else {
+            self.unschedulable_count = self.unschedulable_count.saturating_add(1);
+            self.consecutive_errors = 0;
+        }
+    }
+
     /// A pod arriving at `now`, never tried.
     pub fn new(pod: Pod, now: Time) -> ModelInfo {
         ModelInfo {
@@ -37,6 +62,8 @@ impl ModelInfo {
             timestamp: now,
             initial_attempt: None,
             attempts: 0,
+            unschedulable_count: 0,
+            consecutive_errors: 0,
             unschedulable_plugins: BTreeSet::new(),
             pending_plugins: BTreeSet::new(),
             gated_by: None,
@@ -53,6 +80,8 @@ impl ModelInfo {
             timestamp: info.timestamp(),
             initial_attempt: info.initial_attempt(),
             attempts: info.attempts(),
+            unschedulable_count: info.unschedulable_count(),
+            consecutive_errors: info.consecutive_errors(),
             unschedulable_plugins: info.unschedulable_plugins().iter().cloned().collect(),
             pending_plugins: info.pending_plugins().iter().cloned().collect(),
             gated_by: info.gated_by().cloned(),
@@ -67,6 +96,8 @@ impl ModelInfo {
             && self.timestamp == info.timestamp()
             && self.initial_attempt == info.initial_attempt()
             && self.attempts == info.attempts()
+            && self.unschedulable_count == info.unschedulable_count()
+            && self.consecutive_errors == info.consecutive_errors()
             && self
                 .unschedulable_plugins
                 .iter()
@@ -197,7 +228,7 @@ impl QueueModel {
     /// `info`'s backoff expiry: its timestamp plus [`backoff`](Self::backoff), truncated to
     /// the ordering window if there is one.
     pub fn expiry(&self, info: &ModelInfo) -> Time {
-        self.truncate(info.timestamp + self.backoff(info.attempts))
+        self.truncate(info.timestamp + self.backoff(info.backoff_count()))
     }
 
     /// Whether a pod whose backoff ends at `expiry` still backs off at `now`.

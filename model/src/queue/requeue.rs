@@ -22,6 +22,7 @@ impl QueueModel {
             });
         }
         let mut info = info;
+        info.count_failure();
         info.timestamp = now;
         let verdict = self.verdict_after_attempt(&info, plugins);
         Ok(self.hand_back(info, verdict, None, now, plugins))
@@ -50,6 +51,7 @@ impl QueueModel {
         let mut distinct: Vec<ModelInfo> = Vec::new();
         for mut m in members {
             if distinct.iter().all(|d| d.id() != m.id()) {
+                m.count_failure();
                 m.timestamp = now;
                 distinct.push(m);
             }
