@@ -262,20 +262,35 @@ impl QueueState {
             let id = id.clone();
             return self.pop_tied(&id);
         }
-        if !self.config.pop_from_backoff {
-            return None;
+        let id: PodId = (*self.backoff_heads().first()?).clone();
+        Some(self.start_attempt(&id))
+    }
+
+    /// With [`pop_from_backoff`](QueueConfig::pop_from_backoff) and an empty active queue, the
+    /// pods backing off for a rejection that a pop could take next: those whose backoff ends
+    /// first and that are tied in the active queue's order, by id; otherwise none.
+    fn backoff_heads(&self) -> Vec<&PodId> {
+        if !self.config.pop_from_backoff || !self.active.is_empty() {
+            return Vec::new();
         }
-        let (first, _) = self.backoff.peek()?;
-        let (_, id) = self
+        let Some((first, _)) = self.backoff.peek() else {
+            return Vec::new();
+        };
+        let mut tied: Vec<(SortKey, &PodId)> = self
             .backoff
             .entries()
             .filter(|&(expiry, _)| expiry == first)
             .map(|(_, slot)| {
                 let info = self.info_at(slot);
-                (SortKey::priority(info), info.id().clone())
+                (SortKey::priority(info), info.id())
             })
-            .min()?;
-        Some(self.start_attempt(&id))
+            .collect();
+        tied.sort();
+        let best = tied.first().map(|(key, _)| *key);
+        tied.into_iter()
+            .take_while(|(key, _)| Some(*key) == best)
+            .map(|(_, id)| id)
+            .collect()
     }
 
     /// How many pods a pop could take: the active ones, and with
@@ -297,12 +312,17 @@ impl QueueState {
         self.active
             .iter()
             .map_while(move |(key, id)| (Some(*key) == head).then_some(id))
+            .chain(self.backoff_heads())
     }
 
     /// Like [`pop`](Self::pop), but takes `id`, which must be one of [`heads`](Self::heads);
     /// `None`, changing nothing, otherwise.
     pub fn pop_tied(&mut self, id: &PodId) -> Option<Popped> {
-        let head = self.active.first()?.0;
+        let Some(&(head, _)) = self.active.first() else {
+            // 1.36's pop from backoff: one of the backoff heads.
+            let tied = self.backoff_heads().contains(&id);
+            return tied.then(|| self.start_attempt(id));
+        };
         if self.place(id) != Some(QueuePlace::Active(head)) {
             return None;
         }

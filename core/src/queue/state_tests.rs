@@ -577,3 +577,44 @@ fn close_ends_the_attempts_in_flight() {
     assert!(matches!(q.place(&id("b")), Some(QueuePlace::Active(_))));
     checked(&q);
 }
+
+/// With pop from backoff, the heads a model checker explores are the backoff pods a pop could
+/// take when the active queue is empty — all those tied in expiry and order — and `pop_tied`
+/// takes any of them; without it, none.
+#[test]
+fn the_heads_include_tied_backoff_pods_when_popping_from_backoff() {
+    let p = plugins();
+    let now = Time::ZERO;
+    for pop_from_backoff in [true, false] {
+        let mut q = QueueState::new(QueueConfig::DEFAULT.with_pop_from_backoff(pop_from_backoff));
+        for name in ["a", "b", "c"] {
+            q.add(pod(name, if name == "c" { -1 } else { 0 }), now, &p)
+                .unwrap();
+        }
+        for _ in 0..3 {
+            let popped = q.pop().unwrap();
+            q.add_unschedulable_if_not_present(popped.info.rejected_by(NODE), now, &p)
+                .unwrap();
+        }
+        q.move_all_to_active_or_backoff(
+            ClusterEvent::AssignedPodDelete(pod("x", 0)),
+            None,
+            now,
+            &p,
+        );
+        let heads: Vec<&PodId> = q.heads().collect();
+        if !pop_from_backoff {
+            assert!(heads.is_empty());
+            assert!(q.pop_tied(&id("b")).is_none());
+            continue;
+        }
+        // a and b: the same expiry, priority and timestamp; c has a lower priority.
+        assert_eq!(heads, [&id("a"), &id("b")]);
+        assert!(q.pop_tied(&id("c")).is_none(), "not a head");
+        assert_eq!(q.pop_tied(&id("b")).unwrap().info.id(), &id("b"));
+        assert_eq!(q.heads().collect::<Vec<_>>(), [&id("a")]);
+        assert_eq!(q.pop().unwrap().info.id(), &id("a"));
+        assert_eq!(q.pop().unwrap().info.id(), &id("c"));
+        checked(&q);
+    }
+}
