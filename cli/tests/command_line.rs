@@ -54,19 +54,25 @@ fn a_count_of_zero_is_refused_with_one_clear_line() {
     }
 }
 
-#[test]
-fn an_unwritable_trace_svg_fails_before_the_check_runs() {
-    let dir = scratch("trace-svg");
-    let path = dir.join("no-such-dir").join("trace.svg");
-    let output = gangway(&[
+/// `gangway check --preset tiny --mode upstream --trace-svg PATH`.
+fn check_tiny_upstream_to_svg(path: &std::path::Path) -> Output {
+    let path = path.to_str().expect("a UTF-8 path");
+    gangway(&[
         "check",
         "--preset",
         "tiny",
         "--mode",
         "upstream",
         "--trace-svg",
-        path.to_str().expect("a UTF-8 path"),
-    ]);
+        path,
+    ])
+}
+
+#[test]
+fn an_unwritable_trace_svg_fails_before_the_check_runs() {
+    let dir = scratch("trace-svg");
+    let path = dir.join("no-such-dir").join("trace.svg");
+    let output = check_tiny_upstream_to_svg(&path);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert_eq!(
@@ -84,15 +90,7 @@ fn an_unwritable_trace_svg_fails_before_the_check_runs() {
 
     // A writable path gets the counterexample.
     let path = dir.join("trace.svg");
-    let output = gangway(&[
-        "check",
-        "--preset",
-        "tiny",
-        "--mode",
-        "upstream",
-        "--trace-svg",
-        path.to_str().expect("a UTF-8 path"),
-    ]);
+    let output = check_tiny_upstream_to_svg(&path);
     assert!(output.status.success(), "{}", stderr(&output));
     let svg = std::fs::read_to_string(&path).expect("the SVG is written");
     assert!(svg.starts_with("<svg"), "{svg}");

@@ -59,6 +59,12 @@ fn fail_unschedulable(
     place
 }
 
+/// A bound pod is deleted at `now`: the pods NodeResourcesFit rejected move on.
+fn free_room(q: &mut QueueState, now: Time, p: &PluginSet) {
+    q.move_all_to_active_or_backoff(ClusterEvent::AssignedPodDelete(pod("x", 0)), None, now, p);
+    checked(q);
+}
+
 #[test]
 fn pops_by_priority_then_timestamp() {
     let p = plugins();
@@ -508,17 +514,9 @@ fn pop_from_backoff_takes_the_earliest_rejection_never_an_error() {
         assert_eq!(err.info.id(), &id("err"));
         q.hand_back(&id("err"), None, now, &p).unwrap();
         for name in ["high", "low"] {
-            let popped = q.pop().unwrap();
-            assert_eq!(popped.info.id(), &id(name));
-            q.add_unschedulable_if_not_present(popped.info.rejected_by(NODE), now, &p)
-                .unwrap();
+            fail_unschedulable(&mut q, name, now, &p);
         }
-        q.move_all_to_active_or_backoff(
-            ClusterEvent::AssignedPodDelete(pod("x", 0)),
-            None,
-            now,
-            &p,
-        );
+        free_room(&mut q, now, &p);
         assert!(matches!(q.place(&id("high")), Some(QueuePlace::Backoff(_))));
         assert!(matches!(
             q.place(&id("err")),
@@ -591,17 +589,10 @@ fn the_heads_include_tied_backoff_pods_when_popping_from_backoff() {
             q.add(pod(name, if name == "c" { -1 } else { 0 }), now, &p)
                 .unwrap();
         }
-        for _ in 0..3 {
-            let popped = q.pop().unwrap();
-            q.add_unschedulable_if_not_present(popped.info.rejected_by(NODE), now, &p)
-                .unwrap();
+        for name in ["a", "b", "c"] {
+            fail_unschedulable(&mut q, name, now, &p);
         }
-        q.move_all_to_active_or_backoff(
-            ClusterEvent::AssignedPodDelete(pod("x", 0)),
-            None,
-            now,
-            &p,
-        );
+        free_room(&mut q, now, &p);
         let heads: Vec<&PodId> = q.heads().collect();
         if !pop_from_backoff {
             assert!(heads.is_empty());

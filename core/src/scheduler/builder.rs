@@ -1,7 +1,7 @@
-use crate::sync::{Arc, RwLock};
+use crate::sync::Arc;
 use crate::{GangScheduling, SchedulingQueue, WaitingPods};
 
-use super::locked::{Driver, DriverSink};
+use super::locked::{Driver, DriverSink, StepGate};
 use super::scheduler::Inner;
 use super::{
     Binder, Cache, DiscardOutcomes, InMemoryBinder, OutcomeSink, Placement, ResourceFit, Scheduler,
@@ -97,7 +97,7 @@ impl SchedulerBuilder {
                 binder,
                 outcomes,
                 driver,
-                step_gate: RwLock::new(()),
+                step_gate: StepGate::default(),
             }),
         }
     }

@@ -39,7 +39,7 @@ impl Probe<'_> {
             self.scheduler.check_now(),
             Err(v) if v.invariant == Invariant::I6
         );
-        let gate_held = self.scheduler.inner.step_gate.try_write().is_none();
+        let gate_held = self.scheduler.inner.step_gate.is_held();
         self.seen.push(Seen {
             false_leak,
             gate_held,
@@ -61,7 +61,7 @@ impl<'a> Parts for Probe<'a> {
             return f(self);
         }
         let inner = self.scheduler.inner.clone();
-        let _step = inner.step_gate.read();
+        let _step = inner.step_gate.step();
         f(self)
     }
 

@@ -7,7 +7,7 @@ use crate::gang::plugin::LockedGang;
 use crate::queue::{QueuePlugins, QueueState};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
+use crate::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::{Code, Decision, DecisionSink, Mode, Pod, Status};
 
 use super::jobs::{FifoJobs, Job, JobQueue};
@@ -71,6 +71,30 @@ impl Driver {
     }
 }
 
+/// Held shared by each step that moves a pod between components in several critical sections
+/// (`Parts::unobserved`) and exclusively by `Scheduler::check`, which so sees no step half
+/// done. Taken before every other lock; never held across user code.
+#[derive(Default)]
+pub(crate) struct StepGate(RwLock<()>);
+
+impl StepGate {
+    /// A step that `check` must not see half done runs while this is held.
+    pub(crate) fn step(&self) -> RwLockReadGuard<'_, ()> {
+        self.0.read()
+    }
+
+    /// No such step runs while this is held.
+    pub(crate) fn quiet(&self) -> RwLockWriteGuard<'_, ()> {
+        self.0.write()
+    }
+
+    /// Whether a step holds the gate right now (for the checkers' probe).
+    #[cfg(test)]
+    pub(crate) fn is_held(&self) -> bool {
+        self.0.try_write().is_none()
+    }
+}
+
 /// The waiting map's sink: each decision joins the driver's jobs, its rejection marked
 /// (`DriverState::decision_delivered`); a step's decisions together, in one critical section.
 pub(crate) struct DriverSink(pub(crate) Arc<Driver>);
@@ -115,7 +139,7 @@ impl<'a> Parts for SchedulerParts<'a> {
 
     fn unobserved<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
         let inner = self.inner;
-        let _step = inner.step_gate.read();
+        let _step = inner.step_gate.step();
         f(self)
     }
 

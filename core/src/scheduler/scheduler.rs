@@ -1,12 +1,12 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::gang::GANG_SCHEDULING;
-use crate::sync::{Arc, RwLock};
+use crate::sync::Arc;
 use crate::{Cause, GangScheduling, GroupKey, Pod, PodGroup, PodId, SchedulingQueue, Status};
 use crate::{Time, WaitingPods};
 
 use super::jobs::Job;
-use super::locked::{panic_message, Driver, SchedulerParts};
+use super::locked::{panic_message, Driver, SchedulerParts, StepGate};
 use super::steps;
 use super::{
     AddGroupError, AddNodeError, AddPodError, Binder, Cache, DeleteGroupError, DeletePodError,
@@ -48,10 +48,8 @@ pub(crate) struct Inner {
     pub(super) outcomes: Arc<dyn OutcomeSink>,
     /// The driver's own state, shared with the waiting map's sink.
     pub(crate) driver: Arc<Driver>,
-    /// Held shared by each step that moves a pod between components in several critical
-    /// sections (`Parts::unobserved`), and exclusively by [`Scheduler::check`], which so sees
-    /// no step half done. Taken before every other lock.
-    pub(super) step_gate: RwLock<()>,
+    /// See [`StepGate`]: what makes [`Scheduler::check`] safe while the threads run.
+    pub(super) step_gate: StepGate,
 }
 
 impl Scheduler {
@@ -197,7 +195,7 @@ impl Scheduler {
     /// pod half way through such a step is never reported. Those steps run no user code, so
     /// the wait is short; a placement or binder still running is not waited for.
     pub fn check(&self) -> Result<(), Violation> {
-        let _quiet = self.inner.step_gate.write();
+        let _quiet = self.inner.step_gate.quiet();
         self.check_now()
     }
 
@@ -213,7 +211,7 @@ impl Scheduler {
     /// Pods assumed on a node with no binding cycle to end their reservation (I6: empty);
     /// like [`check`](Self::check), it never counts a pod half way through a step.
     pub fn leaked_reservations(&self) -> Vec<PodId> {
-        let _quiet = self.inner.step_gate.write();
+        let _quiet = self.inner.step_gate.quiet();
         let cache = self.inner.cache.snapshot();
         let driver = self.inner.driver.snapshot();
         super::check::leaked(&cache, &driver)

@@ -70,11 +70,11 @@ pub fn place_and_reserve<P: Parts>(
     };
     // From the assume to the record the pod is in the cache but not yet the driver's: one
     // step that the scheduler's check never sees half done.
-    p.unobserved(|p| reserve(p, pod, node, now))
+    p.unobserved(|p| assume_reserve_record(p, pod, node, now))
 }
 
 /// Assume, reserve and record `pod` on `node` (see [`place_and_reserve`]).
-fn reserve<P: Parts>(
+fn assume_reserve_record<P: Parts>(
     p: &mut P,
     pod: Pod,
     node: Arc<str>,
