@@ -53,14 +53,11 @@ struct DifferentialArgs {
     /// upstream/).
     #[arg(long, value_name = "BIN")]
     upstream: std::path::PathBuf,
-    /// gangway's queue with 1.36's 1-second backoff ordering window (`QueueConfig`'s
-    /// `ordering_window`) rather than its default exact comparison.
+    /// gangway's queue with the rules of kube-scheduler before 1.33 (`QueueConfig::BEFORE_1_33`:
+    /// only the active queue pops, backoffs compared exactly) instead of 1.36's defaults; the
+    /// Go harness keeps 1.36's, so the traces that reach those rules differ.
     #[arg(long)]
-    ordering_window: bool,
-    /// gangway's queue popping from the backoff queue when the active queue is empty
-    /// (`QueueConfig`'s `pop_from_backoff`, 1.36's `SchedulerPopFromBackoffQ`).
-    #[arg(long)]
-    pop_from_backoff: bool,
+    before_1_33: bool,
     /// Also run this many generated traces (random valid operations over six pods, seeds
     /// from --seed on); a differing one is written to target/differential-SEED.jsonl.
     #[arg(long, default_value_t = 0)]
@@ -154,11 +151,11 @@ fn main() -> ExitCode {
 
 fn differential_command(args: &DifferentialArgs) -> ExitCode {
     use gangway_cli::differential::{self, generate, trace, Op};
-    let mut config = gangsched::QueueConfig::DEFAULT;
-    if args.ordering_window {
-        config = config.with_ordering_window(Some(std::time::Duration::from_secs(1)));
-    }
-    config = config.with_pop_from_backoff(args.pop_from_backoff);
+    let config = if args.before_1_33 {
+        gangsched::QueueConfig::BEFORE_1_33
+    } else {
+        gangsched::QueueConfig::DEFAULT
+    };
     // Each trace by name: the files, then the generated ones.
     let mut traces: Vec<(String, Vec<Op>)> = Vec::new();
     for path in &args.traces {

@@ -55,8 +55,10 @@
 //!   `EventUnschedulableTimeout` stays the wildcard `UnschedulableTimeout`; `pvUpdate` (which
 //!   nobody registered) becomes `NodeUpdate`.
 //! - Queueing hints are on (1.36's default); cases for hints off, for `PopFromBackoffQ` on
-//!   and for the nominator and metrics are left out. The ordering window is off unless a case
-//!   configures it. A pod backs off while its expiry is *after* `now` (upstream's
+//!   and for the nominator and metrics are left out. The table runs
+//!   `QueueConfig::BEFORE_1_33` (gangway's default is 1.36's: pop from backoff and the 1 s
+//!   ordering window, measured against the real queue by `gangway differential`), so the
+//!   ordering window is off unless a case configures it. A pod backs off while its expiry is *after* `now` (upstream's
 //!   `boTime.After(now)` before KEP-5142), so a flush at exactly the expiry moves it;
 //!   upstream master with the window disabled keeps such a pod one flush longer, and its tests
 //!   step a full second past the expiry. The `(gangway)` backoff cases pin the boundary to the
@@ -92,9 +94,17 @@
 use gangsched::QueueConfig;
 use gangway_tests::queue_conformance::{self as qc, cases, run, run_fidelity, Under, DEFAULT};
 
+/// The table keeps the rules of the upstream tests it was ported from (pop from backoff off);
+/// gangway's default is 1.36's, with those rules on — the same timing either way.
 #[test]
-fn default_config_is_upstream_default() {
-    assert_eq!(DEFAULT, QueueConfig::default());
+fn the_table_config_is_upstream_timing_before_pop_from_backoff() {
+    assert_eq!(DEFAULT, QueueConfig::BEFORE_1_33);
+    assert_eq!(
+        QueueConfig::default()
+            .with_ordering_window(None)
+            .with_pop_from_backoff(false),
+        DEFAULT
+    );
 }
 
 #[test]

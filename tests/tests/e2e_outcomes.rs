@@ -198,9 +198,14 @@ fn deleting_a_waiting_member_drops_it_and_hardened_fails_its_gang_at_once() {
             let late = Time::ZERO + TIMEOUT;
             s.tick(late);
             s.run_binding_cycles(late);
+            let mut late_seen = summary(&drain(&received));
+            late_seen.sort();
+            // g-0's freed node moved g-2 (unschedulable: no room) to backoff, and 1.36 pops
+            // from backoff when the active queue is empty: g-2 took the node at once and
+            // waited beside g-1, so both time out.
             assert_eq!(
-                summary(&drain(&received)),
-                pairs(&[("g-1", "rejected timed out")])
+                late_seen,
+                pairs(&[("g-1", "rejected timed out"), ("g-2", "rejected timed out")])
             );
         }
         s.check().unwrap();

@@ -23,9 +23,13 @@ use proptest::test_runner::{FileFailurePersistence, TestCaseError};
 
 fn config(index: usize) -> QueueConfig {
     match index {
+        // 1.36: pop from backoff, the 1 s ordering window.
         0 => QueueConfig::default(),
-        1 => QueueConfig::DEFAULT.with_ordering_window(Some(Duration::from_secs(1))),
+        // Before 1.33: only the active queue pops, exact comparisons.
+        1 => QueueConfig::BEFORE_1_33,
+        // Short backoffs, compared exactly, popping from backoff.
         _ => QueueConfig::DEFAULT
+            .with_ordering_window(None)
             .with_initial_backoff(Duration::from_millis(500))
             .with_max_backoff(Duration::from_secs(2))
             .with_max_in_unschedulable(Duration::from_secs(30)),
@@ -193,7 +197,9 @@ fn gang_members_share_one_expiry() {
             pick: 0,
             rejectors: 0,
         }, // p0 failed once already (an error)
-        Op::Advance { step: 4 },
+        // 2 s: in 1.36's 1 s ordering window p0's error backoff (ending at 1 s) is over only
+        // once the truncated now passes it.
+        Op::Advance { step: 5 },
         Op::FlushBackoff,
         Op::Pop,
         Op::Pop,
@@ -209,8 +215,9 @@ fn gang_members_share_one_expiry() {
     }
     // kube-scheduler 1.36 backs off by failures, not attempts (upstream's getBackoffTime):
     // p0's error then rejection leave it one rejection (1 s), p1 has one (1 s): both back
-    // off 1 s. (This test said 2 s for p0, from its two attempts; the real code is right.)
-    let expiry = Time::from_secs(1) + Duration::from_secs(1);
+    // off 1 s from the hand-back at 2 s. (This test said 2 s of backoff for p0, from its two
+    // attempts; the real code is right.)
+    let expiry = Time::from_secs(2) + Duration::from_secs(1);
     for id in ["p0", "p1"] {
         assert_eq!(
             l.state.place(&PodId::from(id)),

@@ -3,9 +3,9 @@ use std::time::Duration;
 use super::QueuedPodInfo;
 use crate::Time;
 
-/// The scheduling queue's timing, kube-scheduler's defaults unless changed: start from
-/// [`QueueConfig::DEFAULT`] (or `default()`) and change what differs with the `with_*`
-/// methods.
+/// The scheduling queue's timing, kube-scheduler 1.36's defaults unless changed: start from
+/// [`QueueConfig::DEFAULT`] (or `default()`) — or [`QueueConfig::BEFORE_1_33`] for the rules
+/// of older releases — and change what differs with the `with_*` methods.
 ///
 /// ```
 /// use std::time::Duration;
@@ -13,6 +13,12 @@ use crate::Time;
 ///
 /// const FAST: QueueConfig = QueueConfig::DEFAULT.with_initial_backoff(Duration::from_millis(5));
 /// assert_eq!(FAST.max_backoff, Duration::from_secs(10));
+/// // 1.36 pops from the backoff queue and compares backoffs in 1-second windows.
+/// assert!(FAST.pop_from_backoff);
+/// assert_eq!(FAST.ordering_window, Some(Duration::from_secs(1)));
+/// // Millisecond backoffs want exact comparisons: a 1 s window would round them away.
+/// const EXACT: QueueConfig = FAST.with_ordering_window(None);
+/// assert!(EXACT.pop_from_backoff);
 /// ```
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -23,13 +29,15 @@ pub struct QueueConfig {
     pub max_backoff: Duration,
     /// How long a pod may sit in the unschedulable pool before a flush retries it (5 min).
     pub max_in_unschedulable: Duration,
-    /// The ordering window of newer releases: backoff expiries and `now` are truncated to it
-    /// before comparing. `None` (the default) compares exactly.
+    /// The backoff ordering window (kube-scheduler 1.33 on, with `SchedulerPopFromBackoffQ`):
+    /// backoff expiries and `now` are truncated to it before comparing, and a pod whose
+    /// expiry equals the truncated `now` still backs off. 1 s by default; `None` compares
+    /// exactly (before 1.33).
     pub ordering_window: Option<Duration>,
     /// Whether a pop with an empty active queue takes the pod backing off for a rejection
     /// whose backoff ends first (ties in the active queue's order) — never one in the error
     /// backoff. kube-scheduler 1.36's `SchedulerPopFromBackoffQ`, which also brings the 1 s
-    /// [`ordering_window`](Self::ordering_window). Off (the default): only the active queue
+    /// [`ordering_window`](Self::ordering_window). On by default; off, only the active queue
     /// pops, as before 1.33.
     pub pop_from_backoff: bool,
 }
@@ -41,15 +49,24 @@ impl Default for QueueConfig {
 }
 
 impl QueueConfig {
-    /// kube-scheduler's defaults: 1 s initial backoff, 10 s at most, 5 minutes in the
-    /// unschedulable pool, no ordering window.
+    /// kube-scheduler 1.36's defaults: 1 s initial backoff, 10 s at most, 5 minutes in the
+    /// unschedulable pool, a pop from the backoff queue when the active queue is empty and
+    /// the 1-second ordering window that comes with it (`SchedulerPopFromBackoffQ`, on by
+    /// default since 1.33) — the rules `gangway differential` measures equal to
+    /// kube-scheduler's own queue.
     pub const DEFAULT: QueueConfig = QueueConfig {
         initial_backoff: Duration::from_secs(1),
         max_backoff: Duration::from_secs(10),
         max_in_unschedulable: Duration::from_secs(5 * 60),
-        ordering_window: None,
-        pop_from_backoff: false,
+        ordering_window: Some(Duration::from_secs(1)),
+        pop_from_backoff: true,
     };
+
+    /// kube-scheduler's queue before 1.33 (or with `SchedulerPopFromBackoffQ` off): the
+    /// defaults' timing, but only the active queue pops and backoffs are compared exactly.
+    pub const BEFORE_1_33: QueueConfig = QueueConfig::DEFAULT
+        .with_ordering_window(None)
+        .with_pop_from_backoff(false);
 
     /// This configuration with the first backoff `backoff`.
     pub const fn with_initial_backoff(mut self, backoff: Duration) -> Self {
@@ -96,8 +113,10 @@ impl QueueConfig {
     }
 
     /// When `info`'s backoff ends: its last failure plus [`backoff_duration`](Self::backoff_duration),
-    /// truncated to the ordering window if there is one.
-    pub fn backoff_expiry(&self, info: &QueuedPodInfo) -> Time {
+    /// truncated to the ordering window if there is one — or `None` if it has none to serve:
+    /// it has not failed yet, or backoff is off (`max_backoff` zero), where kube-scheduler's
+    /// `getBackoffTime` answers the zero time, before every `now`.
+    pub fn backoff_expiry(&self, info: &QueuedPodInfo) -> Option<Time> {
         self.backoff_clock().expiry(info)
     }
 
@@ -111,15 +130,23 @@ impl QueueConfig {
         }
     }
 
-    /// Whether `info` is still backing off at `now`: its expiry is after `now` (with an ordering
-    /// window: not before the truncated `now`).
+    /// Whether `info` is still backing off at `now`: it has a
+    /// [`backoff_expiry`](Self::backoff_expiry), after `now` (with an ordering window: not
+    /// before the truncated `now`).
     pub fn is_backing_off(&self, info: &QueuedPodInfo, now: Time) -> bool {
-        self.backs_off_until(self.backoff_expiry(info), now)
+        self.backoff_expiry(info)
+            .is_some_and(|expiry| self.backs_off_until(expiry, now))
     }
 
     /// Whether a pod whose backoff ends at `expiry` is still backing off at `now`.
     pub fn backs_off_until(&self, expiry: Time, now: Time) -> bool {
         self.backoff_clock().backs_off_until(expiry, now)
+    }
+
+    /// The first time at which a pod whose backoff ends at `expiry` no longer backs off:
+    /// `expiry` itself, or with an ordering window the start of the window after `expiry`'s.
+    pub fn backoff_ends(&self, expiry: Time) -> Time {
+        self.backoff_clock().ends(expiry)
     }
 }
 
@@ -135,17 +162,18 @@ pub(super) struct BackoffClock {
 
 impl BackoffClock {
     /// See [`QueueConfig::backoff_expiry`].
-    pub(super) fn expiry(&self, info: &QueuedPodInfo) -> Time {
-        let backoff = match info.backoff_count().checked_sub(1) {
-            None => 0,
-            Some(doublings) => self
-                .initial
-                .saturating_mul(1u64.checked_shl(doublings).unwrap_or(u64::MAX))
-                .min(self.max),
-        };
-        self.align(Time::from_nanos(
+    pub(super) fn expiry(&self, info: &QueuedPodInfo) -> Option<Time> {
+        let doublings = info.backoff_count().checked_sub(1)?;
+        if self.max == 0 {
+            return None;
+        }
+        let backoff = self
+            .initial
+            .saturating_mul(1u64.checked_shl(doublings).unwrap_or(u64::MAX))
+            .min(self.max);
+        Some(self.align(Time::from_nanos(
             info.timestamp().as_nanos().saturating_add(backoff),
-        ))
+        )))
     }
 
     /// See [`QueueConfig::backs_off_until`].
@@ -153,6 +181,14 @@ impl BackoffClock {
         match self.window {
             None => expiry > now,
             Some(_) => expiry >= self.align(now),
+        }
+    }
+
+    /// See [`QueueConfig::backoff_ends`].
+    pub(super) fn ends(&self, expiry: Time) -> Time {
+        match self.window {
+            Some(w) if w != 0 => Time::from_nanos(self.align(expiry).as_nanos().saturating_add(w)),
+            _ => expiry,
         }
     }
 

@@ -128,7 +128,7 @@ impl QueueState {
             .iter()
             .map(|m| self.strategy_after_attempt(m, plugins))
             .max();
-        let expiry = distinct.iter().map(|m| self.clock.expiry(m)).max();
+        let expiry = distinct.iter().filter_map(|m| self.clock.expiry(m)).max();
         let mut placed = Vec::with_capacity(distinct.len());
         for m in distinct {
             let id = m.id().clone();
@@ -412,26 +412,30 @@ fn place_for(
     plugins: &dyn QueuePlugins,
     expiry: Option<Time>,
 ) -> QueuePlace {
-    let expiry = expiry.unwrap_or_else(|| clock.expiry(info));
-    match strategy {
-        Requeue::Skip => QueuePlace::Unschedulable,
-        Requeue::AfterBackoff if clock.backs_off_until(expiry, now) => {
+    let backing_off = expiry
+        .or_else(|| clock.expiry(info))
+        .filter(|&expiry| clock.backs_off_until(expiry, now));
+    match (strategy, backing_off) {
+        (Requeue::Skip, _) => QueuePlace::Unschedulable,
+        (Requeue::AfterBackoff, Some(expiry)) => {
             if info.has_rejectors() {
                 QueuePlace::Backoff(expiry)
             } else {
                 QueuePlace::ErrorBackoff(expiry)
             }
         }
-        Requeue::AfterBackoff | Requeue::Immediately => match plugins.pre_enqueue(info.pod()) {
-            Err(gate) => {
-                info.gate(gate.plugin);
-                QueuePlace::Unschedulable
+        (Requeue::AfterBackoff | Requeue::Immediately, _) => {
+            match plugins.pre_enqueue(info.pod()) {
+                Err(gate) => {
+                    info.gate(gate.plugin);
+                    QueuePlace::Unschedulable
+                }
+                Ok(()) => {
+                    info.mark_activated(now);
+                    QueuePlace::Active(plugins.sort_key(info))
+                }
             }
-            Ok(()) => {
-                info.mark_activated(now);
-                QueuePlace::Active(plugins.sort_key(info))
-            }
-        },
+        }
     }
 }
 

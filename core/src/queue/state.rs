@@ -413,14 +413,17 @@ impl QueueState {
         }
     }
 
-    /// The earliest backoff expiry of any pod backing off: when
-    /// [`flush_backoff_completed`](Self::flush_backoff_completed) next has work.
+    /// When [`flush_backoff_completed`](Self::flush_backoff_completed) next has work: the
+    /// earliest backoff expiry of any pod backing off — with an ordering window, the start of
+    /// the window after it ([`QueueConfig::backoff_ends`]), since a pod whose expiry equals
+    /// the truncated `now` still backs off.
     pub fn next_backoff_expiry(&self) -> Option<Time> {
         let first = |heap: &KeyedHeap<Time>| heap.peek().map(|(t, _)| t);
-        match (first(&self.backoff), first(&self.error_backoff)) {
+        let expiry = match (first(&self.backoff), first(&self.error_backoff)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
+        };
+        expiry.map(|e| self.clock.ends(e))
     }
 
     /// The earliest time at which [`flush_unschedulable_leftover`](Self::flush_unschedulable_leftover)

@@ -122,8 +122,9 @@ fn unschedulable_pod_waits_for_an_event_its_rejector_cares_about() {
         Some(QueuePlace::Backoff(Time::from_secs(1)))
     );
     checked(&q);
-    assert_eq!(q.flush_backoff_completed(Time::from_millis(999), &p), 0);
-    assert_eq!(q.flush_backoff_completed(Time::from_secs(1), &p), 1);
+    // 1.36's ordering window: at 1.x s the truncated now equals the expiry, still backing off.
+    assert_eq!(q.flush_backoff_completed(Time::from_millis(1_999), &p), 0);
+    assert_eq!(q.flush_backoff_completed(Time::from_secs(2), &p), 1);
     assert!(matches!(q.place(&id("a")), Some(QueuePlace::Active(_))));
     checked(&q);
 }
@@ -179,7 +180,7 @@ fn backoff_counts_rejections_or_the_errors_in_a_row_not_attempts() {
     info.count_failure();
     assert_eq!((info.consecutive_errors(), info.backoff_count()), (0, 4));
     let c = QueueConfig::default();
-    assert_eq!(c.backoff_expiry(&info), Time::from_secs(8));
+    assert_eq!(c.backoff_expiry(&info), Some(Time::from_secs(8)));
 }
 
 #[test]
@@ -213,9 +214,30 @@ fn ordering_window_truncates_and_keeps_an_equal_expiry_backing_off() {
     info.start_attempt();
     let mut info = info.rejected_by(NODE);
     info.count_failure();
-    assert_eq!(c.backoff_expiry(&info), Time::from_secs(2));
+    assert_eq!(c.backoff_expiry(&info), Some(Time::from_secs(2)));
     assert!(c.is_backing_off(&info, Time::from_millis(2_500)));
     assert!(!c.is_backing_off(&info, Time::from_secs(3)));
+    assert_eq!(c.backoff_ends(Time::from_secs(2)), Time::from_secs(3));
+}
+
+/// kube-scheduler's `getBackoffTime` answers the zero time — before every `now`, window or
+/// not — for a pod that has not failed yet or when backoff is off. gangway's window compared
+/// such a pod's "expiry" (its timestamp) with the truncated `now` and kept it backing off for
+/// up to a second: an ungated pod went to backoff instead of the active queue.
+#[test]
+fn a_pod_that_never_failed_never_backs_off_in_the_ordering_window() {
+    let c = QueueConfig::DEFAULT;
+    let info = QueuedPodInfo::new(pod("a", 0), Time::from_millis(1_300));
+    assert_eq!(c.backoff_expiry(&info), None);
+    assert!(!c.is_backing_off(&info, Time::from_millis(1_300)));
+    let mut failed = info.clone();
+    failed.start_attempt();
+    let mut failed = failed.rejected_by(NODE);
+    failed.count_failure();
+    assert!(c.is_backing_off(&failed, Time::from_millis(1_300)));
+    let off = c.with_max_backoff(Duration::ZERO);
+    assert_eq!(off.backoff_expiry(&failed), None);
+    assert!(!off.is_backing_off(&failed, Time::from_millis(1_300)));
 }
 
 #[test]
@@ -405,9 +427,10 @@ fn a_failed_gang_comes_back_together_with_one_backoff() {
         .unwrap();
     let expiry = Time::from_secs(12); // 10 s + g0's 2 s: one backoff, the longest
     assert_eq!(places, vec![Some(QueuePlace::Backoff(expiry)); 3]);
-    assert_eq!(q.flush_backoff_completed(Time::from_millis(11_999), &p), 0);
+    // 1.36's ordering window: at 12.x s the truncated now equals the expiry, still backing off.
+    assert_eq!(q.flush_backoff_completed(Time::from_millis(12_999), &p), 0);
     assert_eq!(
-        q.flush_backoff_completed(expiry, &p),
+        q.flush_backoff_completed(Time::from_secs(13), &p),
         3,
         "they leave backoff together"
     );
@@ -491,8 +514,27 @@ fn next_backoff_expiry_and_leftover_flush_say_when_the_flushes_have_work() {
         now,
         &p,
     );
-    // Second attempt: 2 s backoff from its failure at 400 s.
-    assert_eq!(q.next_backoff_expiry(), Some(Time::from_secs(402)));
+    // Second attempt: 2 s backoff from its failure at 400 s, expiring at 402 s; in 1.36's
+    // 1 s ordering window it still backs off at 402.x s, so the flush has work at 403 s.
+    assert_eq!(
+        q.place(&id("a")),
+        Some(QueuePlace::Backoff(Time::from_secs(402)))
+    );
+    assert_eq!(q.next_backoff_expiry(), Some(Time::from_secs(403)));
+    assert_eq!(q.flush_backoff_completed(Time::from_millis(402_999), &p), 0);
+    assert_eq!(q.flush_backoff_completed(Time::from_secs(403), &p), 1);
+    // Compared exactly (before 1.33), the flush has work at the expiry itself.
+    let mut exact = QueueState::new(QueueConfig::BEFORE_1_33);
+    exact.add(pod("a", 0), Time::ZERO, &p).unwrap();
+    fail_unschedulable(&mut exact, "a", Time::ZERO, &p);
+    exact.move_all_to_active_or_backoff(
+        ClusterEvent::AssignedPodDelete(Pod::new("x", "ns", "x")),
+        None,
+        Time::ZERO,
+        &p,
+    );
+    assert_eq!(exact.next_backoff_expiry(), Some(Time::from_secs(1)));
+    assert_eq!(exact.flush_backoff_completed(Time::from_secs(1), &p), 1);
 }
 
 /// 1.36's pop from backoff: with the active queue empty, a pop takes the rejected pod whose

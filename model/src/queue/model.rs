@@ -226,9 +226,14 @@ impl QueueModel {
     }
 
     /// `info`'s backoff expiry: its timestamp plus [`backoff`](Self::backoff), truncated to
-    /// the ordering window if there is one.
-    pub fn expiry(&self, info: &ModelInfo) -> Time {
-        self.truncate(info.timestamp + self.backoff(info.backoff_count()))
+    /// the ordering window if there is one; `None` — no backoff at all, kube-scheduler's
+    /// zero time — before its first failure or with `max_backoff` zero.
+    pub fn expiry(&self, info: &ModelInfo) -> Option<Time> {
+        let failures = info.backoff_count();
+        if failures == 0 || self.config.max_backoff.is_zero() {
+            return None;
+        }
+        Some(self.truncate(info.timestamp + self.backoff(failures)))
     }
 
     /// Whether a pod whose backoff ends at `expiry` still backs off at `now`.
@@ -405,9 +410,36 @@ impl QueueModel {
         true
     }
 
-    /// Takes the first active pod in [`active_order`](Self::active_order) in flight.
+    /// With [`pop_from_backoff`](QueueConfig::pop_from_backoff) and no active pod, the pod
+    /// backing off for a rejection (never an error) whose backoff ends first, ties by
+    /// [`pops_before`](Self::pops_before) — kube-scheduler 1.36's `SchedulerPopFromBackoffQ`.
+    pub fn backoff_head(&self) -> Option<&PodId> {
+        if !self.config.pop_from_backoff || !self.active_order().is_empty() {
+            return None;
+        }
+        let mut best: Option<(Time, &ModelInfo)> = None;
+        for r in &self.records {
+            let ModelPlace::Backoff(expiry) = r.place else {
+                continue;
+            };
+            let better = match best {
+                None => true,
+                Some((t, b)) => expiry < t || (expiry == t && Self::pops_before(&r.info, b)),
+            };
+            if better {
+                best = Some((expiry, &r.info));
+            }
+        }
+        best.map(|(_, info)| info.id())
+    }
+
+    /// Takes the first active pod in [`active_order`](Self::active_order) in flight — or,
+    /// with none, the [`backoff_head`](Self::backoff_head).
     pub fn pop(&mut self) -> Option<ModelPopped> {
-        let id = self.active_order().first().map(|id| (*id).clone())?;
+        let id = match self.active_order().first() {
+            Some(id) => (*id).clone(),
+            None => self.backoff_head()?.clone(),
+        };
         let i = self.find(&id).expect("listed");
         self.cycle += 1;
         let record = &mut self.records[i];

@@ -60,7 +60,7 @@ impl QueueModel {
             .iter()
             .map(|m| self.verdict_after_attempt(m, plugins))
             .max();
-        let expiry = distinct.iter().map(|m| self.expiry(m)).max();
+        let expiry = distinct.iter().filter_map(|m| self.expiry(m)).max();
         let mut placed: Vec<(PodId, Option<QueuePlace>)> = Vec::new();
         for m in distinct {
             let verdict = verdict.expect("there is a member");
@@ -278,10 +278,12 @@ impl QueueModel {
         now: Time,
         plugins: &PluginSet,
     ) -> ModelPlace {
-        let expiry = expiry.unwrap_or_else(|| self.expiry(&info));
-        match verdict {
-            Requeue::Skip => self.put(info, ModelPlace::Unschedulable),
-            Requeue::AfterBackoff if self.backing_off(expiry, now) => {
+        let expiry = expiry
+            .or_else(|| self.expiry(&info))
+            .filter(|&expiry| self.backing_off(expiry, now));
+        match (verdict, expiry) {
+            (Requeue::Skip, _) => self.put(info, ModelPlace::Unschedulable),
+            (Requeue::AfterBackoff, Some(expiry)) => {
                 let place = if info.has_rejectors() {
                     ModelPlace::Backoff(expiry)
                 } else {
@@ -289,7 +291,7 @@ impl QueueModel {
                 };
                 self.put(info, place)
             }
-            Requeue::AfterBackoff | Requeue::Immediately => self.enter(info, now, plugins),
+            (Requeue::AfterBackoff | Requeue::Immediately, _) => self.enter(info, now, plugins),
         }
     }
 
