@@ -27,9 +27,11 @@ fn config(index: usize) -> QueueConfig {
         0 => QueueConfig::default(),
         // Before 1.33: only the active queue pops, exact comparisons.
         1 => QueueConfig::BEFORE_1_33,
-        // Short backoffs, compared exactly, popping from backoff.
+        // Short backoffs, compared exactly, popping from backoff, a pod group's member (p5)
+        // backing off after every failure (the gang gates' rule).
         _ => QueueConfig::DEFAULT
             .with_ordering_window(None)
+            .with_group_members_back_off(true)
             .with_initial_backoff(Duration::from_millis(500))
             .with_max_backoff(Duration::from_secs(2))
             .with_max_in_unschedulable(Duration::from_secs(30)),

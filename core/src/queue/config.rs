@@ -40,6 +40,18 @@ pub struct QueueConfig {
     /// [`ordering_window`](Self::ordering_window). On by default; off, only the active queue
     /// pops, as before 1.33.
     pub pop_from_backoff: bool,
+    /// Whether a pod group's member (a pod naming a group) that comes back from a failed
+    /// attempt backs off whatever happened during the attempt, instead of waiting in the
+    /// unschedulable pool for an event its rejector cares about: kube-scheduler 1.36 with the
+    /// gang gates (`GenericWorkload`), whose queue has no event-based requeueing for pod
+    /// groups yet (`determineSchedulingHintForInFlightPod`). Off by default: together with
+    /// [`pop_from_backoff`](Self::pop_from_backoff) it makes kube-scheduler retry a member
+    /// that cannot fit over and over while nothing else is active (its pop takes the member
+    /// straight back out of backoff) — a busy loop a virtual-time driver settling at one
+    /// instant never leaves. `gangway differential` measures it with the rule on
+    /// (upstream/traces/group_member_backs_off.jsonl). A member gated by PreEnqueue still
+    /// waits for its gate.
+    pub group_members_back_off: bool,
 }
 
 impl Default for QueueConfig {
@@ -49,17 +61,19 @@ impl Default for QueueConfig {
 }
 
 impl QueueConfig {
-    /// kube-scheduler 1.36's defaults: 1 s initial backoff, 10 s at most, 5 minutes in the
-    /// unschedulable pool, a pop from the backoff queue when the active queue is empty and
-    /// the 1-second ordering window that comes with it (`SchedulerPopFromBackoffQ`, on by
-    /// default since 1.33) — the rules `gangway differential` measures equal to
-    /// kube-scheduler's own queue.
+    /// kube-scheduler 1.36's defaults with the gang gates on: 1 s initial backoff, 10 s at
+    /// most, 5 minutes in the unschedulable pool, a pop from the backoff queue when the active
+    /// queue is empty and the 1-second ordering window that comes with it
+    /// (`SchedulerPopFromBackoffQ`, on by default since 1.33) — the rules `gangway
+    /// differential` measures equal to kube-scheduler's own queue. One rule of the gang gates
+    /// is left off, [`group_members_back_off`](Self::group_members_back_off) (see there why).
     pub const DEFAULT: QueueConfig = QueueConfig {
         initial_backoff: Duration::from_secs(1),
         max_backoff: Duration::from_secs(10),
         max_in_unschedulable: Duration::from_secs(5 * 60),
         ordering_window: Some(Duration::from_secs(1)),
         pop_from_backoff: true,
+        group_members_back_off: false,
     };
 
     /// kube-scheduler's queue before 1.33 (or with `SchedulerPopFromBackoffQ` off): the
@@ -96,6 +110,13 @@ impl QueueConfig {
     /// not (see [`pop_from_backoff`](Self::pop_from_backoff)).
     pub const fn with_pop_from_backoff(mut self, pop: bool) -> Self {
         self.pop_from_backoff = pop;
+        self
+    }
+
+    /// This configuration backing off a failed pod group member whatever happened, or not
+    /// (see [`group_members_back_off`](Self::group_members_back_off)).
+    pub const fn with_group_members_back_off(mut self, back_off: bool) -> Self {
+        self.group_members_back_off = back_off;
         self
     }
 

@@ -289,6 +289,10 @@ impl QueueState {
         if !info.has_rejectors() {
             return Requeue::AfterBackoff;
         }
+        if self.config.group_members_back_off && info.pod().group().is_some() {
+            // 1.36 (GenericWorkload): no event-based requeueing for pod groups yet.
+            return Requeue::AfterBackoff;
+        }
         let Some(flight) = self.in_flight.get(info.id()) else {
             // Not in flight (handed back after `done`): nothing is known, so back off, as
             // upstream does.

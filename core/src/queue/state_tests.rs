@@ -651,3 +651,30 @@ fn the_heads_include_tied_backoff_pods_when_popping_from_backoff() {
         checked(&q);
     }
 }
+
+/// kube-scheduler 1.36 with the gang gates backs a failed pod group member off whatever its
+/// attempt saw (`determineSchedulingHintForInFlightPod`: no event-based requeueing for pod
+/// groups); with the rule off (gangway's default, the witness) it parks like any pod until an
+/// event its rejector cares about.
+#[test]
+fn a_failed_group_member_backs_off_under_the_gang_gates_rule() {
+    let p = plugins();
+    for rule in [true, false] {
+        let config = QueueConfig::DEFAULT.with_group_members_back_off(rule);
+        let mut q = QueueState::new(config);
+        q.add(pod("m", 0).with_group("g"), Time::ZERO, &p).unwrap();
+        q.add(pod("solo", 0), Time::ZERO, &p).unwrap();
+        let member = fail_unschedulable(&mut q, "m", Time::ZERO, &p);
+        let solo = fail_unschedulable(&mut q, "solo", Time::ZERO, &p);
+        assert_eq!(
+            solo,
+            Some(QueuePlace::Unschedulable),
+            "a pod without a group parks"
+        );
+        if rule {
+            assert_eq!(member, Some(QueuePlace::Backoff(Time::from_secs(1))));
+        } else {
+            assert_eq!(member, Some(QueuePlace::Unschedulable));
+        }
+    }
+}

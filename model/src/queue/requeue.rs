@@ -212,7 +212,10 @@ impl QueueModel {
 
     /// The strongest verdict of the events `info`'s attempt saw.
     fn verdict_after_attempt(&self, info: &ModelInfo, plugins: &PluginSet) -> Requeue {
-        if !info.has_rejectors() {
+        // A failure without a rejector, or a pod group member's with the gang gates' rule:
+        // back off, whatever the attempt saw.
+        let member = self.config.group_members_back_off && info.pod.group().is_some();
+        if !info.has_rejectors() || member {
             return Requeue::AfterBackoff;
         }
         let Some(seen) = self.seen(info.id()) else {

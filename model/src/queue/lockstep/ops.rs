@@ -124,6 +124,13 @@ pub(super) fn tables() -> &'static Tables {
             .iter()
             .map(|name| {
                 let pod = Pod::new(*name, "ns", name);
+                // p5 is a pod group's member: a failure backs it off whatever happened
+                // (QueueConfig::group_members_back_off).
+                let pod = if *name == "p5" {
+                    pod.with_group("pg")
+                } else {
+                    pod
+                };
                 PRIORITIES
                     .iter()
                     .map(|&p| pod.clone().with_priority(p))
