@@ -8,7 +8,7 @@ pub(crate) const NS: &str = "ns";
 // The fixed plugin set (closed switch at the start of every case) and its plugins' names are
 // the differential's conformance profile, so the table and its traces share one definition.
 pub(crate) use gangway_cli::differential::profile::{
-    conformance_plugins as plugins, BAR, FIT, GATE, PENDING, SKIP,
+    conformance_plugins as plugins, BAR, FIT, PENDING, SKIP,
 };
 
 pub(crate) fn pod(name: &str, priority: i32) -> Pod {
