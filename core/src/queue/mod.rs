@@ -22,6 +22,8 @@ mod scheduling_queue;
 mod state;
 #[cfg(test)]
 mod state_tests;
+#[cfg(test)]
+mod pre_enqueue_tests;
 
 pub use config::QueueConfig;
 pub use error::{HandBackError, QueueError};
