@@ -43,6 +43,38 @@ const REFUSED: &[(&str, &str)] = &[
     ),
 ];
 
+/// Why kube-scheduler v1.36.3 differs from a case on purpose, by case name prefix.
+const EXACT_EXPIRY: &str = "1.36 with SchedulerPopFromBackoffQ off keeps a pod whose expiry \
+    equals now backing off (isPodBackingoff: !boTime.Before(now)); gangway's older rules move \
+    it, as 1.32 did (boTime.After(now))";
+const NO_139162: &str = "kubernetes#139162 is not in v1.36.3: movePodsToActiveOrBackoffQueue \
+    skips a gated pod unless its gate registered the event, and a wildcard (UnschedulableTimeout, \
+    the leftover flush) matches none; gangway follows the fix";
+
+/// The cases known to differ in the pass with the cases' own configuration (the older rules).
+const KNOWN_AS_CONFIGURED: &[(&str, &str)] = &[
+    ("Queue queues pod to activeQ if Pod is not backing off (the event at exactly", EXACT_EXPIRY),
+    ("backoff 1, 2, 4, 8, 10, 10, 10 s", EXACT_EXPIRY),
+    ("error failures back off apart", EXACT_EXPIRY),
+    ("preEnqueue plugin registered, preEnqueue rejects the pod, even if it is after", EXACT_EXPIRY),
+    ("QueueHintFunction is called when Pod is gated by the plugin that is interested in the event (to backoff", EXACT_EXPIRY),
+    ("Gated metric should be 0 when Ungated -> Gated -> Ungated (BackoffQ)", EXACT_EXPIRY),
+    ("a wildcard event moves a gated pod whatever its gate registered", NO_139162),
+    ("a gated pod flushed and still gated waits another 5 min", NO_139162),
+];
+
+/// The cases known to differ with 1.36's rules.
+const KNOWN_WITH_136: &[(&str, &str)] = &[
+    (
+        "a wildcard event moves a gated pod whatever its gate registered",
+        NO_139162,
+    ),
+    (
+        "a gated pod flushed and still gated waits another 5 min",
+        NO_139162,
+    ),
+];
+
 /// The same configuration with 1.36's rules.
 fn rules_136(config: QueueConfig) -> QueueConfig {
     config
@@ -109,9 +141,14 @@ struct Pass {
     steps: usize,
     equal: usize,
     differ: Vec<String>,
+    known: usize,
 }
 
-fn pass(harness: &std::path::Path, config: impl Fn(&Case) -> QueueConfig) -> Pass {
+fn pass(
+    harness: &std::path::Path,
+    config: impl Fn(&Case) -> QueueConfig,
+    known: &[(&str, &str)],
+) -> Pass {
     let mut figures = Pass::default();
     for case in all_cases() {
         let label = format!("{} / {:?}", case.source, case.name);
@@ -122,14 +159,26 @@ fn pass(harness: &std::path::Path, config: impl Fn(&Case) -> QueueConfig) -> Pas
                 continue;
             }
         };
-        let Outcome { steps, equal, first } =
-            differential::differential(harness, &trace.ops, QueueConfig::DEFAULT)
-                .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let Outcome {
+            steps,
+            equal,
+            first,
+        } = differential::differential(harness, &trace.ops, QueueConfig::DEFAULT)
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
         figures.run += 1;
         figures.steps += steps;
         figures.equal += equal;
-        if let Some(first) = first {
-            figures.differ.push(format!("{label}\n{first}"));
+        let why = known.iter().find(|(name, _)| case.name.starts_with(name));
+        match (first, why) {
+            (Some(first), Some((_, why))) => {
+                eprintln!("  known difference {label}: {why}\n{first}");
+                figures.known += 1;
+            }
+            (Some(first), None) => figures.differ.push(format!("{label}\n{first}")),
+            (None, Some(_)) => figures
+                .differ
+                .push(format!("{label}: known to differ, but equal now")),
+            (None, None) => {}
         }
     }
     figures
@@ -145,20 +194,27 @@ fn every_case_through_kube_schedulers_queue() {
         return;
     };
     let mut failed = Vec::new();
-    for (what, rules) in [("as configured", false), ("with 1.36's rules", true)] {
-        let p = pass(&harness, |case| {
+    let passes = [
+        ("as configured", false, KNOWN_AS_CONFIGURED),
+        ("with 1.36's rules", true, KNOWN_WITH_136),
+    ];
+    for (what, rules, known) in passes {
+        let config = |case: &Case| {
             if rules {
                 rules_136(case.config)
             } else {
                 case.config
             }
-        });
+        };
+        let p = pass(&harness, config, known);
         eprintln!(
-            "{what}: {} cases run, {} skipped; {} of {} steps equal; {} cases differ",
+            "{what}: {} cases run, {} skipped; {} of {} steps equal; {} known differences, \
+             {} unexpected",
             p.run,
             p.skipped.len(),
             p.equal,
             p.steps,
+            p.known,
             p.differ.len()
         );
         for skip in &p.skipped {
@@ -169,5 +225,9 @@ fn every_case_through_kube_schedulers_queue() {
         }
         failed.extend(p.differ.into_iter().map(|d| format!("({what}) {d}")));
     }
-    assert!(failed.is_empty(), "{} cases differ", failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} cases differ unexpectedly",
+        failed.len()
+    );
 }
