@@ -16,14 +16,14 @@ mod info;
 mod keyed_heap;
 mod plugins;
 mod pool;
+#[cfg(test)]
+mod pre_enqueue_tests;
 mod rename;
 mod requeue;
 mod scheduling_queue;
 mod state;
 #[cfg(test)]
 mod state_tests;
-#[cfg(test)]
-mod pre_enqueue_tests;
 
 pub use config::QueueConfig;
 pub use error::{HandBackError, QueueError};

@@ -89,16 +89,24 @@ fn with_pop_from_backoff_a_pod_leaving_backoff_skips_pre_enqueue() {
         for activate in [false, true] {
             let (mut q, p) = fail_after_room_freed(config, "gated-x", |_, _| {});
             assert!(matches!(q.place(&id), Some(QueuePlace::Backoff(_))));
-            q.update(pod("gated-x", 1), pod("gated-x", 0), Time::from_millis(500), &p);
+            q.update(
+                pod("gated-x", 1),
+                pod("gated-x", 0),
+                Time::from_millis(500),
+                &p,
+            );
             assert!(matches!(q.place(&id), Some(QueuePlace::Backoff(_))));
             if activate {
-                q.activate(&[id.clone()], Time::from_millis(600), &p);
+                q.activate(std::slice::from_ref(&id), Time::from_millis(600), &p);
             } else {
                 q.flush_backoff_completed(Time::from_secs(2), &p);
             }
             q.check().unwrap();
             let active = matches!(q.place(&id), Some(QueuePlace::Active(_)));
-            assert_eq!(active, flushed_to_active, "{config:?}, activate: {activate}");
+            assert_eq!(
+                active, flushed_to_active,
+                "{config:?}, activate: {activate}"
+            );
         }
     }
 }

@@ -74,7 +74,7 @@ pub fn export(case: &Case, config: QueueConfig) -> Result<Exported, String> {
                 ));
             }
             let delta = at.as_nanos() - clock.as_nanos();
-            if delta % 1_000_000 == 0 && delta > 0 {
+            if delta.is_multiple_of(1_000_000) && delta > 0 {
                 ops.push(Op::AdvanceMs {
                     ms: delta / 1_000_000,
                 });
@@ -111,7 +111,10 @@ pub fn export(case: &Case, config: QueueConfig) -> Result<Exported, String> {
             }
             Step::PopNone => {
                 ops.push(Op::Pop);
-                expect.push(Expect::Popped { op: next, pod: None });
+                expect.push(Expect::Popped {
+                    op: next,
+                    pod: None,
+                });
             }
             Step::Back {
                 pod,
