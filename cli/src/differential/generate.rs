@@ -45,6 +45,7 @@ pub fn trace(seed: u64, steps: usize, pods: usize, config: QueueConfig) -> Vec<O
             35..=49 if !in_flight.is_empty() => Op::Unschedulable {
                 pod: in_flight[rng.range(0, in_flight.len() as u64 - 1) as usize].clone(),
                 plugins: vec!["NodeResourcesFit".to_owned()],
+                pending: Vec::new(),
             },
             50..=54 if !in_flight.is_empty() => Op::Error {
                 pod: in_flight[rng.range(0, in_flight.len() as u64 - 1) as usize].clone(),
@@ -54,6 +55,9 @@ pub fn trace(seed: u64, steps: usize, pods: usize, config: QueueConfig) -> Vec<O
             },
             62..=69 => Op::MoveAll {
                 event: EVENTS[rng.range(0, EVENTS.len() as u64 - 1) as usize].to_owned(),
+                node: None,
+                precheck: None,
+                min: None,
             },
             70..=73 if added > 0 => Op::Activate {
                 pods: vec![any_pod(&mut rng)],

@@ -4,6 +4,7 @@
 //! with both observations (upstream/README.md).
 
 pub mod generate;
+pub mod profile;
 pub mod queue;
 pub mod trace;
 

@@ -1,14 +1,19 @@
-//! A trace through gangway's own scheduling queue (`QueueState`, the scheduler's plugin set),
-//! observed as the Go harness observes kube-scheduler's.
+//! A trace through gangway's own scheduling queue (`QueueState`, the plugin profile the trace
+//! chose: the scheduler's plugin set by default), observed as the Go harness observes
+//! kube-scheduler's.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use gangsched::queue::{ClusterEvent, QueueConfig, QueuePlace, QueueState};
+use gangsched::queue::{ClusterEvent, QueueConfig, QueuePlace, QueuePlugins, QueueState};
 use gangsched::scheduler::SchedulerPlugins;
-use gangsched::{GroupRegistry, PluginName, Pod, PodId, Time};
+use gangsched::sync::Arc;
+use gangsched::{GroupRegistry, PluginName, Pod, PodGroup, PodId, Policy, QueuedPodInfo, Time};
 
-use super::trace::{Observation, Op};
+use super::profile::{conformance_plugins, Profile};
+use super::trace::{Observation, Op, Precheck};
 
 /// Runs `ops` through a fresh queue; one observation per operation.
 pub fn run(ops: &[Op], config: QueueConfig) -> Vec<Observation> {
@@ -20,19 +25,51 @@ pub fn run(ops: &[Op], config: QueueConfig) -> Vec<Observation> {
 /// object (what the informer's cache holds) beside it.
 pub struct Runner {
     queue: QueueState,
-    plugins: SchedulerPlugins<GroupRegistry>,
+    plugins: Box<dyn QueuePlugins>,
+    /// The conformance profile's gate switch.
+    open: Arc<AtomicBool>,
     now: Time,
     names: Vec<String>,
     objects: BTreeMap<String, Pod>,
     steps: usize,
 }
 
+/// The configuration a `config` op sets on top of `base`.
+pub fn configured(base: QueueConfig, op: &Op) -> QueueConfig {
+    let Op::Config {
+        initial_backoff_ms,
+        max_backoff_ms,
+        max_in_unschedulable_ms,
+        pop_from_backoff,
+        ..
+    } = op
+    else {
+        return base;
+    };
+    let mut config = base;
+    if let Some(ms) = initial_backoff_ms {
+        config.initial_backoff = Duration::from_millis(*ms);
+    }
+    if let Some(ms) = max_backoff_ms {
+        config.max_backoff = Duration::from_millis(*ms);
+    }
+    if let Some(ms) = max_in_unschedulable_ms {
+        config.max_in_unschedulable = Duration::from_millis(*ms);
+    }
+    // SchedulerPopFromBackoffQ (on unless the trace says off) brings the 1 s ordering window.
+    let pop = pop_from_backoff.unwrap_or(true);
+    config
+        .with_pop_from_backoff(pop)
+        .with_ordering_window(pop.then_some(Duration::from_secs(1)))
+}
+
 impl Runner {
-    /// A fresh queue configured as `config`.
+    /// A fresh queue configured as `config`, with the default profile.
     pub fn new(config: QueueConfig) -> Runner {
         Runner {
             queue: QueueState::new(config),
-            plugins: SchedulerPlugins::new(GroupRegistry::new()),
+            plugins: Box::new(SchedulerPlugins::new(GroupRegistry::new())),
+            open: Arc::new(AtomicBool::new(false)),
             now: Time::ZERO,
             names: Vec::new(),
             objects: BTreeMap::new(),
@@ -45,12 +82,33 @@ impl Runner {
         self.queue.place(&PodId::from(pod))
     }
 
+    /// A `config` op: a fresh queue, configured and with the profile it names.
+    fn configure(&mut self, op: &Op) -> Result<(), String> {
+        let Op::Config { profile, .. } = op else {
+            unreachable!("a config op")
+        };
+        if self.steps > 0 {
+            return Err("config must come first".into());
+        }
+        let config = configured(*self.queue.config(), op);
+        self.queue = QueueState::new(config);
+        self.plugins = match Profile::named(profile.as_deref())? {
+            Profile::Default => Box::new(SchedulerPlugins::new(GroupRegistry::new())),
+            Profile::Conformance => Box::new(conformance_plugins(self.open.clone())),
+        };
+        Ok(())
+    }
+
     /// Applies `op`; what it saw.
     pub fn step(&mut self, op: &Op) -> Observation {
-        let (queue, plugins, now) = (&mut self.queue, &self.plugins, self.now);
         let mut popped = None;
         let mut error = None;
+        if let Op::Config { .. } = op {
+            error = self.configure(op).err();
+        }
+        let (queue, plugins, now) = (&mut self.queue, &*self.plugins, self.now);
         match op {
+            Op::Config { .. } => {}
             Op::Add { pod, priority } => {
                 if !self.names.contains(pod) {
                     self.names.push(pod.clone());
@@ -61,21 +119,47 @@ impl Runner {
                     error = Some(e.to_string());
                 }
             }
-            Op::Update { pod, priority } => match self.objects.get(pod).cloned() {
-                Some(old) => {
-                    let new = old.clone().with_priority(*priority);
-                    self.objects.insert(pod.clone(), new.clone());
-                    queue.update(old, new, now, plugins);
+            Op::Update { pod, priority } => {
+                // A pod the queue does not know is added by the update, in both queues.
+                let old = self
+                    .objects
+                    .get(pod)
+                    .cloned()
+                    .unwrap_or_else(|| Pod::new(pod.as_str(), "ns", pod));
+                if !self.names.contains(pod) {
+                    self.names.push(pod.clone());
                 }
-                None => error = Some(format!("pod {pod} is unknown")),
-            },
+                let new = old.clone().with_priority(*priority);
+                self.objects.insert(pod.clone(), new.clone());
+                queue.update(old, new, now, plugins);
+            }
             Op::Pop => popped = queue.pop().map(|p| p.info.id().to_string()),
-            Op::Unschedulable { pod, plugins: by } => {
-                let rejector = by.first().map(|p| PluginName::from(p.clone()));
-                if let Err(e) = queue.hand_back(&PodId::from(pod.as_str()), rejector, now, plugins)
-                {
-                    error = Some(e.to_string());
-                }
+            Op::Unschedulable {
+                pod,
+                plugins: by,
+                pending,
+            } => {
+                let id = PodId::from(pod.as_str());
+                let result = match queue.info(&id).cloned() {
+                    // The queue's own record (its latest object), rejected and pending as
+                    // the attempt said.
+                    Some(info) if queue.place(&id) == Some(QueuePlace::InFlight) => {
+                        let info = by.iter().fold(info, |i, p| i.rejected_by(p.clone()));
+                        let info = pending.iter().fold(info, |i, p| i.pending_on(p.clone()));
+                        queue
+                            .add_unschedulable_if_not_present(info, now, plugins)
+                            .map(drop)
+                            .map_err(|e| e.to_string())
+                    }
+                    _ => {
+                        let rejector = by.first().map(|p| PluginName::from(p.clone()));
+                        queue
+                            .hand_back(&id, rejector, now, plugins)
+                            .map(drop)
+                            .map_err(|e| e.to_string())
+                    }
+                };
+                error = result.err();
             }
             Op::Error { pod } => {
                 if let Err(e) = queue.hand_back(&PodId::from(pod.as_str()), None, now, plugins) {
@@ -85,12 +169,22 @@ impl Runner {
             Op::Done { pod } => {
                 queue.done(&PodId::from(pod.as_str()));
             }
-            Op::MoveAll { event } => match cluster_event(event) {
+            Op::MoveAll {
+                event,
+                node,
+                precheck,
+                min,
+            } => match cluster_event(event, node.as_deref()) {
                 Some(event) => {
-                    queue.move_all_to_active_or_backoff(event, None, now, plugins);
+                    let called = RefCell::new(None);
+                    let check = precheck_fn(*precheck, min.unwrap_or(0), &called);
+                    queue.move_all_to_active_or_backoff(event, check.as_deref(), now, plugins);
+                    drop(check);
+                    error = called.into_inner();
                 }
                 None => error = Some(format!("unknown event {event:?}")),
             },
+            Op::Gate { open } => self.open.store(*open, Ordering::SeqCst),
             Op::Activate { pods } => {
                 let ids: Vec<PodId> = pods.iter().map(|p| PodId::from(p.as_str())).collect();
                 queue.activate(&ids, now, plugins);
@@ -100,6 +194,7 @@ impl Runner {
                 queue.delete(&PodId::from(pod.as_str()));
             }
             Op::AdvanceMs { ms } => self.now += Duration::from_millis(*ms),
+            Op::AdvanceNs { ns } => self.now += Duration::from_nanos(*ns),
             Op::FlushBackoff => {
                 queue.flush_backoff_completed(now, plugins);
             }
@@ -112,7 +207,7 @@ impl Runner {
         let places = self
             .names
             .iter()
-            .map(|name| (name.clone(), place_name(self.place(name)).to_owned()))
+            .map(|name| (name.clone(), self.place_name(name).to_owned()))
             .collect::<BTreeMap<_, _>>();
         Observation {
             step: self.steps,
@@ -122,27 +217,61 @@ impl Runner {
             error,
         }
     }
-}
 
-/// The trace's name of a queue place.
-fn place_name(place: Option<QueuePlace>) -> &'static str {
-    match place {
-        Some(QueuePlace::Active(_)) => "active",
-        Some(QueuePlace::Backoff(_)) => "backoff",
-        Some(QueuePlace::ErrorBackoff(_)) => "error_backoff",
-        Some(QueuePlace::Unschedulable) => "unschedulable",
-        Some(QueuePlace::InFlight) => "in_flight",
-        None => "absent",
+    /// The trace's name of `pod`'s place.
+    fn place_name(&self, pod: &str) -> &'static str {
+        let id = PodId::from(pod);
+        match self.queue.place(&id) {
+            Some(QueuePlace::Active(_)) => "active",
+            Some(QueuePlace::Backoff(_)) => "backoff",
+            Some(QueuePlace::ErrorBackoff(_)) => "error_backoff",
+            Some(QueuePlace::Unschedulable)
+                if self.queue.info(&id).is_some_and(|i| i.gated_by().is_some()) =>
+            {
+                "gated"
+            }
+            Some(QueuePlace::Unschedulable) => "unschedulable",
+            Some(QueuePlace::InFlight) => "in_flight",
+            None => "absent",
+        }
     }
 }
 
-/// The cluster event a trace names.
-fn cluster_event(name: &str) -> Option<ClusterEvent> {
+/// A precheck over the pod's priority; `called` records a call of `Never`'s.
+type Check<'a> = Box<dyn Fn(&QueuedPodInfo) -> bool + 'a>;
+
+fn precheck_fn(
+    precheck: Option<Precheck>,
+    min: i32,
+    called: &RefCell<Option<String>>,
+) -> Option<Check<'_>> {
+    let priority = |i: &QueuedPodInfo| i.pod().priority();
+    Some(match precheck? {
+        Precheck::All => return None,
+        Precheck::MinPriority => Box::new(move |i| priority(i) >= min),
+        Precheck::EvenAtLeast => Box::new(move |i| priority(i) % 2 == 0 && priority(i) >= min),
+        Precheck::EvenNegative => Box::new(move |i| priority(i) % 2 == 0 && priority(i) < 0),
+        Precheck::Never => Box::new(move |i| {
+            called
+                .borrow_mut()
+                .get_or_insert_with(|| format!("precheck called for {}", i.id()));
+            false
+        }),
+    })
+}
+
+/// The cluster event a trace names, on the node `node` (default `node`).
+fn cluster_event(name: &str, node: Option<&str>) -> Option<ClusterEvent> {
+    let node = node.unwrap_or("node");
     Some(match name {
-        "NodeAdd" => ClusterEvent::NodeAdd("node".into()),
-        "NodeUpdate" => ClusterEvent::NodeUpdate("node".into()),
+        "NodeAdd" => ClusterEvent::NodeAdd(node.into()),
+        "NodeUpdate" => ClusterEvent::NodeUpdate(node.into()),
         "AssignedPodDelete" => ClusterEvent::AssignedPodDelete(Pod::new("assigned", "ns", "x")),
         "AssignedPodAdd" => ClusterEvent::AssignedPodAdd(Pod::new("assigned", "ns", "x")),
+        "PodGroupAdd" => {
+            ClusterEvent::PodGroupAdd(PodGroup::new("ns", "pg", Policy::Basic).expect("valid"))
+        }
+        "UnschedulableTimeout" => ClusterEvent::UnschedulableTimeout,
         _ => return None,
     })
 }

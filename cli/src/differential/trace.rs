@@ -9,6 +9,27 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Op {
+    /// The queue's configuration and plugin profile; first in a trace, if at all (without it:
+    /// the default profile, and on gangway's side the runner's configuration). An absent
+    /// field is kube-scheduler's default; `pop_from_backoff` (1.36's `SchedulerPopFromBackoffQ`,
+    /// on by default) brings the 1 s ordering window with it, on both sides.
+    Config {
+        /// The plugin profile (`default`, `conformance`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        profile: Option<String>,
+        /// The first backoff (`podInitialBackoffSeconds`), in ms; not 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        initial_backoff_ms: Option<u64>,
+        /// The longest backoff, in ms; not 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_backoff_ms: Option<u64>,
+        /// How long a pod may sit in the unschedulable pool before a flush, in ms; not 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_in_unschedulable_ms: Option<u64>,
+        /// Pop from the backoff queue with the 1 s ordering window (absent: on).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pop_from_backoff: Option<bool>,
+    },
     /// A pod is created (`priority` defaults to 0), at the clock's time.
     Add {
         /// Its name (and uid).
@@ -33,6 +54,9 @@ pub enum Op {
         pod: String,
         /// The rejecting plugins.
         plugins: Vec<String>,
+        /// The plugins it is pending on.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pending: Vec<String>,
     },
     /// The popped pod's attempt failed with an error (no plugin rejected it).
     Error {
@@ -45,10 +69,24 @@ pub enum Op {
         pod: String,
     },
     /// A cluster event moves the pods it may help (`NodeAdd`, `NodeUpdate`,
-    /// `AssignedPodDelete`, `AssignedPodAdd`).
+    /// `AssignedPodDelete`, `AssignedPodAdd`, `PodGroupAdd`, `UnschedulableTimeout`).
     MoveAll {
         /// The event's name.
         event: String,
+        /// The node's name, for a node event (default `node`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<String>,
+        /// Which pods the move considers (none: all).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        precheck: Option<Precheck>,
+        /// The precheck's priority bound.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min: Option<i32>,
+    },
+    /// The conformance profile's PreEnqueue gate opens or closes.
+    Gate {
+        /// Open.
+        open: bool,
     },
     /// These pods are activated.
     Activate {
@@ -65,6 +103,11 @@ pub enum Op {
         /// By this many milliseconds.
         ms: u64,
     },
+    /// The clock moves forward by nanoseconds.
+    AdvanceNs {
+        /// By this many nanoseconds.
+        ns: u64,
+    },
     /// The periodic backoff flush runs.
     FlushBackoff,
     /// The periodic unschedulable-pool flush runs.
@@ -77,6 +120,7 @@ impl Op {
     /// The operation's name in a trace (`add`, `pop`, …).
     pub fn name(&self) -> &'static str {
         match self {
+            Op::Config { .. } => "config",
             Op::Add { .. } => "add",
             Op::Update { .. } => "update",
             Op::Pop => "pop",
@@ -84,9 +128,11 @@ impl Op {
             Op::Error { .. } => "error",
             Op::Done { .. } => "done",
             Op::MoveAll { .. } => "move_all",
+            Op::Gate { .. } => "gate",
             Op::Activate { .. } => "activate",
             Op::Delete { .. } => "delete",
             Op::AdvanceMs { .. } => "advance_ms",
+            Op::AdvanceNs { .. } => "advance_ns",
             Op::FlushBackoff => "flush_backoff",
             Op::FlushLeftover => "flush_leftover",
             Op::Close => "close",
@@ -94,8 +140,25 @@ impl Op {
     }
 }
 
+/// `move_all`'s precheck (upstream's `PreEnqueueCheck`) over a pod's priority.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Precheck {
+    /// Every pod.
+    All,
+    /// Pods whose priority is at least `min`.
+    MinPriority,
+    /// Pods whose priority is even and at least `min`.
+    EvenAtLeast,
+    /// Pods whose priority is even and negative.
+    EvenNegative,
+    /// Must not be called: a call is the step's error (`precheck called for POD`).
+    Never,
+}
+
 /// What either side saw after one step: the pod a pop returned, and where each pod the trace
-/// named is (`active`, `backoff`, `error_backoff`, `unschedulable`, `in_flight`, `absent`).
+/// named is (`active`, `backoff`, `error_backoff`, `unschedulable`, `gated` (in the
+/// unschedulable pool, gated by a PreEnqueue plugin), `in_flight`, `absent`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Observation {
     /// The step, from 1.

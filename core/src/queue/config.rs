@@ -148,6 +148,7 @@ impl QueueConfig {
             initial: nanos(self.initial_backoff),
             max: nanos(self.max_backoff),
             window: self.ordering_window.map(nanos),
+            pre_enqueue_at_backoff: self.pop_from_backoff,
         }
     }
 
@@ -179,6 +180,10 @@ pub(super) struct BackoffClock {
     initial: u64,
     max: u64,
     window: Option<u64>,
+    /// With [`QueueConfig::pop_from_backoff`] (1.36's `SchedulerPopFromBackoffQ`), PreEnqueue
+    /// runs when a pod enters backoff and not when it leaves (`moveToBackoffQ`;
+    /// `moveToActiveQ` with `movesFromBackoffQ`); otherwise when it leaves.
+    pub(super) pre_enqueue_at_backoff: bool,
 }
 
 impl BackoffClock {

@@ -16,6 +16,8 @@ mod info;
 mod keyed_heap;
 mod plugins;
 mod pool;
+#[cfg(test)]
+mod pre_enqueue_tests;
 mod rename;
 mod requeue;
 mod scheduling_queue;

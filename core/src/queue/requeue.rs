@@ -143,20 +143,21 @@ impl QueueState {
     }
 
     /// Activates pods now (kube-scheduler's `Activate`): pods in the unschedulable pool or
-    /// backing off go to the active queue (still subject to PreEnqueue); for a pod in flight
+    /// backing off go to the active queue (still subject to PreEnqueue, except, with pop from
+    /// backoff, a pod leaving backoff: it passed PreEnqueue on its way in); for a pod in flight
     /// the activation is recorded and honoured when it comes back (I7); others are ignored.
     /// Returns how many pods moved.
     pub fn activate(&mut self, ids: &[PodId], now: Time, plugins: &dyn QueuePlugins) -> usize {
         let mut moved = 0;
         for id in ids {
             match self.place(id) {
-                Some(
-                    QueuePlace::Unschedulable
-                    | QueuePlace::Backoff(_)
-                    | QueuePlace::ErrorBackoff(_),
-                ) => {
+                Some(QueuePlace::Unschedulable) => {
                     let info = self.remove_entry(id).expect("placed");
                     moved += usize::from(self.move_to_active(info, now, plugins));
+                }
+                Some(QueuePlace::Backoff(_) | QueuePlace::ErrorBackoff(_)) => {
+                    let info = self.remove_entry(id).expect("placed");
+                    moved += usize::from(self.move_from_backoff(info, now, plugins));
                 }
                 Some(QueuePlace::InFlight) => {
                     self.record(ClusterEvent::ForceActivate, Some(id.clone()))
@@ -212,7 +213,7 @@ impl QueueState {
                 }
                 let id = self.info_at(slot).id().clone();
                 let info = self.remove_entry(&id).expect("placed");
-                self.move_to_active(info, now, plugins);
+                self.move_from_backoff(info, now, plugins);
                 done += 1;
             }
         }
@@ -267,6 +268,25 @@ impl QueueState {
             self.requeue(info, Requeue::Immediately, now, plugins, None),
             QueuePlace::Active(_)
         )
+    }
+
+    /// A pod leaving backoff for the active queue (upstream's `moveToActiveQ` with
+    /// `movesFromBackoffQ`): with pop from backoff, PreEnqueue ran when it entered backoff and
+    /// is not run again; otherwise [`move_to_active`](Self::move_to_active). Returns whether
+    /// the pod became active.
+    pub(super) fn move_from_backoff(
+        &mut self,
+        mut info: QueuedPodInfo,
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> bool {
+        if !self.clock.pre_enqueue_at_backoff {
+            return self.move_to_active(info, now, plugins);
+        }
+        info.mark_activated(now);
+        let key = plugins.sort_key(&info);
+        self.insert(info, QueuePlace::Active(key));
+        true
     }
 
     /// Upstream's `requeuePodViaQueueingHint`; `expiry` overrides the pod's own (a gang's).
@@ -406,7 +426,9 @@ impl QueueState {
 /// `moveToActiveQ`): the unschedulable pool for `Skip`; backoff (or error backoff, for a pod no
 /// plugin rejected) while it is backing off after `AfterBackoff`, until `expiry` (default: its
 /// own); otherwise the active queue — unless a PreEnqueue plugin gates it, which is recorded on
-/// `info`.
+/// `info`. With pop from backoff (1.36), PreEnqueue gates on the way into backoff too
+/// (upstream's `moveToBackoffQ`), and a pod leaving backoff skips it
+/// ([`QueueState::move_from_backoff`]).
 #[inline]
 fn place_for(
     clock: &BackoffClock,
@@ -422,6 +444,12 @@ fn place_for(
     match (strategy, backing_off) {
         (Requeue::Skip, _) => QueuePlace::Unschedulable,
         (Requeue::AfterBackoff, Some(expiry)) => {
+            if clock.pre_enqueue_at_backoff {
+                if let Err(gate) = plugins.pre_enqueue(info.pod()) {
+                    info.gate(gate.plugin);
+                    return QueuePlace::Unschedulable;
+                }
+            }
             if info.has_rejectors() {
                 QueuePlace::Backoff(expiry)
             } else {

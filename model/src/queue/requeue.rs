@@ -82,11 +82,15 @@ impl QueueModel {
             match &mut self.records[i].place {
                 ModelPlace::Active => {}
                 ModelPlace::InFlight { seen, .. } => seen.push(ClusterEvent::ForceActivate),
-                ModelPlace::Unschedulable
-                | ModelPlace::Backoff(_)
-                | ModelPlace::ErrorBackoff(_) => {
+                ModelPlace::Unschedulable => {
                     let info = self.take(id);
                     if self.enter(info, now, plugins) == ModelPlace::Active {
+                        activated += 1;
+                    }
+                }
+                ModelPlace::Backoff(_) | ModelPlace::ErrorBackoff(_) => {
+                    let info = self.take(id);
+                    if self.leave_backoff(info, now, plugins) == ModelPlace::Active {
                         activated += 1;
                     }
                 }
@@ -138,7 +142,7 @@ impl QueueModel {
             .collect();
         for id in &due {
             let info = self.take(id);
-            self.enter(info, now, plugins);
+            self.leave_backoff(info, now, plugins);
         }
         due.len()
     }
@@ -286,6 +290,12 @@ impl QueueModel {
             .filter(|&expiry| self.backing_off(expiry, now));
         match (verdict, expiry) {
             (Requeue::Skip, _) => self.put(info, ModelPlace::Unschedulable),
+            // 1.36 (pop from backoff) runs PreEnqueue on the way into backoff.
+            (Requeue::AfterBackoff, Some(_))
+                if self.config.pop_from_backoff && plugins.pre_enqueue(&info.pod).is_err() =>
+            {
+                self.enter(info, now, plugins)
+            }
             (Requeue::AfterBackoff, Some(expiry)) => {
                 let place = if info.has_rejectors() {
                     ModelPlace::Backoff(expiry)
@@ -316,6 +326,17 @@ impl QueueModel {
                 self.put(info, ModelPlace::Active)
             }
         }
+    }
+
+    /// A pod whose backoff is over (or that is activated) enters the active queue — through
+    /// PreEnqueue, unless the queue pops from backoff: then PreEnqueue ran on its way into
+    /// backoff and is not asked again (kube-scheduler 1.36's `movesFromBackoffQ`).
+    fn leave_backoff(&mut self, mut info: ModelInfo, now: Time, plugins: &PluginSet) -> ModelPlace {
+        if !self.config.pop_from_backoff {
+            return self.enter(info, now, plugins);
+        }
+        info.initial_attempt.get_or_insert(now);
+        self.put(info, ModelPlace::Active)
     }
 
     /// Takes a queued pod out of its place; it is no longer gated.

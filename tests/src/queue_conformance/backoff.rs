@@ -111,11 +111,13 @@ pub(crate) const BACKOFF: &[Case] = &[
         config: DEFAULT,
         setup: &[],
         steps: &[
+            // Upstream adds the five at one time and checks only that tp-0 pops last; the
+            // order of ties is the heap's, so the others are added 1 ns apart.
             add("tp-0", 1000, T0),
-            add("tp-1", 1000, T0),
-            add("tp-2", 1000, T0),
-            add("tp-3", 1000, T0),
-            add("tp-4", 1000, T0),
+            add("tp-1", 1000, ns(1)),
+            add("tp-2", 1000, ns(2)),
+            add("tp-3", 1000, ns(3)),
+            add("tp-4", 1000, ns(4)),
             Pop("tp-0"),
             back("tp-0", &[FIT], ns(1_000), Unschedulable),
             event(Ev::Timeout, Time::from_nanos(10_000_001_000), 1),

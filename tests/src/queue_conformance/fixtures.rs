@@ -1,50 +1,15 @@
 //! The fixtures every case shares: the plugin set, pods, times, the default configuration.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use gangsched::queue::{EventKind, PluginSet, QueueLengths};
-use gangsched::sync::Arc;
-use gangsched::{ClusterEvent, Code, Pod, PodId, QueueConfig, QueueingHint, Status, Time};
+use gangsched::queue::QueueLengths;
+use gangsched::{Pod, PodId, QueueConfig, Time};
 
 pub(crate) const NS: &str = "ns";
 
-/// Answers `Queue` (for `NodeAdd`: only for the node "big"; an error for "broken").
-pub(crate) const FIT: &str = "Fit";
-/// Answers `QueueSkip` to every event it registered.
-pub(crate) const SKIP: &str = "Skip";
-/// A plugin the pod is pending on: its `Queue` means "retry now".
-pub(crate) const PENDING: &str = "Pending";
-/// Registered no hint at all.
-pub(crate) const BAR: &str = "Bar";
-/// The PreEnqueue gate.
-pub(crate) const GATE: &str = "Gate";
-
-/// The fixed plugin set; `open` is `Gate`'s switch (closed at the start of every case).
-pub(crate) fn plugins(open: Arc<AtomicBool>) -> PluginSet {
-    let queue = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::Queue);
-    let skip = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::QueueSkip);
-    PluginSet::new()
-        .with_pre_enqueue(GATE, move |p: &Pod| {
-            if p.name().starts_with("gated-") && !open.load(Ordering::SeqCst) && p.priority() <= 0 {
-                Status::with_reason(Code::UnschedulableAndUnresolvable, "gated")
-            } else {
-                Status::success()
-            }
-        })
-        .with_hint(FIT, EventKind::NodeAdd, |_, e| match e {
-            ClusterEvent::NodeAdd(n) if n == "big" => Ok(QueueingHint::Queue),
-            ClusterEvent::NodeAdd(n) if n == "broken" => Err("hint failed".into()),
-            _ => Ok(QueueingHint::QueueSkip),
-        })
-        .with_hint(FIT, EventKind::AssignedPodDelete, queue)
-        .with_hint(FIT, EventKind::UnscheduledPodUpdate, queue)
-        .with_hint(SKIP, EventKind::AssignedPodDelete, skip)
-        .with_hint(SKIP, EventKind::UnscheduledPodUpdate, skip)
-        .with_hint(PENDING, EventKind::NodeAdd, queue)
-        .with_hint(PENDING, EventKind::AssignedPodDelete, queue)
-        .with_hint(GATE, EventKind::UnscheduledPodUpdate, queue)
-        .with_hint(GATE, EventKind::PodGroupAdd, queue)
-}
+// The fixed plugin set (closed switch at the start of every case) and its plugins' names are
+// the differential's conformance profile, so the table and its traces share one definition.
+pub(crate) use gangway_cli::differential::profile::{
+    conformance_plugins as plugins, BAR, FIT, PENDING, SKIP,
+};
 
 pub(crate) fn pod(name: &str, priority: i32) -> Pod {
     Pod::new(name, NS, name).with_priority(priority)

@@ -10,6 +10,7 @@ mod activate;
 mod backoff;
 mod blocking_pop;
 mod driver;
+mod export;
 mod fidelity;
 mod fixtures;
 mod flushes;
@@ -26,6 +27,7 @@ pub use blocking_pop::{
     pop_blocks_until_add,
 };
 pub use driver::{run, run_fidelity, Under};
+pub use export::{export, place_name, Expect, Exported};
 pub use fidelity::FIDELITY;
 pub use fixtures::DEFAULT;
 pub use table::cases;

@@ -121,8 +121,8 @@ pub(crate) const DELETES: &[Case] = &[
             Pop("b"),
             Delete("a", true),
             Is("a", InFlight),
-            event(Ev::PodDeleted, T0, 0),
-            back("a", &[FIT], T0, Gone),
+            event(Ev::PodDeleted, ns(1), 0),
+            back("a", &[FIT], ns(1), Gone),
             Is("a", Gone),
             Delete("a", false),
             // b is deleted in flight and then bound: gone as well.
@@ -145,12 +145,12 @@ pub(crate) const DELETES: &[Case] = &[
             Step::Add("gated-d", 0, ns(3), Gated),
             Pop("a"),
             Pop("b"),
-            event(Ev::PodDeleted, T0, 0),
+            event(Ev::PodDeleted, ns(3), 0),
             // Bar has no hint for the event: a parks; Fit's says it may help: b backs off.
-            back("a", &[BAR], T0, Unschedulable),
-            back("b", &[FIT], T0, Backoff(s(1))),
+            back("a", &[BAR], ns(3), Unschedulable),
+            back("b", &[FIT], ns(3), Backoff(ns(1_000_000_003))),
             Pop("c"),
-            back("c", &[], T0, ErrorBackoff(s(1))),
+            back("c", &[], ns(3), ErrorBackoff(ns(1_000_000_003))),
             Lengths(
                 L0.with_backoff(1)
                     .with_error_backoff(1)

@@ -20,15 +20,26 @@
 //	{"op":"flush_leftover"}
 //	{"op":"close"}
 //
+// and, for the conformance table's traces (upstream/README.md):
+//
+//	{"op":"config","profile":"conformance","initial_backoff_ms":1000,"max_backoff_ms":10000,
+//	 "max_in_unschedulable_ms":300000,"pop_from_backoff":false}   (first, if at all)
+//	{"op":"unschedulable","pod":"a","plugins":["Fit"],"pending":["Pending"]}
+//	{"op":"move_all","event":"NodeAdd","node":"big","precheck":"min_priority","min":2}
+//	{"op":"gate","open":true}
+//	{"op":"advance_ns","ns":1}
+//
 // Each observation is one JSON line: the step, the operation, the pod a pop returned, and the
 // place of every pod the trace named ("active", "backoff", "error_backoff", "unschedulable",
-// "in_flight", or "absent").
+// "gated" (in the unschedulable pool, gated by a PreEnqueue plugin), "in_flight", or
+// "absent").
 package main
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -39,8 +50,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
@@ -66,6 +77,18 @@ type Op struct {
 	Plugins  []string `json:"plugins,omitempty"`
 	Event    string   `json:"event,omitempty"`
 	Ms       int64    `json:"ms,omitempty"`
+	Ns       int64    `json:"ns,omitempty"`
+	Pending  []string `json:"pending,omitempty"`
+	Node     string   `json:"node,omitempty"`
+	Precheck string   `json:"precheck,omitempty"`
+	Min      int32    `json:"min,omitempty"`
+	Open     bool     `json:"open,omitempty"`
+	// The config op's fields (0 / absent: kube-scheduler's default).
+	Profile              string `json:"profile,omitempty"`
+	InitialBackoffMs     int64  `json:"initial_backoff_ms,omitempty"`
+	MaxBackoffMs         int64  `json:"max_backoff_ms,omitempty"`
+	MaxInUnschedulableMs int64  `json:"max_in_unschedulable_ms,omitempty"`
+	PopFromBackoff       *bool  `json:"pop_from_backoff,omitempty"`
 }
 
 // Observation is what the harness prints after each step.
@@ -77,55 +100,58 @@ type Observation struct {
 	Error  string            `json:"error,omitempty"`
 }
 
-// The plugins whose queueing hints the queue runs: NodeResourcesFit queues a pod it rejected
-// on a freed pod or a new or changed node, as gangway's scheduler registers it.
-const nodeResourcesFit = "NodeResourcesFit"
-
-var events = map[string]fwk.ClusterEvent{
-	"NodeAdd":           {Resource: fwk.Node, ActionType: fwk.Add},
-	"NodeUpdate":        {Resource: fwk.Node, ActionType: fwk.Update},
-	"AssignedPodDelete": framework.EventAssignedPodDelete,
-	"AssignedPodAdd":    framework.EventAssignedPodAdd,
-}
-
-func hints() queue.QueueingHintMapPerProfile {
-	queueIt := func(klog.Logger, *v1.Pod, interface{}, interface{}) (fwk.QueueingHint, error) {
-		return fwk.Queue, nil
-	}
-	m := queue.QueueingHintMap{}
-	for _, name := range []string{"NodeAdd", "NodeUpdate", "AssignedPodDelete"} {
-		m[events[name]] = []*queue.QueueingHintFunction{{PluginName: nodeResourcesFit, QueueingHintFn: queueIt}}
-	}
-	return queue.QueueingHintMapPerProfile{"": m}
-}
-
 type harness struct {
-	logger  klog.Logger
-	clock   *testingclock.FakeClock
-	q       *queue.PriorityQueue
-	pods    map[string]*v1.Pod
-	names   []string
-	popped  map[string]*framework.QueuedPodInfo
-	cycles  map[string]int64
-	created time.Time
+	logger         klog.Logger
+	popFromBackoff bool
+	open           *bool
+	clock          *testingclock.FakeClock
+	q              *queue.PriorityQueue
+	pods           map[string]*v1.Pod
+	names          []string
+	popped         map[string]*framework.QueuedPodInfo
+	cycles         map[string]int64
+	created        time.Time
 }
 
-func newHarness() *harness {
+// newHarness builds the queue a config op asks for (nil: the default profile, 1.36's
+// defaults). The SchedulerPopFromBackoffQ gate (Beta, on by default in 1.36) brings both pop
+// from backoff and the 1 s ordering window; it is set before the queue reads it.
+func newHarness(config *Op) (*harness, error) {
+	if config == nil {
+		config = &Op{}
+	}
+	popFromBackoff := config.PopFromBackoff == nil || *config.PopFromBackoff
+	if err := utilfeature.DefaultMutableFeatureGate.Set(fmt.Sprintf("SchedulerPopFromBackoffQ=%t", popFromBackoff)); err != nil {
+		return nil, err
+	}
 	// The queue records metrics on every move; they must exist (as kube-scheduler registers
 	// them at start).
 	metrics.Register()
 	start := time.Unix(0, 0).UTC()
 	clock := testingclock.NewFakeClock(start)
 	less := (&queuesort.PrioritySort{}).Less
-	q := queue.NewTestQueue(context.Background(), less,
-		queue.WithClock(clock),
-		queue.WithQueueingHintMapPerProfile(hints()),
-	)
+	open := false
+	options, err := profile(config.Profile, &open)
+	if err != nil {
+		return nil, err
+	}
+	options = append(options, queue.WithClock(clock))
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	if config.InitialBackoffMs != 0 {
+		options = append(options, queue.WithPodInitialBackoffDuration(ms(config.InitialBackoffMs)))
+	}
+	if config.MaxBackoffMs != 0 {
+		options = append(options, queue.WithPodMaxBackoffDuration(ms(config.MaxBackoffMs)))
+	}
+	if config.MaxInUnschedulableMs != 0 {
+		options = append(options, queue.WithPodMaxInUnschedulablePodsDuration(ms(config.MaxInUnschedulableMs)))
+	}
+	q := queue.NewTestQueue(context.Background(), less, options...)
 	return &harness{
-		logger: klog.Background(), clock: clock, q: q,
+		logger: klog.Background(), popFromBackoff: popFromBackoff, open: &open, clock: clock, q: q,
 		pods: map[string]*v1.Pod{}, popped: map[string]*framework.QueuedPodInfo{},
 		cycles: map[string]int64{}, created: start,
-	}
+	}, nil
 }
 
 func (h *harness) pod(name string, priority int32) *v1.Pod {
@@ -149,18 +175,25 @@ func (h *harness) apply(op Op) (*string, error) {
 	case "add":
 		h.q.Add(ctx, h.pod(op.Pod, op.Priority))
 	case "update":
+		// A pod the queue does not know is added by Update (as gangway's update adds it).
 		old, ok := h.pods[op.Pod]
 		if !ok {
-			return nil, fmt.Errorf("pod %s is unknown", op.Pod)
+			var zero int32
+			old = &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: op.Pod, Namespace: "ns", UID: types.UID(op.Pod),
+					CreationTimestamp: metav1.NewTime(h.created)},
+				Spec: v1.PodSpec{Priority: &zero},
+			}
 		}
 		h.q.Update(ctx, old, h.pod(op.Pod, op.Priority))
 	case "pop":
 		// Pop blocks on an empty active queue unless a pod backs off for a rejection (1.36
-		// pops those early); a pod in the error backoff is never popped early.
+		// pops those early, SchedulerPopFromBackoffQ); a pod in the error backoff is never
+		// popped early.
 		places := h.places()
 		poppable := false
 		for _, place := range places {
-			poppable = poppable || place == "active" || place == "backoff"
+			poppable = poppable || place == "active" || (h.popFromBackoff && place == "backoff")
 		}
 		if !poppable {
 			return nil, nil
@@ -194,6 +227,7 @@ func (h *harness) apply(op Op) (*string, error) {
 		}
 		pInfo.PodInfo = podInfo
 		pInfo.UnschedulablePlugins = sets.New(op.Plugins...)
+		pInfo.PendingPlugins = sets.New(op.Pending...)
 		return nil, h.q.AddUnschedulableIfNotPresent(h.logger, pInfo, h.cycles[op.Pod])
 	case "done":
 		delete(h.popped, op.Pod)
@@ -203,7 +237,22 @@ func (h *harness) apply(op Op) (*string, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown event %q", op.Event)
 		}
-		h.q.MoveAllToActiveOrBackoffQueue(h.logger, event, nil, nil, nil)
+		var called string
+		check, err := precheck(op.Precheck, op.Min, &called)
+		if err != nil {
+			return nil, err
+		}
+		var oldObj interface{}
+		newObj := eventObject(op.Event, op.Node)
+		if op.Event == "AssignedPodDelete" {
+			oldObj, newObj = newObj, nil
+		}
+		h.q.MoveAllToActiveOrBackoffQueue(h.logger, event, oldObj, newObj, check)
+		if called != "" {
+			return nil, errors.New(called)
+		}
+	case "gate":
+		*h.open = op.Open
 	case "activate":
 		pods := map[string]*v1.Pod{}
 		for _, name := range op.Pods {
@@ -219,6 +268,8 @@ func (h *harness) apply(op Op) (*string, error) {
 		}
 	case "advance_ms":
 		h.clock.Step(time.Duration(op.Ms) * time.Millisecond)
+	case "advance_ns":
+		h.clock.Step(time.Duration(op.Ns))
 	case "flush_backoff":
 		flushBackoffQCompleted(h.q, h.logger)
 	case "flush_leftover":
@@ -251,13 +302,19 @@ func (h *harness) places() map[string]string {
 			places[p.Name] = "error_backoff"
 		}
 	}
-	mark(h.q.UnschedulablePods(), "unschedulable")
+	// A pod in the unschedulable pool that a PreEnqueue plugin gates (upstream's Gated()).
+	for _, p := range h.q.UnschedulablePods() {
+		places[p.Name] = "unschedulable"
+		if pInfo, ok := h.q.GetPod(p.Name, p.Namespace); ok && pInfo.Gated() {
+			places[p.Name] = "gated"
+		}
+	}
 	mark(h.q.InFlightPods(), "in_flight")
 	return places
 }
 
 func main() {
-	h := newHarness()
+	var h *harness
 	in := bufio.NewScanner(os.Stdin)
 	out := json.NewEncoder(os.Stdout)
 	step := 0
@@ -272,6 +329,25 @@ func main() {
 			os.Exit(2)
 		}
 		step++
+		if op.Op == "config" || h == nil {
+			var config *Op
+			if op.Op == "config" {
+				if h != nil {
+					fmt.Fprintf(os.Stderr, "queuetrace: line %d: config must come first\n", step)
+					os.Exit(2)
+				}
+				config = &op
+			}
+			var err error
+			if h, err = newHarness(config); err != nil {
+				fmt.Fprintf(os.Stderr, "queuetrace: line %d: %v\n", step, err)
+				os.Exit(2)
+			}
+			if op.Op == "config" {
+				_ = out.Encode(Observation{Step: step, Op: op.Op, Places: h.places()})
+				continue
+			}
+		}
 		popped, err := h.apply(op)
 		obs := Observation{Step: step, Op: op.Op, Popped: popped, Places: h.places()}
 		if err != nil {
