@@ -58,6 +58,11 @@ struct DifferentialArgs {
     /// Go harness keeps 1.36's, so the traces that reach those rules differ.
     #[arg(long)]
     before_1_33: bool,
+    /// gangway's queue with its default for pod group members (`QueueConfig::DEFAULT`: a
+    /// failed member waits for an event like any pod) instead of the gang gates' rule the Go
+    /// harness runs (`group_members_back_off`: it backs off whatever happened).
+    #[arg(long)]
+    group_members_wait: bool,
     /// Also run this many generated traces (random valid operations over six pods, seeds
     /// from --seed on); a differing one is written to target/differential-SEED.jsonl.
     #[arg(long, default_value_t = 0)]
@@ -155,7 +160,8 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
         gangsched::QueueConfig::BEFORE_1_33
     } else {
         gangsched::QueueConfig::DEFAULT
-    };
+    }
+    .with_group_members_back_off(!args.group_members_wait);
     // Each trace by name: the files, then the generated ones.
     let mut traces: Vec<(String, Vec<Op>)> = Vec::new();
     for path in &args.traces {

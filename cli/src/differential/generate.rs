@@ -23,6 +23,9 @@ pub fn trace(seed: u64, steps: usize, pods: usize, config: QueueConfig) -> Vec<O
     let mut runner = Runner::new(config);
     let mut ops: Vec<Op> = Vec::new();
     let mut added = 0usize;
+    // Deleted pods are gone for good: the informer sends no update for them (a pod created
+    // again would have a new uid, and the uid is the name here).
+    let mut deleted: Vec<String> = Vec::new();
     let tick = Op::AdvanceMs { ms: 1 };
     while ops.len() < steps {
         // Which pods are in flight now, as gangway's queue has it (both sides agree until the
@@ -39,6 +42,8 @@ pub fn trace(seed: u64, steps: usize, pods: usize, config: QueueConfig) -> Vec<O
                 Op::Add {
                     pod: name(added - 1),
                     priority: rng.range(0, 2) as i32,
+                    // The sixth pod names a pod group (the gang gates' backoff rule).
+                    group: (added == 6).then(|| "pg".to_owned()),
                 }
             }
             0..=34 => Op::Pop,
@@ -62,13 +67,21 @@ pub fn trace(seed: u64, steps: usize, pods: usize, config: QueueConfig) -> Vec<O
             70..=73 if added > 0 => Op::Activate {
                 pods: vec![any_pod(&mut rng)],
             },
-            74..=75 if added > 0 => Op::Delete {
-                pod: any_pod(&mut rng),
-            },
-            76..=79 if added > 0 => Op::Update {
-                pod: any_pod(&mut rng),
-                priority: rng.range(0, 2) as i32,
-            },
+            74..=75 if added > 0 => {
+                let pod = any_pod(&mut rng);
+                deleted.push(pod.clone());
+                Op::Delete { pod }
+            }
+            76..=79 if added > 0 => {
+                let pod = any_pod(&mut rng);
+                if deleted.contains(&pod) {
+                    continue;
+                }
+                Op::Update {
+                    pod,
+                    priority: rng.range(0, 2) as i32,
+                }
+            }
             80..=89 => Op::AdvanceMs {
                 ms: rng.range(1, 4000),
             },

@@ -10,7 +10,10 @@ use std::time::Duration;
 use gangsched::queue::{ClusterEvent, QueueConfig, QueuePlace, QueuePlugins, QueueState};
 use gangsched::scheduler::SchedulerPlugins;
 use gangsched::sync::Arc;
-use gangsched::{GroupRegistry, PluginName, Pod, PodGroup, PodId, Policy, QueuedPodInfo, Time};
+use gangsched::{
+    GangScheduling, Mode, PluginName, Pod, PodGroup, PodId, Policy, QueuedPodInfo, Time,
+    WaitingPods,
+};
 
 use super::profile::{conformance_plugins, Profile};
 use super::trace::{Observation, Op, Precheck};
@@ -26,6 +29,11 @@ pub fn run(ops: &[Op], config: QueueConfig) -> Vec<Observation> {
 pub struct Runner {
     queue: QueueState,
     plugins: Box<dyn QueuePlugins>,
+    /// The default profile's gang plugin, whose registry the scheduler's PreEnqueue reads: a
+    /// pod naming a group joins it, the group created with the Basic policy (not a gang — the
+    /// Go harness's queue runs no gang plugin; only the queue's own rule for group members is
+    /// traced).
+    gang: GangScheduling,
     /// The conformance profile's gate switch.
     open: Arc<AtomicBool>,
     now: Time,
@@ -41,6 +49,7 @@ pub fn configured(base: QueueConfig, op: &Op) -> QueueConfig {
         max_backoff_ms,
         max_in_unschedulable_ms,
         pop_from_backoff,
+        gang_gates,
         ..
     } = op
     else {
@@ -59,16 +68,34 @@ pub fn configured(base: QueueConfig, op: &Op) -> QueueConfig {
     // SchedulerPopFromBackoffQ (on unless the trace says off) brings the 1 s ordering window.
     let pop = pop_from_backoff.unwrap_or(true);
     config
+        .with_group_members_back_off(gang_gates.unwrap_or(true))
         .with_pop_from_backoff(pop)
         .with_ordering_window(pop.then_some(Duration::from_secs(1)))
 }
 
 impl Runner {
+    /// `pod` joins its group in the gang plugin's registry, the group created with the Basic
+    /// policy if it is new.
+    fn join_basic_group(gang: &GangScheduling, pod: &Pod) -> Result<(), String> {
+        let (Some(key), Some(name)) = (pod.group_key(), pod.group()) else {
+            return Ok(());
+        };
+        if gang.registry().state(key).is_none() {
+            let group =
+                PodGroup::new(pod.namespace(), name, Policy::Basic).map_err(|e| e.to_string())?;
+            gang.on_group_added(group).map_err(|e| e.to_string())?;
+        }
+        gang.on_pod_added(pod.clone(), false)
+            .map_err(|e| e.to_string())
+    }
+
     /// A fresh queue configured as `config`, with the default profile.
     pub fn new(config: QueueConfig) -> Runner {
+        let gang = GangScheduling::new(Mode::Upstream, WaitingPods::new());
         Runner {
             queue: QueueState::new(config),
-            plugins: Box::new(SchedulerPlugins::new(GroupRegistry::new())),
+            plugins: Box::new(SchedulerPlugins::new(gang.registry().clone())),
+            gang,
             open: Arc::new(AtomicBool::new(false)),
             now: Time::ZERO,
             names: Vec::new(),
@@ -93,7 +120,7 @@ impl Runner {
         let config = configured(*self.queue.config(), op);
         self.queue = QueueState::new(config);
         self.plugins = match Profile::named(profile.as_deref())? {
-            Profile::Default => Box::new(SchedulerPlugins::new(GroupRegistry::new())),
+            Profile::Default => Box::new(SchedulerPlugins::new(self.gang.registry().clone())),
             Profile::Conformance => Box::new(conformance_plugins(self.open.clone())),
         };
         Ok(())
@@ -109,11 +136,25 @@ impl Runner {
         let (queue, plugins, now) = (&mut self.queue, &*self.plugins, self.now);
         match op {
             Op::Config { .. } => {}
-            Op::Add { pod, priority } => {
+            Op::Add {
+                pod,
+                priority,
+                group,
+            } => {
                 if !self.names.contains(pod) {
                     self.names.push(pod.clone());
                 }
                 let object = Pod::new(pod.as_str(), "ns", pod).with_priority(*priority);
+                let object = match group {
+                    Some(group) => {
+                        let object = object.with_group(group);
+                        if let Err(e) = Self::join_basic_group(&self.gang, &object) {
+                            error = Some(e);
+                        }
+                        object
+                    }
+                    None => object,
+                };
                 self.objects.insert(pod.clone(), object.clone());
                 if let Err(e) = queue.add(object, now, plugins) {
                     error = Some(e.to_string());

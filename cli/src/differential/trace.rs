@@ -29,6 +29,11 @@ pub enum Op {
         /// Pop from the backoff queue with the 1 s ordering window (absent: on).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pop_from_backoff: Option<bool>,
+        /// The gang gates, `GenericWorkload` and `GangScheduling` (absent: on): a failed pod
+        /// naming a group backs off whatever its attempt saw
+        /// (`QueueConfig::group_members_back_off` on gangway's side).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gang_gates: Option<bool>,
     },
     /// A pod is created (`priority` defaults to 0), at the clock's time.
     Add {
@@ -37,6 +42,9 @@ pub enum Op {
         /// Its priority.
         #[serde(default)]
         priority: i32,
+        /// The pod group it names (`spec.schedulingGroup.podGroupName`), if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
     },
     /// A pod's object changes: its new priority.
     Update {

@@ -94,6 +94,7 @@ pub fn export(case: &Case, config: QueueConfig) -> Result<Exported, String> {
                 ops.push(Op::Add {
                     pod: pod.into(),
                     priority,
+                    group: None,
                 });
                 expect.push(place(next, pod, want));
             }
@@ -180,6 +181,7 @@ fn config_op(config: QueueConfig) -> Result<Op, String> {
         max_backoff_ms: Some(ms("max backoff", config.max_backoff)?),
         max_in_unschedulable_ms: Some(ms("max in unschedulable", config.max_in_unschedulable)?),
         pop_from_backoff: Some(pop_from_backoff),
+        gang_gates: None,
     })
 }
 

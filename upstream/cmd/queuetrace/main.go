@@ -7,6 +7,7 @@
 // A trace is JSON lines on stdin, one operation each:
 //
 //	{"op":"add","pod":"a","priority":0}
+//	{"op":"add","pod":"m","group":"g"}
 //	{"op":"update","pod":"a","priority":5}
 //	{"op":"pop"}
 //	{"op":"unschedulable","pod":"a","plugins":["NodeResourcesFit"]}
@@ -52,6 +53,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
@@ -74,6 +76,7 @@ type Op struct {
 	Pod      string   `json:"pod,omitempty"`
 	Pods     []string `json:"pods,omitempty"`
 	Priority int32    `json:"priority,omitempty"`
+	Group    string   `json:"group,omitempty"`
 	Plugins  []string `json:"plugins,omitempty"`
 	Event    string   `json:"event,omitempty"`
 	Ms       int64    `json:"ms,omitempty"`
@@ -86,6 +89,7 @@ type Op struct {
 	// The config op's fields (0 / absent: kube-scheduler's default).
 	Profile              string `json:"profile,omitempty"`
 	InitialBackoffMs     int64  `json:"initial_backoff_ms,omitempty"`
+	GangGates            *bool  `json:"gang_gates,omitempty"`
 	MaxBackoffMs         int64  `json:"max_backoff_ms,omitempty"`
 	MaxInUnschedulableMs int64  `json:"max_in_unschedulable_ms,omitempty"`
 	PopFromBackoff       *bool  `json:"pop_from_backoff,omitempty"`
@@ -124,6 +128,16 @@ func newHarness(config *Op) (*harness, error) {
 	if err := utilfeature.DefaultMutableFeatureGate.Set(fmt.Sprintf("SchedulerPopFromBackoffQ=%t", popFromBackoff)); err != nil {
 		return nil, err
 	}
+	// The gang gates (alpha, off by default; gangway schedules gangs, so on unless the trace
+	// says off). In the queue they change one rule: a pod naming a group backs off after any
+	// failure (determineSchedulingHintForInFlightPod).
+	gangGates := config.GangGates == nil || *config.GangGates
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
+		string(features.GenericWorkload): gangGates,
+		string(features.GangScheduling):  gangGates,
+	}); err != nil {
+		return nil, err
+	}
 	// The queue records metrics on every move; they must exist (as kube-scheduler registers
 	// them at start).
 	metrics.Register()
@@ -154,13 +168,16 @@ func newHarness(config *Op) (*harness, error) {
 	}, nil
 }
 
-func (h *harness) pod(name string, priority int32) *v1.Pod {
+func (h *harness) pod(name string, priority int32, group string) *v1.Pod {
 	p := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: "ns", UID: types.UID(name),
 			CreationTimestamp: metav1.NewTime(h.created),
 		},
 		Spec: v1.PodSpec{Priority: &priority},
+	}
+	if group != "" {
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
 	}
 	if _, seen := h.pods[name]; !seen {
 		h.names = append(h.names, name)
@@ -173,7 +190,7 @@ func (h *harness) apply(op Op) (*string, error) {
 	ctx := context.Background()
 	switch op.Op {
 	case "add":
-		h.q.Add(ctx, h.pod(op.Pod, op.Priority))
+		h.q.Add(ctx, h.pod(op.Pod, op.Priority, op.Group))
 	case "update":
 		// A pod the queue does not know is added by Update (as gangway's update adds it).
 		old, ok := h.pods[op.Pod]
@@ -185,7 +202,11 @@ func (h *harness) apply(op Op) (*string, error) {
 				Spec: v1.PodSpec{Priority: &zero},
 			}
 		}
-		h.q.Update(ctx, old, h.pod(op.Pod, op.Priority))
+		group := "" // immutable: the pod keeps its group
+		if old.Spec.SchedulingGroup != nil {
+			group = *old.Spec.SchedulingGroup.PodGroupName
+		}
+		h.q.Update(ctx, old, h.pod(op.Pod, op.Priority, group))
 	case "pop":
 		// Pop blocks on an empty active queue unless a pod backs off for a rejection (1.36
 		// pops those early, SchedulerPopFromBackoffQ); a pod in the error backoff is never
