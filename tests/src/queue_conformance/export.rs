@@ -181,7 +181,7 @@ fn config_op(config: QueueConfig) -> Result<Op, String> {
         max_backoff_ms: Some(ms("max backoff", config.max_backoff)?),
         max_in_unschedulable_ms: Some(ms("max in unschedulable", config.max_in_unschedulable)?),
         pop_from_backoff: Some(pop_from_backoff),
-        gang_gates: None,
+        gang_gates: Some(config.group_members_back_off),
     })
 }
 
