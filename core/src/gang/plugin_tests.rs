@@ -253,3 +253,19 @@ fn a_pass_that_does_not_close_the_attempt_keeps_its_deadline_indexed() {
     assert!(!waiting.wait().is_success());
     check(&gang);
 }
+
+#[test]
+fn permit_reports_the_status_kube_schedulers_permit_step_returns() {
+    let (gang, pods) = setup(Mode::Upstream, 2, 2);
+    let wait = reserve_and_permit(&gang, &pods[0], Time::ZERO).status();
+    assert_eq!(wait.code(), crate::Code::Wait);
+    assert_eq!(wait.plugin(), None);
+    assert_eq!(
+        wait.message(),
+        "waiting for minCount pods from a gang to be scheduled, \
+         one or more plugins asked to wait and no plugin rejected pod"
+    );
+    assert!(reserve_and_permit(&gang, &pods[1], Time::ZERO)
+        .status()
+        .is_success());
+}
