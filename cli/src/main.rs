@@ -49,10 +49,15 @@ enum Command {
 /// `gangway differential`'s flags.
 #[derive(clap::Args, Debug)]
 struct DifferentialArgs {
-    /// The Go harness (`go build -ldflags=-checklinkname=0 -o BIN ./cmd/queuetrace` in
-    /// upstream/).
+    /// The queue's Go harness (`go build -ldflags=-checklinkname=0 -o BIN ./cmd/queuetrace` in
+    /// upstream/), for queue traces and generated ones.
     #[arg(long, value_name = "BIN")]
-    upstream: std::path::PathBuf,
+    upstream: Option<std::path::PathBuf>,
+    /// The gang's Go harness (`go test -c -o BIN ./cmd/gangtrace` in upstream/), for gang
+    /// traces: a trace that schedules pods (upstream/README.md) is one, run through gangway's
+    /// gang plugin and waiting map in Mode::Upstream.
+    #[arg(long, value_name = "BIN")]
+    gang: Option<std::path::PathBuf>,
     /// gangway's queue with 1.36's 1-second backoff ordering window (`QueueConfig`'s
     /// `ordering_window`) rather than its default exact comparison.
     #[arg(long)]
@@ -159,13 +164,23 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
         config = config.with_ordering_window(Some(std::time::Duration::from_secs(1)));
     }
     config = config.with_pop_from_backoff(args.pop_from_backoff);
-    // Each trace by name: the files, then the generated ones.
+    // Each trace by name: the files, then the generated ones; gang traces apart.
     let mut traces: Vec<(String, Vec<Op>)> = Vec::new();
+    let mut gang_traces = Vec::new();
     for path in &args.traces {
-        match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| trace::parse(&text))
-        {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => {
+                eprintln!("gangway differential: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        if differential::gang_trace::is_gang_trace(&text) {
+            let ops = differential::gang_trace::parse(&text).expect("a gang trace parses");
+            gang_traces.push((path.display().to_string(), ops));
+            continue;
+        }
+        match trace::parse(&text) {
             Ok(ops) => traces.push((path.display().to_string(), ops)),
             Err(e) => {
                 eprintln!("gangway differential: {}: {e}", path.display());
@@ -178,8 +193,50 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
         traces.push((format!("generated seed {seed}"), ops));
     }
     let (mut steps, mut equal, mut differing) = (0, 0, 0);
+    let harness = |flag: &str, bin: &Option<std::path::PathBuf>| match bin {
+        Some(bin) => Ok(bin.clone()),
+        None => {
+            eprintln!("gangway differential: these traces need --{flag} BIN");
+            Err(ExitCode::from(2))
+        }
+    };
+    if !gang_traces.is_empty() {
+        let bin = match harness("gang", &args.gang) {
+            Ok(bin) => bin,
+            Err(code) => return code,
+        };
+        for (name, ops) in &gang_traces {
+            let outcome = match differential::gang_differential(&bin, ops) {
+                Ok(outcome) => outcome,
+                Err(e) => {
+                    eprintln!("gangway differential: {name}: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            steps += outcome.steps;
+            equal += outcome.equal;
+            match &outcome.first {
+                None => println!("{name}: {} steps, all equal", outcome.steps),
+                Some(first) => {
+                    differing += 1;
+                    println!(
+                        "{name}: {} of {} steps equal; {first}",
+                        outcome.equal, outcome.steps
+                    );
+                }
+            }
+        }
+    }
+    let upstream = if traces.is_empty() {
+        std::path::PathBuf::new()
+    } else {
+        match harness("upstream", &args.upstream) {
+            Ok(bin) => bin,
+            Err(code) => return code,
+        }
+    };
     for (name, ops) in &traces {
-        let outcome = match differential::differential(&args.upstream, ops, config) {
+        let outcome = match differential::differential(&upstream, ops, config) {
             Ok(outcome) => outcome,
             Err(e) => {
                 eprintln!("gangway differential: {name}: {e}");
@@ -215,7 +272,7 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
     println!(
         "fidelity: {equal} of {steps} steps equal ({:.1}%), {differing} of {} traces differ",
         share * 100.0,
-        traces.len()
+        traces.len() + gang_traces.len()
     );
     if differing == 0 {
         ExitCode::SUCCESS

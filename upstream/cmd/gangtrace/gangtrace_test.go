@@ -129,6 +129,7 @@ type harness struct {
 	passed     map[string]bool
 	groupNames map[string]bool
 
+	// What the binding cycles' goroutines report, taken by settle once they are idle.
 	mu        sync.Mutex
 	waitedFor map[string]Status
 }
@@ -172,16 +173,12 @@ func newHarness(ctx context.Context) (*harness, error) {
 // Unreserve plugins and the cache's ForgetPod. Binding itself is the trace's bind op.
 func (h *harness) bindingCycle(name string, state fwk.CycleState, assumed *v1.Pod) {
 	s := h.fh.WaitOnPermit(h.ctx, assumed)
+	if !s.IsSuccess() {
+		h.unreserveAndForget(state, assumed)
+	}
 	h.mu.Lock()
 	h.waitedFor[name] = *observe(s)
 	h.mu.Unlock()
-	if s.IsSuccess() {
-		h.mu.Lock()
-		h.passed[name] = true
-		h.mu.Unlock()
-		return
-	}
-	h.unreserveAndForget(state, assumed)
 }
 
 func (h *harness) unreserveAndForget(state fwk.CycleState, assumed *v1.Pod) {
@@ -271,6 +268,7 @@ func (h *harness) apply(op Op, obs *Observation) error {
 			h.fh.AddWaitingPod(assumed, waits)
 		}
 		h.assumed[op.Pod] = assumed
+		delete(h.passed, op.Pod)
 		go h.bindingCycle(op.Pod, state, assumed)
 	case "allow", "reject", "preempt":
 		wp := h.fh.GetWaitingPod(types.UID(op.Pod))
@@ -289,7 +287,7 @@ func (h *harness) apply(op Op, obs *Observation) error {
 		obs.Decided = &decided
 	case "bind":
 		assumed, ok := h.assumed[op.Pod]
-		if !ok || !h.passedPermit(op.Pod) {
+		if !ok || !h.passed[op.Pod] {
 			return fmt.Errorf("pod %s has not passed permit", op.Pod)
 		}
 		// The binding reached the API server; the informer's update (unassigned to assigned)
@@ -302,11 +300,12 @@ func (h *harness) apply(op Op, obs *Observation) error {
 		return h.cache.AddPod(h.logger, bound)
 	case "forget":
 		assumed, ok := h.assumed[op.Pod]
-		if !ok || !h.passedPermit(op.Pod) {
+		if !ok || !h.passed[op.Pod] {
 			return fmt.Errorf("pod %s has not passed permit", op.Pod)
 		}
 		// The binding cycle failed after Permit (PreBind or Bind): handleBindingCycleError.
 		delete(h.assumed, op.Pod)
+		delete(h.passed, op.Pod)
 		h.unreserveAndForget(framework.NewCycleState(), assumed)
 	case "delete":
 		p, ok := h.pods[op.Pod]
@@ -315,6 +314,7 @@ func (h *harness) apply(op Op, obs *Observation) error {
 		}
 		delete(h.pods, op.Pod)
 		delete(h.assumed, op.Pod)
+		delete(h.passed, op.Pod)
 		// The event handler's deletePod: an assigned pod leaves the cache; an unscheduled one
 		// leaves the queue and its pod group state, and if it was assumed
 		// (handleAssumedPodDeletion) its waiting pod is rejected, or else it is forgotten.
@@ -339,12 +339,6 @@ func (h *harness) apply(op Op, obs *Observation) error {
 	return nil
 }
 
-func (h *harness) passedPermit(name string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.passed[name]
-}
-
 // settle fills in what the step left: the binding cycles that returned from WaitOnPermit,
 // the waiting pods, the groups' counts and the activations.
 func (h *harness) settle(obs *Observation) {
@@ -354,6 +348,13 @@ func (h *harness) settle(obs *Observation) {
 		h.waitedFor = map[string]Status{}
 	}
 	h.mu.Unlock()
+	for name, s := range obs.WaitOnPermit {
+		if s.Code == fwk.Success.String() {
+			h.passed[name] = true
+		} else {
+			delete(h.assumed, name) // unreserved and forgotten by its binding cycle
+		}
+	}
 	h.fh.IterateOverWaitingPods(func(wp fwk.WaitingPod) {
 		if obs.Waiting == nil {
 			obs.Waiting = map[string][]string{}

@@ -1,0 +1,249 @@
+//! A gang trace through gangway's own gang plugin and waiting map in [`Mode::Upstream`],
+//! observed as `upstream/cmd/gangtrace` observes kube-scheduler's. The runner plays the parts
+//! kube-scheduler's event handlers and binding cycle play in the harness — which pod object
+//! the informer holds, which call each event makes, a binding cycle that unreserves its pod
+//! when its wait ends in a rejection — and leaves every gang decision to the core.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use gangsched::gang::GANG_SCHEDULING;
+use gangsched::waiting::Receiver;
+use gangsched::{
+    Decision, GangScheduling, GroupKey, Mode, Permit, Pod, PodGroup, PodId, Policy, Time,
+    WaitingPods,
+};
+
+use super::gang_trace::{Counts, GangObservation, GangOp};
+
+const NAMESPACE: &str = "ns";
+
+/// Runs `ops` through a fresh gang plugin in [`Mode::Upstream`]; one observation per step.
+pub fn run(ops: &[GangOp]) -> Vec<GangObservation> {
+    let mut runner = GangRunner::new(Mode::Upstream);
+    ops.iter().map(|op| runner.step(op)).collect()
+}
+
+/// gangway's gang plugin and waiting map driven one operation at a time.
+pub struct GangRunner {
+    gang: GangScheduling,
+    waiting: WaitingPods,
+    decisions: Receiver<Decision>,
+    now: Time,
+    /// The informer's pods, the assumed ones (as their scheduling cycles left them), the pods
+    /// whose wait on Permit passed, and the group names the trace used.
+    pods: BTreeMap<String, Pod>,
+    assumed: BTreeMap<String, Pod>,
+    passed: BTreeSet<String>,
+    group_names: BTreeSet<String>,
+    steps: usize,
+}
+
+impl GangRunner {
+    /// A fresh plugin in `mode` with upstream's 5-minute wait.
+    pub fn new(mode: Mode) -> GangRunner {
+        let (waiting, decisions) = WaitingPods::with_channel();
+        GangRunner {
+            gang: GangScheduling::new(mode, waiting.clone()),
+            waiting,
+            decisions,
+            now: Time::ZERO,
+            pods: BTreeMap::new(),
+            assumed: BTreeMap::new(),
+            passed: BTreeSet::new(),
+            group_names: BTreeSet::new(),
+            steps: 0,
+        }
+    }
+
+    /// Applies `op`; what it saw.
+    pub fn step(&mut self, op: &GangOp) -> GangObservation {
+        self.steps += 1;
+        let mut obs = GangObservation {
+            step: self.steps,
+            op: op.name().to_owned(),
+            ..GangObservation::default()
+        };
+        if let Err(e) = self.apply(op, &mut obs) {
+            obs.error = Some(e);
+        }
+        self.settle(&mut obs);
+        obs
+    }
+
+    fn pod(&self, name: &str) -> Result<Pod, String> {
+        self.pods
+            .get(name)
+            .cloned()
+            .ok_or_else(|| format!("pod {name} is unknown"))
+    }
+
+    fn passed_permit(&self, name: &str) -> Result<Pod, String> {
+        match self.assumed.get(name) {
+            Some(pod) if self.passed.contains(name) => Ok(pod.clone()),
+            _ => Err(format!("pod {name} has not passed permit")),
+        }
+    }
+
+    fn apply(&mut self, op: &GangOp, obs: &mut GangObservation) -> Result<(), String> {
+        let id = |name: &str| PodId::from(name);
+        match op {
+            GangOp::Group { group, min_count } => {
+                self.group_names.insert(group.clone());
+                let object = match min_count {
+                    Some(min) => PodGroup::gang(NAMESPACE, group, *min),
+                    None => PodGroup::new(NAMESPACE, group, Policy::Basic),
+                }
+                .map_err(|e| e.to_string())?;
+                self.gang.on_group_added(object).map_err(|e| e.to_string())?;
+            }
+            GangOp::Add {
+                pod,
+                group,
+                priority,
+            } => {
+                if self.pods.contains_key(pod) {
+                    return Err(format!("pod {pod} exists"));
+                }
+                let mut object = Pod::new(pod.as_str(), NAMESPACE, pod).with_priority(*priority);
+                if let Some(group) = group {
+                    self.group_names.insert(group.clone());
+                    object = object.with_group(group);
+                }
+                self.pods.insert(pod.clone(), object.clone());
+                self.gang
+                    .on_pod_added(object, false)
+                    .map_err(|e| e.to_string())?;
+            }
+            GangOp::PreEnqueue { pod } => {
+                let status = self.gang.pre_enqueue(&self.pod(pod)?);
+                // The queue names the plugin that gated the pod.
+                let status = match (status.is_success(), status.plugin()) {
+                    (false, None) => status.with_plugin(GANG_SCHEDULING),
+                    _ => status,
+                };
+                obs.pre_enqueue = Some((&status).into());
+            }
+            GangOp::Schedule { pod, node } => {
+                let object = self.pod(pod)?;
+                if self.assumed.contains_key(pod) || object.node().is_some() {
+                    return Err(format!("pod {pod} is assumed or bound"));
+                }
+                let node = node.as_deref().unwrap_or("node");
+                let assumed = object.with_node(node);
+                self.gang.reserve(&assumed).map_err(|e| e.to_string())?;
+                let permit = self.gang.permit(&assumed, self.now);
+                obs.permit = Some((&permit.status()).into());
+                self.passed.remove(pod);
+                match permit {
+                    Permit::Allow => {
+                        // Its binding cycle's WaitOnPermit returns at once.
+                        self.assumed.insert(pod.clone(), assumed);
+                        obs.wait_on_permit
+                            .insert(pod.clone(), (&gangsched::Status::success()).into());
+                        self.passed.insert(pod.clone());
+                    }
+                    Permit::Wait { activate, .. } => {
+                        let wait = self.gang.timeout().as_millis() as u64;
+                        obs.permit_waits
+                            .insert(GANG_SCHEDULING.as_str().to_owned(), wait);
+                        obs.activated
+                            .extend(activate.iter().map(|p| p.name().to_owned()));
+                        self.assumed.insert(pod.clone(), assumed);
+                    }
+                    Permit::Reject { .. } => self.gang.unreserve(&assumed),
+                }
+            }
+            GangOp::Allow { pod, plugin } => {
+                self.waiting.allow(&id(pod), plugin);
+            }
+            GangOp::Reject {
+                pod,
+                plugin,
+                message,
+            } => {
+                let by = gangsched::PluginName::from(plugin.clone());
+                obs.decided = Some(self.waiting.reject(&id(pod), by, message));
+            }
+            GangOp::Preempt {
+                pod,
+                plugin,
+                message,
+            } => {
+                let by = gangsched::PluginName::from(plugin.clone());
+                obs.decided = Some(self.waiting.preempt(&id(pod), by, message));
+            }
+            GangOp::Bind { pod } => {
+                let assumed = self.passed_permit(pod)?;
+                let node = assumed.node().unwrap_or("node").to_owned();
+                let bound = self.pod(pod)?.with_node(&node);
+                self.pods.insert(pod.clone(), bound.clone());
+                self.assumed.remove(pod);
+                self.gang.on_pod_bound(&bound);
+            }
+            GangOp::Forget { pod } => {
+                let assumed = self.passed_permit(pod)?;
+                self.assumed.remove(pod);
+                self.passed.remove(pod);
+                self.gang.unreserve(&assumed);
+            }
+            GangOp::Delete { pod } => {
+                let object = self.pod(pod)?;
+                self.pods.remove(pod);
+                self.assumed.remove(pod);
+                self.passed.remove(pod);
+                self.gang.on_pod_deleted(&object);
+                if object.node().is_none() {
+                    // Upstream mode leaves the pod's own waiting entry to the caller.
+                    self.waiting.remove(object.id());
+                }
+            }
+            GangOp::AdvanceMs { ms } => {
+                self.now += Duration::from_millis(*ms);
+                self.waiting.expire(self.now);
+                self.gang.expire(self.now);
+            }
+        }
+        Ok(())
+    }
+
+    /// The binding cycles whose wait ended (a rejected one unreserves its pod), then the
+    /// waiting pods, the groups' counts and the activations.
+    fn settle(&mut self, obs: &mut GangObservation) {
+        for decision in self.decisions.drain() {
+            let name = decision.pod.name().to_owned();
+            obs.wait_on_permit
+                .insert(name.clone(), (&decision.status).into());
+            if decision.status.is_success() {
+                self.passed.insert(name);
+            } else {
+                self.assumed.remove(&name);
+                self.gang.unreserve(&decision.pod);
+            }
+        }
+        for waiting in self.waiting.snapshot() {
+            let mut plugins: Vec<String> = waiting
+                .pending_plugins()
+                .iter()
+                .map(|p| p.to_string())
+                .collect();
+            plugins.sort();
+            obs.waiting.insert(waiting.pod().name().to_owned(), plugins);
+        }
+        for name in &self.group_names {
+            let key = GroupKey::new(NAMESPACE, name);
+            let counts = self.gang.registry().with_state(&key, |state| Counts {
+                all: state.all_pods_count(),
+                scheduled: state.scheduled_pods_count(),
+                assumed: state.assumed().len(),
+                assigned: state.assigned().len(),
+                unscheduled: state.unscheduled_pods().len(),
+            });
+            if let Some(counts) = counts.filter(|c| c.all > 0) {
+                obs.groups.insert(name.clone(), counts);
+            }
+        }
+        obs.activated.sort();
+        obs.activated.dedup();
+    }
+}
