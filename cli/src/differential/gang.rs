@@ -20,7 +20,12 @@ const NAMESPACE: &str = "ns";
 
 /// Runs `ops` through a fresh gang plugin in [`Mode::Upstream`]; one observation per step.
 pub fn run(ops: &[GangOp]) -> Vec<GangObservation> {
-    let mut runner = GangRunner::new(Mode::Upstream);
+    run_in(Mode::Upstream, ops)
+}
+
+/// Runs `ops` through a fresh gang plugin in `mode`.
+pub fn run_in(mode: Mode, ops: &[GangOp]) -> Vec<GangObservation> {
+    let mut runner = GangRunner::new(mode);
     ops.iter().map(|op| runner.step(op)).collect()
 }
 
@@ -95,7 +100,9 @@ impl GangRunner {
                     None => PodGroup::new(NAMESPACE, group, Policy::Basic),
                 }
                 .map_err(|e| e.to_string())?;
-                self.gang.on_group_added(object).map_err(|e| e.to_string())?;
+                self.gang
+                    .on_group_added(object)
+                    .map_err(|e| e.to_string())?;
             }
             GangOp::Add {
                 pod,
@@ -245,5 +252,61 @@ impl GangRunner {
         }
         obs.activated.sort();
         obs.activated.dedup();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{compare, gang_trace};
+    use super::*;
+
+    /// A trace with kube-scheduler's observations of it, recorded by `upstream/cmd/gangtrace`
+    /// (`gangtrace < T.jsonl > T.jsonl.upstream`).
+    fn recorded(name: &str) -> (Vec<GangOp>, Vec<GangObservation>) {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../upstream/traces/");
+        let read = |file: String| std::fs::read_to_string(dir.to_owned() + &file).unwrap();
+        let ops = gang_trace::parse(&read(format!("{name}.jsonl"))).unwrap();
+        let upstream =
+            gang_trace::parse_observations(&read(format!("{name}.jsonl.upstream"))).unwrap();
+        (ops, upstream)
+    }
+
+    #[test]
+    fn upstream_mode_equals_the_recorded_real_code_and_hardened_does_not() {
+        let (ops, upstream) = recorded("gang_timeout");
+        assert!(gang_trace::is_gang_trace(&gang_trace::to_json_lines(&ops)));
+        let ours = run(&ops);
+        let outcome = compare(&ops, &upstream, &ours);
+        assert_eq!(outcome.first, None);
+        assert_eq!((outcome.equal, outcome.steps), (15, 15));
+        // Step 9: the first member's own 5-minute timer.
+        let timeout = &ours[8].wait_on_permit["a"];
+        assert_eq!(
+            timeout.message,
+            "rejected due to timeout after waiting 5m0s at plugin GangScheduling"
+        );
+        assert_eq!(ours[8].waiting.keys().collect::<Vec<_>>(), ["b"]);
+
+        // The witness that the runner can fail: Hardened members wait on their gang
+        // attempt's one deadline (H3), not a timer each.
+        let hardened = run_in(Mode::Hardened, &ops);
+        let first = compare(&ops, &upstream, &hardened).first.unwrap();
+        assert!(first.step <= 9, "{first}");
+        assert!(first.to_string().contains("first difference at step"));
+    }
+
+    #[test]
+    fn reject_and_preempt_report_upstreams_decisions() {
+        let (ops, upstream) = recorded("gang_reject_preempt");
+        let ours = run(&ops);
+        assert_eq!(compare(&ops, &upstream, &ours).first, None);
+        assert_eq!(ours[7].decided, Some(true));
+        assert_eq!(ours[8].decided, Some(false));
+        let preempted = &ours[9].wait_on_permit["b"];
+        assert_eq!(preempted.code, "Error");
+        assert_eq!(preempted.plugin, "DefaultPreemption");
+        let mut broken = ours.clone();
+        broken[8].decided = Some(true); // a second decision that claims to have decided
+        assert_eq!(compare(&ops, &upstream, &broken).first.unwrap().step, 9);
     }
 }

@@ -30,8 +30,6 @@ pub struct Difference<O = Op, B = Observation> {
     pub upstream: Option<B>,
     /// gangway's observation.
     pub gangway: Option<B>,
-    /// Why the difference is deliberate, if gangway differs there on purpose.
-    pub deliberate: Option<String>,
 }
 
 impl<O: Serialize, B: Serialize> fmt::Display for Difference<O, B> {
@@ -48,11 +46,7 @@ impl<O: Serialize, B: Serialize> fmt::Display for Difference<O, B> {
             serde_json::to_string(&self.op).expect("an op serializes")
         )?;
         writeln!(f, "  kube-scheduler {}", show(&self.upstream))?;
-        write!(f, "  gangway        {}", show(&self.gangway))?;
-        if let Some(why) = &self.deliberate {
-            write!(f, "\n  deliberate: {why}")?;
-        }
-        Ok(())
+        write!(f, "  gangway        {}", show(&self.gangway))
     }
 }
 
@@ -84,7 +78,6 @@ pub fn compare<O: Clone, B: Clone + PartialEq>(
             op: ops[i].clone(),
             upstream: upstream.get(i).cloned(),
             gangway: gangway.get(i).cloned(),
-            deliberate: None,
         });
     Outcome {
         steps,

@@ -258,7 +258,10 @@ fn quorum<'a>(
 
 /// An `Error` from the gang plugin's Permit, as kube-scheduler's `RunPermitPlugins` wraps it.
 fn permit_error(message: String) -> Status {
-    error(format!("running Permit plugin {:?}: {message}", GANG_SCHEDULING.as_str()))
+    error(format!(
+        "running Permit plugin {:?}: {message}",
+        GANG_SCHEDULING.as_str()
+    ))
 }
 
 /// An `Error` status from the gang plugin.

@@ -299,5 +299,8 @@ fn a_preempted_waiting_pod_reports_what_wait_on_permit_returns() {
     let status = waiting.wait();
     assert_eq!(status.code(), crate::Code::Error);
     assert_eq!(status.message(), "waiting on permit for pod: preempted");
-    assert_eq!(status.plugin().map(|p| p.as_str()), Some("DefaultPreemption"));
+    assert_eq!(
+        status.plugin().map(|p| p.as_str()),
+        Some("DefaultPreemption")
+    );
 }
