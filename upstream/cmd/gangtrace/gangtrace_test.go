@@ -16,6 +16,7 @@ import (
 	schedulingapi "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -389,6 +390,10 @@ var out = os.Stdout
 func TestMain(m *testing.M) {
 	os.Stdout = os.Stderr
 	metrics.Register()
+	// HandleError's second handler rate-limits errors against a time taken at package init,
+	// outside the bubble: inside it (the year 2000) that sleeps for decades with the cache's
+	// lock held. Errors are only logged.
+	utilruntime.ErrorHandlers = utilruntime.ErrorHandlers[:1]
 	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
 		"GenericWorkload": true,
 		"GangScheduling":  true,
