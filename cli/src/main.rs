@@ -70,6 +70,11 @@ struct DifferentialArgs {
     /// from --seed on); a differing one is written to target/differential-SEED.jsonl.
     #[arg(long, default_value_t = 0)]
     generate: u64,
+    /// Also run this many generated gang traces (random valid operations over six pods in two
+    /// gangs, seeds from --seed on; needs --gang); a differing one is written to
+    /// target/differential-gang-SEED.jsonl.
+    #[arg(long, default_value_t = 0)]
+    generate_gang: u64,
     /// The first generated trace's seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -77,7 +82,7 @@ struct DifferentialArgs {
     #[arg(long, default_value_t = 60, value_parser = gangway_cli::parse_count)]
     steps: usize,
     /// The traces (JSON lines, as upstream/README.md describes).
-    #[arg(value_name = "TRACE", required_unless_present = "generate")]
+    #[arg(value_name = "TRACE", required_unless_present_any = ["generate", "generate_gang"])]
     traces: Vec<std::path::PathBuf>,
 }
 
@@ -192,6 +197,10 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
         let ops = generate::trace(seed, args.steps, 6, config);
         traces.push((format!("generated seed {seed}"), ops));
     }
+    for seed in args.seed..args.seed.saturating_add(args.generate_gang) {
+        let ops = differential::gang_generate::trace(seed, args.steps);
+        gang_traces.push((format!("generated gang seed {seed}"), ops));
+    }
     let (mut steps, mut equal, mut differing) = (0, 0, 0);
     let harness = |flag: &str, bin: &Option<std::path::PathBuf>| match bin {
         Some(bin) => Ok(bin.clone()),
@@ -210,12 +219,20 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
                 Ok(outcome) => outcome,
                 Err(e) => {
                     eprintln!("gangway differential: {name}: {e}");
+                    if let Some(seed) = name.strip_prefix("generated gang seed ") {
+                        let path = format!("target/differential-gang-{seed}.jsonl");
+                        let text = differential::gang_trace::to_json_lines(ops);
+                        if std::fs::write(&path, text).is_ok() {
+                            eprintln!("  the trace: {path}");
+                        }
+                    }
                     return ExitCode::from(2);
                 }
             };
             steps += outcome.steps;
             equal += outcome.equal;
             match &outcome.first {
+                None if name.starts_with("generated") => {}
                 None => println!("{name}: {} steps, all equal", outcome.steps),
                 Some(first) => {
                     differing += 1;
@@ -223,6 +240,14 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
                         "{name}: {} of {} steps equal; {first}",
                         outcome.equal, outcome.steps
                     );
+                    if let Some(seed) = name.strip_prefix("generated gang seed ") {
+                        let path = format!("target/differential-gang-{seed}.jsonl");
+                        let text = differential::gang_trace::to_json_lines(ops);
+                        match std::fs::write(&path, text) {
+                            Ok(()) => println!("  the trace: {path}"),
+                            Err(e) => eprintln!("gangway differential: cannot write {path}: {e}"),
+                        }
+                    }
                 }
             }
         }

@@ -76,6 +76,17 @@ impl GangRunner {
         obs
     }
 
+    /// Whether `pod` is known and neither assumed nor bound (a scheduling cycle may take it).
+    pub fn can_schedule(&self, pod: &str) -> bool {
+        let bound = |p: &Pod| p.node().is_some();
+        self.pods.get(pod).is_some_and(|p| !bound(p)) && !self.assumed.contains_key(pod)
+    }
+
+    /// Whether `pod` passed Permit and is not bound yet (it may bind, or fail binding).
+    pub fn passed(&self, pod: &str) -> bool {
+        self.passed_permit(pod).is_ok()
+    }
+
     fn pod(&self, name: &str) -> Result<Pod, String> {
         self.pods
             .get(name)

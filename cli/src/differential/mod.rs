@@ -4,6 +4,7 @@
 //! with both observations (upstream/README.md).
 
 pub mod gang;
+pub mod gang_generate;
 pub mod gang_trace;
 pub mod generate;
 pub mod queue;
