@@ -49,10 +49,15 @@ enum Command {
 /// `gangway differential`'s flags.
 #[derive(clap::Args, Debug)]
 struct DifferentialArgs {
-    /// The Go harness (`go build -ldflags=-checklinkname=0 -o BIN ./cmd/queuetrace` in
-    /// upstream/).
+    /// The queue's Go harness (`go build -ldflags=-checklinkname=0 -o BIN ./cmd/queuetrace` in
+    /// upstream/), for queue traces and generated ones.
     #[arg(long, value_name = "BIN")]
-    upstream: std::path::PathBuf,
+    upstream: Option<std::path::PathBuf>,
+    /// The gang's Go harness (`go test -c -o BIN ./cmd/gangtrace` in upstream/), for gang
+    /// traces: a trace that schedules pods (upstream/README.md) is one, run through gangway's
+    /// gang plugin and waiting map in Mode::Upstream.
+    #[arg(long, value_name = "BIN")]
+    gang: Option<std::path::PathBuf>,
     /// gangway's queue with the rules of kube-scheduler before 1.33 (`QueueConfig::BEFORE_1_33`:
     /// only the active queue pops, backoffs compared exactly) instead of 1.36's defaults; the
     /// Go harness keeps 1.36's, so the traces that reach those rules differ.
@@ -67,6 +72,11 @@ struct DifferentialArgs {
     /// from --seed on); a differing one is written to target/differential-SEED.jsonl.
     #[arg(long, default_value_t = 0)]
     generate: u64,
+    /// Also run this many generated gang traces (random valid operations over six pods in two
+    /// gangs, seeds from --seed on; needs --gang); a differing one is written to
+    /// target/differential-gang-SEED.jsonl.
+    #[arg(long, default_value_t = 0)]
+    generate_gang: u64,
     /// The first generated trace's seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -74,7 +84,7 @@ struct DifferentialArgs {
     #[arg(long, default_value_t = 60, value_parser = gangway_cli::parse_count)]
     steps: usize,
     /// The traces (JSON lines, as upstream/README.md describes).
-    #[arg(value_name = "TRACE", required_unless_present = "generate")]
+    #[arg(value_name = "TRACE", required_unless_present_any = ["generate", "generate_gang"])]
     traces: Vec<std::path::PathBuf>,
 }
 
@@ -162,13 +172,28 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
         gangsched::QueueConfig::DEFAULT
     }
     .with_group_members_back_off(!args.group_members_wait);
-    // Each trace by name: the files, then the generated ones.
+    // Each trace by name: the files, then the generated ones; gang traces apart.
     let mut traces: Vec<(String, Vec<Op>)> = Vec::new();
+    let mut gang_traces = Vec::new();
     for path in &args.traces {
-        match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| trace::parse(&text))
-        {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => {
+                eprintln!("gangway differential: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        if differential::gang_trace::is_gang_trace(&text) {
+            match differential::gang_trace::parse(&text) {
+                Ok(ops) => gang_traces.push((path.display().to_string(), ops)),
+                Err(e) => {
+                    eprintln!("gangway differential: {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            }
+            continue;
+        }
+        match trace::parse(&text) {
             Ok(ops) => traces.push((path.display().to_string(), ops)),
             Err(e) => {
                 eprintln!("gangway differential: {}: {e}", path.display());
@@ -180,9 +205,71 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
         let ops = generate::trace(seed, args.steps, 6, config);
         traces.push((format!("generated seed {seed}"), ops));
     }
+    for seed in args.seed..args.seed.saturating_add(args.generate_gang) {
+        let ops = differential::gang_generate::trace(seed, args.steps);
+        gang_traces.push((format!("generated gang seed {seed}"), ops));
+    }
     let (mut steps, mut equal, mut differing) = (0, 0, 0);
+    let harness = |flag: &str, bin: &Option<std::path::PathBuf>| match bin {
+        Some(bin) => Ok(bin.clone()),
+        None => {
+            eprintln!("gangway differential: these traces need --{flag} BIN");
+            Err(ExitCode::from(2))
+        }
+    };
+    if !gang_traces.is_empty() {
+        let bin = match harness("gang", &args.gang) {
+            Ok(bin) => bin,
+            Err(code) => return code,
+        };
+        for (name, ops) in &gang_traces {
+            let outcome = match differential::gang_differential(&bin, ops) {
+                Ok(outcome) => outcome,
+                Err(e) => {
+                    eprintln!("gangway differential: {name}: {e}");
+                    if let Some(seed) = name.strip_prefix("generated gang seed ") {
+                        let path = format!("target/differential-gang-{seed}.jsonl");
+                        let text = differential::gang_trace::to_json_lines(ops);
+                        if std::fs::write(&path, text).is_ok() {
+                            eprintln!("  the trace: {path}");
+                        }
+                    }
+                    return ExitCode::from(2);
+                }
+            };
+            steps += outcome.steps;
+            equal += outcome.equal;
+            match &outcome.first {
+                None if name.starts_with("generated") => {}
+                None => println!("{name}: {} steps, all equal", outcome.steps),
+                Some(first) => {
+                    differing += 1;
+                    println!(
+                        "{name}: {} of {} steps equal; {first}",
+                        outcome.equal, outcome.steps
+                    );
+                    if let Some(seed) = name.strip_prefix("generated gang seed ") {
+                        let path = format!("target/differential-gang-{seed}.jsonl");
+                        let text = differential::gang_trace::to_json_lines(ops);
+                        match std::fs::write(&path, text) {
+                            Ok(()) => println!("  the trace: {path}"),
+                            Err(e) => eprintln!("gangway differential: cannot write {path}: {e}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let upstream = if traces.is_empty() {
+        std::path::PathBuf::new()
+    } else {
+        match harness("upstream", &args.upstream) {
+            Ok(bin) => bin,
+            Err(code) => return code,
+        }
+    };
     for (name, ops) in &traces {
-        let outcome = match differential::differential(&args.upstream, ops, config) {
+        let outcome = match differential::differential(&upstream, ops, config) {
             Ok(outcome) => outcome,
             Err(e) => {
                 eprintln!("gangway differential: {name}: {e}");
@@ -218,7 +305,7 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
     println!(
         "fidelity: {equal} of {steps} steps equal ({:.1}%), {differing} of {} traces differ",
         share * 100.0,
-        traces.len()
+        traces.len() + gang_traces.len()
     );
     if differing == 0 {
         ExitCode::SUCCESS

@@ -381,3 +381,60 @@ fn the_differential_reports_the_first_difference_and_fails() {
         stderr(&missing)
     );
 }
+
+/// `gangway differential --gang` against a stand-in for upstream/cmd/gangtrace (a script
+/// printing fixed observations, and a line of its own that is not one): a gang trace is told
+/// from a queue trace, equal observations pass, a changed Permit status fails with exit 1; a
+/// gang trace without `--gang` is exit 2.
+#[test]
+fn the_gang_differential_reports_the_first_difference_and_fails() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("gang-differential");
+    let trace = dir.join("gang.jsonl");
+    std::fs::write(
+        &trace,
+        "{\"op\":\"add\",\"pod\":\"solo\"}\n{\"op\":\"schedule\",\"pod\":\"solo\"}\n",
+    )
+    .unwrap();
+    let harness = |name: &str, code: &str| {
+        let path = dir.join(name);
+        let success = r#"{"code":"Success","plugin":"","message":""}"#;
+        let script = format!(
+            "#!/bin/sh\ncat > /dev/null\n\
+             echo '{{\"step\":1,\"op\":\"add\"}}'\n\
+             echo '{{\"step\":2,\"op\":\"schedule\",\"permit\":{{\"code\":\"{code}\",\"plugin\":\"\",\"message\":\"\"}},\"wait_on_permit\":{{\"solo\":{success}}}}}'\n\
+             echo PASS\n"
+        );
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    };
+    let run = |harness: &PathBuf| {
+        let (harness, trace) = (harness.to_str().unwrap(), trace.to_str().unwrap());
+        gangway(&["differential", "--gang", harness, trace])
+    };
+    let same = run(&harness("same.sh", "Success"));
+    assert!(same.status.success(), "{}{}", stdout(&same), stderr(&same));
+    assert!(
+        stdout(&same).contains("2 steps, all equal"),
+        "{}",
+        stdout(&same)
+    );
+
+    let broken = run(&harness("broken.sh", "Wait"));
+    assert_eq!(broken.status.code(), Some(1), "{}", stdout(&broken));
+    let out = stdout(&broken);
+    assert!(
+        out.contains("1 of 2 steps equal; first difference at step 2: {\"op\":\"schedule\",\"pod\":\"solo\"}"),
+        "{out}"
+    );
+
+    let trace = trace.to_str().unwrap();
+    let no_harness = gangway(&["differential", trace]);
+    assert_eq!(no_harness.status.code(), Some(2));
+    assert!(
+        stderr(&no_harness).contains("--gang BIN"),
+        "{}",
+        stderr(&no_harness)
+    );
+}

@@ -71,6 +71,14 @@ impl Status {
         Status::with_reason(Code::Unschedulable, reason)
     }
 
+    /// This status with `reason` after its reasons (upstream's `AppendReason`).
+    pub fn with_appended_reason(mut self, reason: impl Into<String>) -> Status {
+        let mut reasons = self.reasons().to_vec();
+        reasons.push(reason.into());
+        self.reasons = Some(Arc::from(reasons));
+        self
+    }
+
     /// This status, attributed to `plugin`.
     pub fn with_plugin(mut self, plugin: impl Into<PluginName>) -> Status {
         self.plugin = Some(plugin.into());

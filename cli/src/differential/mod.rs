@@ -3,6 +3,9 @@
 //! (`queue.rs`), observation by observation; the first step where they differ is reported
 //! with both observations (upstream/README.md).
 
+pub mod gang;
+pub mod gang_generate;
+pub mod gang_trace;
 pub mod generate;
 pub mod profile;
 pub mod queue;
@@ -14,25 +17,26 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use gangsched::queue::QueueConfig;
+use serde::Serialize;
 
 pub use trace::{Observation, Op};
 
 /// Where a trace's two runs first part.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Difference {
+pub struct Difference<O = Op, B = Observation> {
     /// The step (from 1).
     pub step: usize,
     /// The operation there.
-    pub op: Op,
+    pub op: O,
     /// kube-scheduler's observation (`None`: it stopped before this step).
-    pub upstream: Option<Observation>,
+    pub upstream: Option<B>,
     /// gangway's observation.
-    pub gangway: Option<Observation>,
+    pub gangway: Option<B>,
 }
 
-impl fmt::Display for Difference {
+impl<O: Serialize, B: Serialize> fmt::Display for Difference<O, B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let show = |o: &Option<Observation>| {
+        let show = |o: &Option<B>| {
             o.as_ref().map_or("(nothing)".to_owned(), |o| {
                 serde_json::to_string(o).expect("an observation serializes")
             })
@@ -50,17 +54,21 @@ impl fmt::Display for Difference {
 
 /// How a trace's differential went.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct Outcome<O = Op, B = Observation> {
     /// Steps run.
     pub steps: usize,
     /// Steps whose observations are equal.
     pub equal: usize,
     /// The first difference, if any.
-    pub first: Option<Difference>,
+    pub first: Option<Difference<O, B>>,
 }
 
 /// Compares two runs of `ops` step by step.
-pub fn compare(ops: &[Op], upstream: &[Observation], gangway: &[Observation]) -> Outcome {
+pub fn compare<O: Clone, B: Clone + PartialEq>(
+    ops: &[O],
+    upstream: &[B],
+    gangway: &[B],
+) -> Outcome<O, B> {
     let steps = ops.len();
     let equal = (0..steps)
         .filter(|&i| upstream.get(i).is_some() && upstream.get(i) == gangway.get(i))
@@ -82,13 +90,17 @@ pub fn compare(ops: &[Op], upstream: &[Observation], gangway: &[Observation]) ->
 
 /// Runs `ops` through the Go harness at `harness`.
 pub fn run_upstream(harness: &Path, ops: &[Op]) -> Result<Vec<Observation>, String> {
+    trace::parse_observations(&run_harness(harness, &trace::to_json_lines(ops))?)
+}
+
+/// Runs the Go harness at `harness` on `input` (JSON lines); its standard output.
+pub fn run_harness(harness: &Path, input: &str) -> Result<String, String> {
     let mut child = Command::new(harness)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", harness.display()))?;
-    let input = trace::to_json_lines(ops);
     child
         .stdin
         .take()
@@ -106,7 +118,7 @@ pub fn run_upstream(harness: &Path, ops: &[Op]) -> Result<Vec<Observation>, Stri
             String::from_utf8_lossy(&output.stderr).trim()
         ));
     }
-    trace::parse_observations(&String::from_utf8_lossy(&output.stdout))
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// Runs `ops` through both — gangway's queue configured as `config` — and compares them.
@@ -114,6 +126,17 @@ pub fn differential(harness: &Path, ops: &[Op], config: QueueConfig) -> Result<O
     let upstream = run_upstream(harness, ops)?;
     let gangway = queue::run(ops, config);
     Ok(compare(ops, &upstream, &gangway))
+}
+
+/// Runs a gang trace through the Go harness at `harness` (`upstream/cmd/gangtrace`) and
+/// through gangway's gang plugin in `Mode::Upstream`, and compares them.
+pub fn gang_differential(
+    harness: &Path,
+    ops: &[gang_trace::GangOp],
+) -> Result<Outcome<gang_trace::GangOp, gang_trace::GangObservation>, String> {
+    let output = run_harness(harness, &gang_trace::to_json_lines(ops))?;
+    let upstream = gang_trace::parse_observations(&output)?;
+    Ok(compare(ops, &upstream, &gang::run(ops)))
 }
 
 #[cfg(test)]

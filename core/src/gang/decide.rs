@@ -235,22 +235,33 @@ fn quorum<'a>(
     state: Option<&'a GroupState>,
     pod: &Pod,
 ) -> Result<(&'a GroupState, bool), Unquorate> {
+    // kube-scheduler's messages: the plugin's error (a lister's NotFound, the cache's missing
+    // state) wrapped by RunPermitPlugins, as the real code returns them.
     let Some(state) = state else {
-        return Err(Unquorate::Reject(error(format!(
-            "pod {} has no pod group state",
-            pod.id()
+        let key = pod.group_key().map(ToString::to_string).unwrap_or_default();
+        return Err(Unquorate::Reject(permit_error(format!(
+            "pod group state not found for pod group {key}"
         ))));
     };
     let Some(group) = state.group() else {
-        return Err(Unquorate::Reject(error(format!(
-            "pod group {} does not exist",
-            state.key()
+        let key = state.key();
+        return Err(Unquorate::Reject(permit_error(format!(
+            "failed to get podGroup {key}: podgroup.scheduling.k8s.io {:?} not found",
+            key.name()
         ))));
     };
     match group.min_count() {
         None => Err(Unquorate::NotAGang),
         Some(min) => Ok((state, state.scheduled_pods_count() >= min as usize)),
     }
+}
+
+/// An `Error` from the gang plugin's Permit, as kube-scheduler's `RunPermitPlugins` wraps it.
+fn permit_error(message: String) -> Status {
+    error(format!(
+        "running Permit plugin {:?}: {message}",
+        GANG_SCHEDULING.as_str()
+    ))
 }
 
 /// An `Error` status from the gang plugin.

@@ -37,7 +37,7 @@ pub use group_key::GroupKey;
 pub use group_state::{GangAttempt, GroupState, Members, MembersIter, Placement};
 pub use groups::Groups;
 pub use member_events::RemovedMember;
-pub use permit::Permit;
+pub use permit::{Permit, GANG_WAIT_REASON, PERMIT_WAIT_REASON};
 pub use plugin::{GangEvent, GangScheduling, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
 pub use pod_group::{PodGroup, Policy};
 pub use registry::GroupRegistry;

@@ -28,7 +28,26 @@ pub enum Permit<R = WaitingPod> {
     },
 }
 
+/// The reason upstream's GangScheduling Permit gives for `Wait` (below quorum).
+pub const GANG_WAIT_REASON: &str = "waiting for minCount pods from a gang to be scheduled";
+
+/// The reason kube-scheduler's Permit step (`RunPermitPlugins`) appends to a `Wait`.
+pub const PERMIT_WAIT_REASON: &str = "one or more plugins asked to wait and no plugin rejected pod";
+
 impl<R> Permit<R> {
+    /// The status kube-scheduler's Permit step (`RunPermitPlugins`, with the gang plugin as its
+    /// Permit plugin) returns for this outcome: `Success` for [`Allow`](Permit::Allow); `Wait`
+    /// with the gang's reason and the framework's for [`Wait`](Permit::Wait), attributed to no
+    /// plugin (as upstream's); the rejection itself for [`Reject`](Permit::Reject).
+    pub fn status(&self) -> Status {
+        match self {
+            Permit::Allow => Status::success(),
+            Permit::Wait { .. } => Status::with_reason(crate::Code::Wait, GANG_WAIT_REASON)
+                .with_appended_reason(PERMIT_WAIT_REASON),
+            Permit::Reject { status, .. } => status.clone(),
+        }
+    }
+
     /// The decision this outcome is for `pod`, once it is one: allowed or rejected (a waiting
     /// pod's decision comes later, from the waiting map).
     pub fn decision(&self, pod: &Pod) -> Option<crate::Decision> {

@@ -253,3 +253,54 @@ fn a_pass_that_does_not_close_the_attempt_keeps_its_deadline_indexed() {
     assert!(!waiting.wait().is_success());
     check(&gang);
 }
+
+#[test]
+fn permit_reports_the_status_kube_schedulers_permit_step_returns() {
+    let (gang, pods) = setup(Mode::Upstream, 2, 2);
+    let wait = reserve_and_permit(&gang, &pods[0], Time::ZERO).status();
+    assert_eq!(wait.code(), crate::Code::Wait);
+    assert_eq!(wait.plugin(), None);
+    assert_eq!(
+        wait.message(),
+        "waiting for minCount pods from a gang to be scheduled, \
+         one or more plugins asked to wait and no plugin rejected pod"
+    );
+    assert!(reserve_and_permit(&gang, &pods[1], Time::ZERO)
+        .status()
+        .is_success());
+}
+
+#[test]
+fn permit_without_the_pod_group_object_is_upstreams_wrapped_not_found() {
+    // kube-scheduler 1.36.3 (measured by upstream/cmd/gangtrace): the lister's NotFound,
+    // wrapped by the gang plugin and by RunPermitPlugins.
+    for mode in [Mode::Upstream, Mode::Hardened] {
+        let gang = GangScheduling::new(mode, WaitingPods::new());
+        let pod = Pod::new("y", NS, "y").with_group("missing");
+        gang.on_pod_added(pod.clone(), false).unwrap();
+        let status = reserve_and_permit(&gang, &pod, Time::ZERO).status();
+        assert_eq!(status.code(), crate::Code::Error, "{mode:?}");
+        assert_eq!(status.plugin().map(|p| p.as_str()), Some("GangScheduling"));
+        assert_eq!(
+            status.message(),
+            "running Permit plugin \"GangScheduling\": failed to get podGroup ml/missing: \
+             podgroup.scheduling.k8s.io \"missing\" not found"
+        );
+    }
+}
+
+#[test]
+fn a_preempted_waiting_pod_reports_what_wait_on_permit_returns() {
+    let (gang, pods) = setup(Mode::Upstream, 2, 2);
+    let Permit::Wait { waiting, .. } = reserve_and_permit(&gang, &pods[0], Time::ZERO) else {
+        panic!("the first member waits");
+    };
+    assert!(waiting.preempt("DefaultPreemption", "preempted"));
+    let status = waiting.wait();
+    assert_eq!(status.code(), crate::Code::Error);
+    assert_eq!(status.message(), "waiting on permit for pod: preempted");
+    assert_eq!(
+        status.plugin().map(|p| p.as_str()),
+        Some("DefaultPreemption")
+    );
+}

@@ -193,11 +193,20 @@ impl GangModel {
             return ModelPermit::Allow;
         }
         let Some(group) = self.group_of(pod) else {
-            let status = error(format!("pod {} has no pod group state", pod.id()));
+            let key = GroupKey::of(pod).map(|k| k.to_string()).unwrap_or_default();
+            let status = error(format!(
+                "running Permit plugin \"GangScheduling\": \
+                 pod group state not found for pod group {key}"
+            ));
             return ModelPermit::Reject(status, Cause::Rejected);
         };
         let Some(object) = &group.object else {
-            let status = error(format!("pod group {} does not exist", group.key));
+            let status = error(format!(
+                "running Permit plugin \"GangScheduling\": failed to get podGroup {}: \
+                 podgroup.scheduling.k8s.io {:?} not found",
+                group.key,
+                group.key.name()
+            ));
             return ModelPermit::Reject(status, Cause::Rejected);
         };
         let Policy::Gang { min_count } = object.policy() else {

@@ -225,9 +225,10 @@ pub enum ModelPermit {
 ///   it still waiting (this one included) is rejected with `rejected(reason)`. Then, both
 ///   modes: an `Assumed` member becomes `Unscheduled` and leaves the attempt (A4); anything
 ///   else is unchanged — in particular a pod whose hardened Permit was rejected (P7).
-/// - **P4 Permit, both modes.** No group named: `Allow`. Group unknown: `Reject(error("pod <uid>
-///   has no pod group state"))`. No object: `Reject(error("pod group <ns/name> does not
-///   exist"))`. `Basic`: `Allow`. `Gang { min }`: *scheduled* = `Assumed` + `Assigned` members
+/// - **P4 Permit, both modes.** No group named: `Allow`. Group unknown: `Reject(error("running Permit plugin
+///   \"GangScheduling\": pod group state not found for pod group <ns/name>"))`. No object:
+///   `Reject(error("running Permit plugin \"GangScheduling\": failed to get podGroup <ns/name>:
+///   podgroup.scheduling.k8s.io \"<name>\" not found"))` (kube-scheduler 1.36's messages). `Basic`: `Allow`. `Gang { min }`: *scheduled* = `Assumed` + `Assigned` members
 ///   (whether or not this pod is one of them); *at quorum* when scheduled ≥ min. The activate
 ///   list of a `Wait` is every `Unscheduled` member, in uid order.
 /// - **P5 Permit, upstream.** At quorum: every `Assumed` member other than this pod that is in
