@@ -164,6 +164,39 @@ fn main() -> ExitCode {
     }
 }
 
+/// Adds one trace's `outcome` to `totals` (steps, equal steps, differing traces) and prints
+/// it: a trace with a difference always, with the first difference; a generated one (named
+/// `prefix` and its seed) only then, written to target/`file`-SEED.jsonl.
+fn report<O: serde::Serialize, B: serde::Serialize + PartialEq>(
+    name: &str,
+    outcome: &gangway_cli::differential::Outcome<O, B>,
+    totals: &mut (usize, usize, usize),
+    prefix: &str,
+    file: &str,
+    trace: impl FnOnce() -> String,
+) {
+    totals.0 += outcome.steps;
+    totals.1 += outcome.equal;
+    match &outcome.first {
+        None if name.starts_with("generated") => {}
+        None => println!("{name}: {} steps, all equal", outcome.steps),
+        Some(first) => {
+            totals.2 += 1;
+            println!(
+                "{name}: {} of {} steps equal; {first}",
+                outcome.equal, outcome.steps
+            );
+            if let Some(seed) = name.strip_prefix(prefix) {
+                let path = format!("target/{file}-{seed}.jsonl");
+                match std::fs::write(&path, trace()) {
+                    Ok(()) => println!("  the trace: {path}"),
+                    Err(e) => eprintln!("gangway differential: cannot write {path}: {e}"),
+                }
+            }
+        }
+    }
+}
+
 fn differential_command(args: &DifferentialArgs) -> ExitCode {
     use gangway_cli::differential::{self, generate, trace, Op};
     let config = if args.before_1_33 {
@@ -209,7 +242,8 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
         let ops = differential::gang_generate::trace(seed, args.steps);
         gang_traces.push((format!("generated gang seed {seed}"), ops));
     }
-    let (mut steps, mut equal, mut differing) = (0, 0, 0);
+    // Steps run, steps equal, traces differing.
+    let mut totals = (0, 0, 0);
     let harness = |flag: &str, bin: &Option<std::path::PathBuf>| match bin {
         Some(bin) => Ok(bin.clone()),
         None => {
@@ -237,27 +271,15 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            steps += outcome.steps;
-            equal += outcome.equal;
-            match &outcome.first {
-                None if name.starts_with("generated") => {}
-                None => println!("{name}: {} steps, all equal", outcome.steps),
-                Some(first) => {
-                    differing += 1;
-                    println!(
-                        "{name}: {} of {} steps equal; {first}",
-                        outcome.equal, outcome.steps
-                    );
-                    if let Some(seed) = name.strip_prefix("generated gang seed ") {
-                        let path = format!("target/differential-gang-{seed}.jsonl");
-                        let text = differential::gang_trace::to_json_lines(ops);
-                        match std::fs::write(&path, text) {
-                            Ok(()) => println!("  the trace: {path}"),
-                            Err(e) => eprintln!("gangway differential: cannot write {path}: {e}"),
-                        }
-                    }
-                }
-            }
+            let trace = || differential::gang_trace::to_json_lines(ops);
+            report(
+                name,
+                &outcome,
+                &mut totals,
+                "generated gang seed ",
+                "differential-gang",
+                trace,
+            );
         }
     }
     let upstream = if traces.is_empty() {
@@ -276,27 +298,17 @@ fn differential_command(args: &DifferentialArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        steps += outcome.steps;
-        equal += outcome.equal;
-        match &outcome.first {
-            None if name.starts_with("generated") => {}
-            None => println!("{name}: {} steps, all equal", outcome.steps),
-            Some(first) => {
-                differing += 1;
-                println!(
-                    "{name}: {} of {} steps equal; {first}",
-                    outcome.equal, outcome.steps
-                );
-                if let Some(seed) = name.strip_prefix("generated seed ") {
-                    let path = format!("target/differential-{seed}.jsonl");
-                    match std::fs::write(&path, trace::to_json_lines(ops)) {
-                        Ok(()) => println!("  the trace: {path}"),
-                        Err(e) => eprintln!("gangway differential: cannot write {path}: {e}"),
-                    }
-                }
-            }
-        }
+        let trace = || trace::to_json_lines(ops);
+        report(
+            name,
+            &outcome,
+            &mut totals,
+            "generated seed ",
+            "differential",
+            trace,
+        );
     }
+    let (steps, equal, differing) = totals;
     let share = if steps == 0 {
         1.0
     } else {

@@ -3,30 +3,9 @@
 
 use std::time::Duration;
 
+use super::state_tests::{plugins, pod, NODE};
 use super::*;
-use crate::{Code, Pod, PodId, QueueingHint, Status, Time};
-
-const NODE: &str = "NodeResourcesFit";
-
-/// A gate holding pods named "gated*" whose priority is not above 0; NodeResourcesFit says a
-/// freed node may help.
-fn plugins() -> PluginSet {
-    PluginSet::new()
-        .with_pre_enqueue("Gate", |p: &Pod| {
-            if p.name().starts_with("gated") && p.priority() <= 0 {
-                Status::with_reason(Code::UnschedulableAndUnresolvable, "gated")
-            } else {
-                Status::success()
-            }
-        })
-        .with_hint(NODE, EventKind::AssignedPodDelete, |_, _| {
-            Ok(QueueingHint::Queue)
-        })
-}
-
-fn pod(name: &str, priority: i32) -> Pod {
-    Pod::new(name, "ns", name).with_priority(priority)
-}
+use crate::{PodId, Time};
 
 /// `name` (priority 1, so not gated) is added and popped; `during` runs during its attempt;
 /// a bound pod's delete makes its rejection worth a retry; it is handed back rejected at 0.

@@ -5,9 +5,9 @@ use std::time::Duration;
 use super::*;
 use crate::{Code, Pod, PodId, QueueingHint, Status, Time};
 
-const NODE: &str = "NodeResourcesFit";
+pub(super) const NODE: &str = "NodeResourcesFit";
 
-fn pod(id: &str, priority: i32) -> Pod {
+pub(super) fn pod(id: &str, priority: i32) -> Pod {
     Pod::new(id, "ns", id).with_priority(priority)
 }
 
@@ -17,7 +17,7 @@ fn id(s: &str) -> PodId {
 
 /// NodeResourcesFit says a freed node may help; a gate named "Gate" holds pods named "gated*"
 /// until their priority is raised above 0, and listens to pod updates.
-fn plugins() -> PluginSet {
+pub(super) fn plugins() -> PluginSet {
     PluginSet::new()
         .with_pre_enqueue("Gate", |p: &Pod| {
             if p.name().starts_with("gated") && p.priority() <= 0 {
