@@ -41,6 +41,10 @@ pub struct GangRunner {
     assumed: BTreeMap<String, Pod>,
     passed: BTreeSet<String>,
     group_names: BTreeSet<String>,
+    /// The pods whose binding cycle is held after a failed wait, and those held now, rejected
+    /// and still reserved until their `release`.
+    hold: BTreeSet<String>,
+    held: BTreeMap<String, Pod>,
     steps: usize,
 }
 
@@ -57,6 +61,8 @@ impl GangRunner {
             assumed: BTreeMap::new(),
             passed: BTreeSet::new(),
             group_names: BTreeSet::new(),
+            hold: BTreeSet::new(),
+            held: BTreeMap::new(),
             steps: 0,
         }
     }
@@ -142,7 +148,19 @@ impl GangRunner {
                 };
                 obs.pre_enqueue = Some((&status).into());
             }
-            GangOp::Schedule { pod, node } => {
+            GangOp::Release { pod } => {
+                self.hold.remove(pod);
+                if let Some(rejected) = self.held.remove(pod) {
+                    self.assumed.remove(pod);
+                    self.gang.unreserve(&rejected);
+                }
+            }
+            GangOp::Schedule { pod, node, hold } => {
+                if *hold {
+                    self.hold.insert(pod.clone());
+                } else {
+                    self.hold.remove(pod);
+                }
                 let object = self.pod(pod)?;
                 if self.assumed.contains_key(pod) || object.node().is_some() {
                     return Err(format!("pod {pod} is assumed or bound"));
@@ -234,6 +252,8 @@ impl GangRunner {
                 .insert(name.clone(), (&decision.status).into());
             if decision.status.is_success() {
                 self.passed.insert(name);
+            } else if self.hold.contains(&name) {
+                self.held.insert(name, decision.pod);
             } else {
                 self.assumed.remove(&name);
                 self.gang.unreserve(&decision.pod);
@@ -327,6 +347,33 @@ mod tests {
         let hardened = run_in(Mode::Hardened, &ops);
         assert!(hardened[6].waiting.is_empty(), "{:?}", hardened[6]);
         assert!(hardened[6].wait_on_permit.contains_key("a"));
+    }
+
+    /// The model checker's I3 counterexample (a partial gang) as the real code ran it: a-0's
+    /// timer rejects it, and before its binding cycle unreserves it (held), a-1's Permit still
+    /// counts it, meets quorum and passes alone; a-1 binds, a-0 does not. Hardened (H3: the
+    /// attempt failed with its member) never lets a-1 through.
+    #[test]
+    fn the_i3_counterexample_happens_in_the_real_code() {
+        let (ops, upstream) = recorded("gang_i3_partial_gang");
+        let ours = run(&ops);
+        assert_eq!(compare(&ops, &upstream, &ours).first, None);
+        assert_eq!(upstream[4].wait_on_permit["a-0"].code, "Unschedulable");
+        assert_eq!(upstream[5].permit.as_ref().unwrap().code, "Success");
+        assert_eq!(upstream[5].wait_on_permit["a-1"].code, "Success");
+        let a = &upstream[7].groups["a"];
+        assert_eq!(
+            (a.all, a.assigned, a.unscheduled),
+            (2, 1, 1),
+            "one of two bound"
+        );
+        let hardened = run_in(Mode::Hardened, &ops);
+        let permit = hardened[5].permit.as_ref().expect("a-1's Permit");
+        assert_eq!(permit.code, "Unschedulable", "{:?}", hardened[5]);
+        assert!(
+            permit.message.starts_with("gang attempt failed"),
+            "{permit:?}"
+        );
     }
 
     #[test]

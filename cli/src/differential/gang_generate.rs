@@ -59,6 +59,7 @@ pub fn trace(seed: u64, steps: usize) -> Vec<GangOp> {
                 Some(pod) => GangOp::Schedule {
                     node: Some(format!("n{}", rng.range(0, 1))),
                     pod,
+                    hold: false,
                 },
                 None => continue,
             },

@@ -41,6 +41,16 @@ pub enum GangOp {
         /// The node (`node` if not given).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         node: Option<String>,
+        /// Hold the binding cycle once its wait on Permit ends in a failure: it unreserves and
+        /// forgets the pod only at the pod's `release` — the window in which another
+        /// scheduling cycle can run between a rejection and its release, as on real threads.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        hold: bool,
+    },
+    /// A held binding cycle goes on: a rejected pod is unreserved and forgotten.
+    Release {
+        /// The pod.
+        pod: String,
     },
     /// `plugin` allows the waiting pod.
     Allow {
@@ -97,6 +107,7 @@ impl GangOp {
             GangOp::Add { .. } => "add",
             GangOp::PreEnqueue { .. } => "pre_enqueue",
             GangOp::Schedule { .. } => "schedule",
+            GangOp::Release { .. } => "release",
             GangOp::Allow { .. } => "allow",
             GangOp::Reject { .. } => "reject",
             GangOp::Preempt { .. } => "preempt",

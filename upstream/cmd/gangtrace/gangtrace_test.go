@@ -46,6 +46,7 @@ type Op struct {
 	Plugin   string `json:"plugin,omitempty"`
 	Message  string `json:"message,omitempty"`
 	Ms       int64  `json:"ms,omitempty"`
+	Hold     bool   `json:"hold,omitempty"`
 }
 
 // Status is a framework status as observed: nil is Success.
@@ -133,6 +134,11 @@ type harness struct {
 	// What the binding cycles' goroutines report, taken by settle once they are idle.
 	mu        sync.Mutex
 	waitedFor map[string]Status
+
+	// The binding cycles a trace holds after a failed wait (schedule's hold): each waits on
+	// its channel, closed by the pod's release, before it unreserves and forgets.
+	held         map[string]chan struct{}
+	rejectedHeld map[string]bool
 }
 
 func newHarness(ctx context.Context) (*harness, error) {
@@ -165,21 +171,24 @@ func newHarness(ctx context.Context) (*harness, error) {
 	return &harness{
 		ctx: ctx, logger: logger, cache: c, fh: fh, groups: groups, activator: act,
 		pods: map[string]*v1.Pod{}, assumed: map[string]*v1.Pod{}, passed: map[string]bool{},
-		groupNames: map[string]bool{}, waitedFor: map[string]Status{},
+		groupNames: map[string]bool{}, waitedFor: map[string]Status{}, held: map[string]chan struct{}{}, rejectedHeld: map[string]bool{},
 	}, nil
 }
 
 // bindingCycle is the part of kube-scheduler's binding cycle (schedule_one.go bindingCycle,
 // handleBindingCycleError) this harness observes: WaitOnPermit, and on a failure the
 // Unreserve plugins and the cache's ForgetPod. Binding itself is the trace's bind op.
-func (h *harness) bindingCycle(name string, state fwk.CycleState, assumed *v1.Pod) {
+func (h *harness) bindingCycle(name string, state fwk.CycleState, assumed *v1.Pod, hold chan struct{}) {
 	s := h.fh.WaitOnPermit(h.ctx, assumed)
-	if !s.IsSuccess() {
-		h.unreserveAndForget(state, assumed)
-	}
 	h.mu.Lock()
 	h.waitedFor[name] = *observe(s)
 	h.mu.Unlock()
+	if !s.IsSuccess() {
+		if hold != nil {
+			<-hold // a durable block in the bubble: the step settles without it
+		}
+		h.unreserveAndForget(state, assumed)
+	}
 }
 
 func (h *harness) unreserveAndForget(state fwk.CycleState, assumed *v1.Pod) {
@@ -270,7 +279,21 @@ func (h *harness) apply(op Op, obs *Observation) error {
 		}
 		h.assumed[op.Pod] = assumed
 		delete(h.passed, op.Pod)
-		go h.bindingCycle(op.Pod, state, assumed)
+		var hold chan struct{}
+		if op.Hold {
+			hold = make(chan struct{})
+			h.held[op.Pod] = hold
+		}
+		go h.bindingCycle(op.Pod, state, assumed, hold)
+	case "release":
+		if hold, ok := h.held[op.Pod]; ok {
+			delete(h.held, op.Pod)
+			if h.rejectedHeld[op.Pod] {
+				delete(h.rejectedHeld, op.Pod)
+				delete(h.assumed, op.Pod) // its binding cycle unreserves and forgets it now
+			}
+			close(hold)
+		}
 	case "allow", "reject", "preempt":
 		wp := h.fh.GetWaitingPod(types.UID(op.Pod))
 		if op.Op == "allow" {
@@ -352,6 +375,8 @@ func (h *harness) settle(obs *Observation) {
 	for name, s := range obs.WaitOnPermit {
 		if s.Code == fwk.Success.String() {
 			h.passed[name] = true
+		} else if _, held := h.held[name]; held {
+			h.rejectedHeld[name] = true // still reserved until its release
 		} else {
 			delete(h.assumed, name) // unreserved and forgotten by its binding cycle
 		}
