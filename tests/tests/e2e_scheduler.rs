@@ -22,7 +22,10 @@ const CPU: u64 = 1_000;
 const GIB: u64 = 1 << 30;
 
 fn config(mode: Mode) -> SchedulerConfig {
+    // 1.36's rules with millisecond backoffs, compared exactly: a 1 s ordering window would
+    // round every one of them up to a second.
     let queue = QueueConfig::DEFAULT
+        .with_ordering_window(None)
         .with_initial_backoff(Duration::from_millis(5))
         .with_max_backoff(Duration::from_millis(20))
         .with_max_in_unschedulable(Duration::from_millis(200));
@@ -94,7 +97,11 @@ fn a_gang_that_cannot_fit_times_out_and_releases_everything() {
     // between two retries.
     let clock = ManualClock::new(Time::ZERO);
     let binder = InMemoryBinder::default();
-    let s = Scheduler::with(config(Mode::Hardened), ResourceFit, binder.clone());
+    // Only the active queue pops: with 1.36's pop from backoff the idle loop would take the
+    // gang straight back out of its backoff, so the released state would be a moment.
+    let hardened = config(Mode::Hardened);
+    let queue = hardened.queue.with_pop_from_backoff(false);
+    let s = Scheduler::with(hardened.with_queue(queue), ResourceFit, binder.clone());
     // Room for three members of 2 cpu each; the gang needs four, and the fourth asks for more
     // than the node has: it never fits, so nothing reopens the attempt after the timeout.
     let node = Node::new("node-0", Resources::new(7 * CPU, 64 * GIB));
