@@ -2,7 +2,7 @@
 //! plugins gangway's queue runs, the same as `upstream/cmd/queuetrace/profile.go` registers on
 //! kube-scheduler's.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use gangsched::sync::atomic::{AtomicBool, Ordering};
 
 use gangsched::queue::{EventKind, PluginSet};
 use gangsched::sync::Arc;

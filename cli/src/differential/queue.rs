@@ -2,9 +2,9 @@
 //! chose: the scheduler's plugin set by default), observed as the Go harness observes
 //! kube-scheduler's.
 
+use gangsched::sync::atomic::{AtomicBool, Ordering};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use gangsched::queue::{ClusterEvent, QueueConfig, QueuePlace, QueuePlugins, QueueState};

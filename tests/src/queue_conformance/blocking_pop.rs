@@ -1,6 +1,6 @@
 //! The blocking pop, on real threads.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use gangsched::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use gangsched::queue::{Popped, QueuePlace};

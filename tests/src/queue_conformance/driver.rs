@@ -1,7 +1,7 @@
 //! The driver: runs a case, step by step, on the pure state or on the locked queue.
 
+use gangsched::sync::atomic::{AtomicBool, Ordering};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use gangsched::queue::{PluginSet, Popped, QueueError, QueuePlace, QueueState};
 use gangsched::sync::Arc;
