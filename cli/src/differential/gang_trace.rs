@@ -193,23 +193,13 @@ pub struct GangObservation {
 
 /// A gang trace's operations from JSON lines (blank lines and `#` comments skipped).
 pub fn parse(text: &str) -> Result<Vec<GangOp>, String> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
-        .map(|(i, line)| serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1)))
-        .collect()
+    super::trace::parse_ops(text)
 }
 
 /// Observations from the harness's output: its JSON lines (anything else it prints is not
 /// one).
 pub fn parse_observations(text: &str) -> Result<Vec<GangObservation>, String> {
-    text.lines()
-        .filter(|line| line.starts_with('{'))
-        .enumerate()
-        .map(|(i, line)| {
-            serde_json::from_str(line).map_err(|e| format!("observation {}: {e}", i + 1))
-        })
-        .collect()
+    super::trace::parse_observation_lines(text)
 }
 
 /// Whether a trace is a gang trace: it parses as one, and not as a queue trace (every gang
@@ -220,7 +210,5 @@ pub fn is_gang_trace(text: &str) -> bool {
 
 /// A trace as JSON lines, without comments.
 pub fn to_json_lines(ops: &[GangOp]) -> String {
-    ops.iter()
-        .map(|op| serde_json::to_string(op).expect("an op serializes") + "\n")
-        .collect()
+    super::trace::ops_to_json_lines(ops)
 }

@@ -186,6 +186,22 @@ pub struct Observation {
 /// A trace's operations from JSON lines (blank lines and `#` comments skipped); the error
 /// names the line.
 pub fn parse(text: &str) -> Result<Vec<Op>, String> {
+    parse_ops(text)
+}
+
+/// Observations from a harness's output: its JSON lines (anything else is not one).
+pub fn parse_observations(text: &str) -> Result<Vec<Observation>, String> {
+    parse_observation_lines(text)
+}
+
+/// A trace as JSON lines, without comments (what the Go harness is given).
+pub fn to_json_lines(ops: &[Op]) -> String {
+    ops_to_json_lines(ops)
+}
+
+/// Operations of either kind of trace from JSON lines (blank lines and `#` comments skipped);
+/// the error names the line.
+pub fn parse_ops<T: serde::de::DeserializeOwned>(text: &str) -> Result<Vec<T>, String> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
@@ -193,10 +209,12 @@ pub fn parse(text: &str) -> Result<Vec<Op>, String> {
         .collect()
 }
 
-/// Observations from JSON lines.
-pub fn parse_observations(text: &str) -> Result<Vec<Observation>, String> {
+/// Observations of either harness from its output: the lines that are JSON objects.
+pub fn parse_observation_lines<T: serde::de::DeserializeOwned>(
+    text: &str,
+) -> Result<Vec<T>, String> {
     text.lines()
-        .filter(|line| !line.trim().is_empty())
+        .filter(|line| line.starts_with('{'))
         .enumerate()
         .map(|(i, line)| {
             serde_json::from_str(line).map_err(|e| format!("observation {}: {e}", i + 1))
@@ -204,8 +222,8 @@ pub fn parse_observations(text: &str) -> Result<Vec<Observation>, String> {
         .collect()
 }
 
-/// A trace as JSON lines, without comments (what the Go harness is given).
-pub fn to_json_lines(ops: &[Op]) -> String {
+/// Operations of either kind as JSON lines, without comments.
+pub fn ops_to_json_lines<T: Serialize>(ops: &[T]) -> String {
     ops.iter()
         .map(|op| serde_json::to_string(op).expect("an op serializes") + "\n")
         .collect()
