@@ -12,27 +12,19 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/gangway-rs/gangway/upstream/internal/realgang"
 	v1 "k8s.io/api/core/v1"
 	schedulingapi "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/gangscheduling"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
-	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 )
 
 // Op is one line of a trace.
@@ -143,31 +135,12 @@ type harness struct {
 
 func newHarness(ctx context.Context) (*harness, error) {
 	logger := klog.FromContext(ctx)
-	c := internalcache.New(ctx, nil, true)
-	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
-	groups := informerFactory.Scheduling().V1alpha2().PodGroups().Informer().GetStore()
 	act := &activator{names: map[string]bool{}}
-	gang := frameworkruntime.FactoryAdapter(feature.Features{EnableGangScheduling: true}, gangscheduling.New)
-	fh, err := tf.NewFramework(ctx, []tf.RegisterPluginFunc{
-		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
-		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
-		tf.RegisterPluginAsExtensions(gangscheduling.Name, gang, "Permit"),
-		// The testing helper knows no PreEnqueue extension point; enabled as a profile would.
-		func(_ *frameworkruntime.Registry, profile *schedulerapi.KubeSchedulerProfile) {
-			profile.Plugins.PreEnqueue.Enabled = append(profile.Plugins.PreEnqueue.Enabled,
-				schedulerapi.Plugin{Name: gangscheduling.Name})
-		},
-	}, "default-scheduler",
-		frameworkruntime.WithInformerFactory(informerFactory),
-		frameworkruntime.WithPodGroupManager(c),
-		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
-		frameworkruntime.WithPodActivator(act),
-		frameworkruntime.WithSnapshotSharedLister(internalcache.NewEmptySnapshot()),
-		frameworkruntime.WithLogger(logger),
-	)
+	parts, err := realgang.New(ctx, realgang.Options{Activator: act, PreEnqueue: true})
 	if err != nil {
 		return nil, err
 	}
+	c, fh, groups := parts.Cache, parts.Framework, parts.PodGroups
 	return &harness{
 		ctx: ctx, logger: logger, cache: c, fh: fh, groups: groups, activator: act,
 		pods: map[string]*v1.Pod{}, assumed: map[string]*v1.Pod{}, passed: map[string]bool{},

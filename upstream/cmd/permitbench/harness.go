@@ -7,23 +7,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gangway-rs/gangway/upstream/internal/realgang"
 	v1 "k8s.io/api/core/v1"
 	schedulingapi "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/gangscheduling"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 )
 
 const (
@@ -114,35 +106,17 @@ type scheduler struct {
 func newScheduler(gangs []*gang, timeout time.Duration) (*scheduler, error) {
 	ctx := context.Background()
 	logger := klog.FromContext(ctx)
-	c := internalcache.New(ctx, nil, true)
-	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
-	store := informerFactory.Scheduling().V1alpha2().PodGroups().Informer().GetStore()
-	gangFactory := frameworkruntime.FactoryAdapter(feature.Features{EnableGangScheduling: true}, gangscheduling.New)
+	opts := realgang.Options{Activator: noActivator{}}
 	if timeout > 0 {
-		real := gangFactory
-		gangFactory = func(ctx context.Context, obj k8sruntime.Object, fh fwk.Handle) (fwk.Plugin, error) {
-			pl, err := real(ctx, obj, fh)
-			if err != nil {
-				return nil, err
-			}
-			return timeoutPermit{PermitPlugin: pl.(fwk.PermitPlugin), timeout: timeout}, nil
+		opts.WrapGang = func(pl fwk.Plugin) fwk.Plugin {
+			return timeoutPermit{PermitPlugin: pl.(fwk.PermitPlugin), timeout: timeout}
 		}
 	}
-	fh, err := tf.NewFramework(ctx, []tf.RegisterPluginFunc{
-		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
-		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
-		tf.RegisterPluginAsExtensions(gangscheduling.Name, gangFactory, "Permit"),
-	}, "default-scheduler",
-		frameworkruntime.WithInformerFactory(informerFactory),
-		frameworkruntime.WithPodGroupManager(c),
-		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
-		frameworkruntime.WithPodActivator(noActivator{}),
-		frameworkruntime.WithSnapshotSharedLister(internalcache.NewEmptySnapshot()),
-		frameworkruntime.WithLogger(logger),
-	)
+	parts, err := realgang.New(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
+	c, fh, store := parts.Cache, parts.Framework, parts.PodGroups
 	for _, g := range gangs {
 		pg := &schedulingapi.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: g.name, Namespace: namespace}}
 		pg.Spec.SchedulingPolicy.Gang = &schedulingapi.GangSchedulingPolicy{MinCount: g.minCount}
