@@ -65,10 +65,11 @@ pub fn configured(base: QueueConfig, op: &Op) -> QueueConfig {
     if let Some(ms) = max_in_unschedulable_ms {
         config.max_in_unschedulable = Duration::from_millis(*ms);
     }
-    // SchedulerPopFromBackoffQ (on unless the trace says off) brings the 1 s ordering window.
-    let pop = pop_from_backoff.unwrap_or(true);
+    // SchedulerPopFromBackoffQ brings the 1 s ordering window. A field the trace leaves out is
+    // the runner's own setting (1.36's, unless a flag like --before-1-33 says otherwise).
+    let pop = pop_from_backoff.unwrap_or(base.pop_from_backoff);
     config
-        .with_group_members_back_off(gang_gates.unwrap_or(true))
+        .with_group_members_back_off(gang_gates.unwrap_or(base.group_members_back_off))
         .with_pop_from_backoff(pop)
         .with_ordering_window(pop.then_some(Duration::from_secs(1)))
 }

@@ -11,8 +11,10 @@ use serde::{Deserialize, Serialize};
 pub enum Op {
     /// The queue's configuration and plugin profile; first in a trace, if at all (without it:
     /// the default profile, and on gangway's side the runner's configuration). An absent
-    /// field is kube-scheduler's default; `pop_from_backoff` (1.36's `SchedulerPopFromBackoffQ`,
-    /// on by default) brings the 1 s ordering window with it, on both sides.
+    /// field is kube-scheduler's default on the Go side and the runner's own setting on
+    /// gangway's (1.36's, unless `--before-1-33` or `--group-members-wait` changed it);
+    /// `pop_from_backoff` (1.36's `SchedulerPopFromBackoffQ`, on by default) brings the 1 s
+    /// ordering window with it, on both sides.
     Config {
         /// The plugin profile (`default`, `conformance`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
