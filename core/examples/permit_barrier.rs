@@ -180,7 +180,7 @@ impl Barrier {
                 let names: Vec<&str> = activate.iter().map(Pod::name).collect();
                 format!("Wait (and activate unscheduled {})", names.join(", "))
             }
-            Permit::Reject { status, cause } => format!("Reject ({cause}): {status}"),
+            Permit::Reject { status, cause, .. } => format!("Reject ({cause}): {status}"),
         };
         log(now, format!("{}: reserve, Permit -> {verdict}", pod.name()));
         permit

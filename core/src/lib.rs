@@ -366,6 +366,7 @@ mod hint;
 pub mod k8s;
 mod labels;
 mod mode;
+mod permit_plugin;
 mod plugin;
 mod plugin_names;
 mod pod;
@@ -384,6 +385,7 @@ pub use gang::{GangScheduling, GroupKey, GroupRegistry, GroupState, Permit, PodG
 pub use hint::QueueingHint;
 pub use labels::Labels;
 pub use mode::Mode;
+pub use permit_plugin::{PermitPlugin, PermitPlugins, PermitPluginsError, PermitVerdict};
 pub use plugin::PluginName;
 pub use plugin_names::PluginNames;
 pub use pod::{Pod, PodId};

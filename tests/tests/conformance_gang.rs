@@ -298,7 +298,12 @@ fn run_flow(mode: Mode, case: &FlowCase) {
             assert!(case.activated.is_empty(), "{ctx}: Allow activates nothing");
             assert!(gang.waiting().get(under_test.id()).is_none());
         }
-        (WantPermit::Wait, Permit::Wait { waiting, activate }) => {
+        (
+            WantPermit::Wait,
+            Permit::Wait {
+                waiting, activate, ..
+            },
+        ) => {
             assert_eq!(names(&activate), case.activated, "{ctx}: activated pods");
             assert_eq!(waiting.id(), under_test.id());
             assert_waiting(&gang, &waiting, &ctx);

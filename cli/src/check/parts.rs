@@ -15,7 +15,7 @@ use gangsched::gang::{GangRules, GroupKey, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlugins, QueueState};
 use gangsched::scheduler::{BindError, CacheState, Placement, ResourceFit, SchedulerPlugins};
 use gangsched::waiting::{AddError, AllowOutcome, Decided};
-use gangsched::{Cause, Decision, Mode, Pod, PodId, Status, Time, WaitingState};
+use gangsched::{Cause, Decision, Mode, PluginName, Pod, PodId, Status, Time, WaitingState};
 
 use super::cluster::{Cluster, Stage, TIMEOUT};
 use super::shared::Shared;
@@ -131,10 +131,15 @@ impl GangParts for ClusterParts<'_> {
         self.with_batch(change)
     }
 
-    fn add_waiting(&mut self, pod: Pod, wait: Duration, now: Time) -> Result<(), AddError> {
+    fn add_waiting(
+        &mut self,
+        pod: Pod,
+        waits: &[(PluginName, Duration)],
+        now: Time,
+    ) -> Result<(), AddError> {
         self.c
             .waiting
-            .add(pod, [(GANG_SCHEDULING, wait)], now, ())
+            .add(pod, waits.iter().cloned(), now, ())
             .map(drop)
     }
 

@@ -61,6 +61,15 @@ pub fn upstream_permit(groups: &Groups, pod: &Pod) -> UpstreamVerdict {
     }
 }
 
+/// Whether `pod` belongs to a gang (its group has a min count), which the gang plugin's Permit
+/// may hold.
+pub fn is_gang_member(groups: &Groups, pod: &Pod) -> bool {
+    groups
+        .state_of(pod)
+        .and_then(|state| state.group())
+        .is_some_and(|group| group.min_count().is_some())
+}
+
 /// The waiting map as the gang's critical sections use it, under the group lock: the
 /// decisions are applied at once and delivered once the lock is released (H5).
 pub trait AttemptWaiting {

@@ -23,6 +23,8 @@ mod member_events;
 pub(crate) mod ops;
 pub(crate) mod parts;
 mod permit;
+#[cfg(test)]
+mod permit_with_tests;
 pub(crate) mod plugin;
 #[cfg(test)]
 mod plugin_tests;

@@ -4,15 +4,20 @@
 //! offer, decides with the pure functions of `decide.rs` and `member_events.rs`, and tells
 //! telemetry once every lock is released (H5).
 
-use super::decide::{hardened_permit, upstream_permit, AttemptVerdict, UpstreamVerdict};
+use std::time::Duration;
+
+use super::decide::{
+    hardened_permit, is_gang_member, upstream_permit, AttemptVerdict, UpstreamVerdict,
+};
 use super::parts::GangParts;
 use super::{
     decide, gang_pre_enqueue, GroupKey, GroupUpdateError, JoinGroupError, Permit, PodGroup,
-    ReserveError, GANG_SCHEDULING,
+    ReserveError, GANG_SCHEDULING, GANG_WAIT_REASON, PERMIT_WAIT_REASON,
 };
+use crate::permit_plugin::plugin_error;
 use crate::telemetry::{self, GangOutcome};
-use crate::waiting::timeout_message;
-use crate::{Cause, Mode, Pod, Status, Time};
+use crate::waiting::{timeout_message, MAX_PERMIT_WAIT};
+use crate::{Cause, Code, Mode, PermitPlugins, PermitVerdict, PluginName, Pod, Status, Time};
 
 /// How many due attempts one critical section of [`expire`] fails at most: a late timer
 /// catching up on 100,000 deadlines holds a shard for a few dozen at a time.
@@ -20,26 +25,97 @@ pub const EXPIRE_BATCH: usize = 64;
 
 /// Permit (see [`GangScheduling::permit`](super::GangScheduling::permit)).
 pub fn permit<G: GangParts>(g: &mut G, pod: &Pod, now: Time) -> Permit<G::Registration> {
-    let permit = match (pod.group_key(), g.rules().mode) {
-        (None, _) => Permit::Allow,
-        (Some(key), Mode::Upstream) => permit_upstream(g, key, pod, now),
-        (Some(key), Mode::Hardened) => permit_hardened(g, key, pod, now),
+    let node = pod.node().unwrap_or_default().to_owned();
+    permit_with(g, pod, &node, &PermitPlugins::none(), now)
+}
+
+/// The Permit step with `others` beside the gang plugin (see
+/// [`GangScheduling::permit_with`](super::GangScheduling::permit_with)). With no others it is
+/// the gang plugin's Permit alone.
+pub fn permit_with<G: GangParts>(
+    g: &mut G,
+    pod: &Pod,
+    node: &str,
+    others: &PermitPlugins,
+    now: Time,
+) -> Permit<G::Registration> {
+    let permit = match g.rules().mode {
+        Mode::Upstream => permit_upstream(g, pod, node, others, now),
+        Mode::Hardened => permit_hardened(g, pod, node, others, now),
     };
     permit_event(pod, &permit);
     permit
 }
 
+/// What the other plugins said, folded as `RunPermitPlugins` folds them: the first rejection
+/// ends the fold; each wait adds its plugin (capped at 15 minutes) and becomes the step's wait
+/// status.
+#[derive(Default)]
+struct Others {
+    waits: Vec<(PluginName, Duration)>,
+    wait_status: Option<Status>,
+    rejected: Option<Status>,
+}
+
+impl Others {
+    fn run(others: &PermitPlugins, pod: &Pod, node: &str) -> Others {
+        let mut folded = Others::default();
+        others.run(pod, node, |name, verdict| folded.add(name, verdict));
+        folded
+    }
+
+    /// Takes one plugin's verdict; `false` once the pod is rejected.
+    fn add(&mut self, name: &PluginName, verdict: PermitVerdict) -> bool {
+        match verdict {
+            PermitVerdict::Allow => true,
+            PermitVerdict::Wait { timeout, reason } => {
+                self.waits
+                    .push((name.clone(), timeout.min(MAX_PERMIT_WAIT)));
+                self.wait_status = Some(if reason.is_empty() {
+                    Status::new(Code::Wait)
+                } else {
+                    Status::with_reason(Code::Wait, reason)
+                });
+                true
+            }
+            PermitVerdict::Reject(status) => {
+                self.rejected = Some(if status.is_rejected() {
+                    status.with_plugin(name.clone())
+                } else if status.is_success() || status.is_wait() {
+                    let code = status.code();
+                    plugin_error(
+                        name,
+                        &format!("rejected with {code}, which is not a rejection"),
+                    )
+                } else {
+                    plugin_error(name, &status.message())
+                });
+                false
+            }
+        }
+    }
+}
+
+/// Upstream's `RunPermitPlugins` with the gang plugin first (as the default profile orders
+/// it) and `others` after it, then `AddWaitingPod`: the gang's verdict takes effect at once
+/// — its waiting siblings allowed, its unscheduled ones to be activated — whatever a later
+/// plugin says, and the pod is registered for every plugin that asked it to wait only once
+/// all have answered.
 fn permit_upstream<G: GangParts>(
     g: &mut G,
-    key: &GroupKey,
     pod: &Pod,
+    node: &str,
+    others: &PermitPlugins,
     now: Time,
 ) -> Permit<G::Registration> {
-    match g.read_group(key, |groups| upstream_permit(groups, pod)) {
-        UpstreamVerdict::Reject(status) => Permit::Reject {
-            status,
-            cause: Cause::Rejected,
-        },
+    let verdict = match pod.group_key() {
+        None => UpstreamVerdict::Allow(Vec::new()),
+        Some(key) => g.read_group(key, |groups| upstream_permit(groups, pod)),
+    };
+    let mut waits = Vec::new();
+    let mut wait_status = None;
+    let activate = match verdict {
+        UpstreamVerdict::Reject(status) => return Permit::reject(status, Cause::Rejected),
         UpstreamVerdict::Allow(siblings) => {
             if !siblings.is_empty() {
                 gang_admitted(pod, siblings.len() + 1);
@@ -48,22 +124,95 @@ fn permit_upstream<G: GangParts>(
             for id in &siblings {
                 g.allow_waiting(id, GANG_SCHEDULING.as_str());
             }
-            Permit::Allow
+            Vec::new()
         }
         UpstreamVerdict::Wait(activate) => {
-            let timeout = g.rules().timeout;
-            match g.add_waiting(pod.clone(), timeout, now) {
-                Ok(waiting) => Permit::Wait { waiting, activate },
-                Err(e) => Permit::Reject {
-                    status: decide::error(e.to_string()),
-                    cause: Cause::Rejected,
-                },
-            }
+            waits.push((GANG_SCHEDULING, g.rules().timeout));
+            wait_status = Some(Status::with_reason(Code::Wait, GANG_WAIT_REASON));
+            activate
         }
+    };
+    let folded = Others::run(others, pod, node);
+    if let Some(status) = folded.rejected {
+        return Permit::Reject {
+            status,
+            cause: Cause::Rejected,
+            activate,
+        };
+    }
+    waits.extend(folded.waits);
+    let Some(status) = folded.wait_status.or(wait_status) else {
+        return Permit::Allow;
+    };
+    match g.add_waiting(pod.clone(), &waits, now) {
+        Ok(waiting) => Permit::Wait {
+            waiting,
+            activate,
+            status: status.with_appended_reason(PERMIT_WAIT_REASON),
+        },
+        Err(e) => Permit::Reject {
+            status: decide::error(e.to_string()),
+            cause: Cause::Rejected,
+            activate,
+        },
     }
 }
 
+/// Hardened: the other plugins first, the gang's decision last, so that the gang's quorum —
+/// one linearization point (H1) — is never followed by another plugin turning a member away.
+/// A gang member that another plugin asks to wait is refused: only its gang may hold it at
+/// Permit. A pod outside a gang waits for the others as upstream's does.
 fn permit_hardened<G: GangParts>(
+    g: &mut G,
+    pod: &Pod,
+    node: &str,
+    others: &PermitPlugins,
+    now: Time,
+) -> Permit<G::Registration> {
+    let folded = Others::run(others, pod, node);
+    if let Some(status) = folded.rejected {
+        return Permit::reject(status, Cause::Rejected);
+    }
+    let Some(wait_status) = folded.wait_status else {
+        return match pod.group_key() {
+            None => Permit::Allow,
+            Some(key) => permit_gang_hardened(g, key, pod, now),
+        };
+    };
+    if let Some(key) = pod.group_key() {
+        if g.read_group(key, |groups| is_gang_member(groups, pod)) {
+            let (plugin, _) = &folded.waits[folded.waits.len() - 1];
+            let status = Status::with_reason(
+                Code::Error,
+                format!(
+                    "permit plugin {plugin} asked gang member {} to wait: \
+                     in hardened mode only its gang holds a member at permit",
+                    pod.id()
+                ),
+            )
+            .with_plugin(plugin.clone());
+            return Permit::reject(status, Cause::Rejected);
+        }
+        // Outside a gang the gang plugin allows, or rejects a pod whose group is missing.
+        if let Permit::Reject { status, cause, .. } = permit_gang_hardened(g, key, pod, now) {
+            return Permit::reject(status, cause);
+        }
+    }
+    match g.add_waiting(pod.clone(), &folded.waits, now) {
+        Ok(waiting) => Permit::Wait {
+            waiting,
+            activate: Vec::new(),
+            status: wait_status.with_appended_reason(PERMIT_WAIT_REASON),
+        },
+        Err(e) => Permit::reject(
+            plugin_error(&folded.waits[0].0, &e.to_string()),
+            Cause::Rejected,
+        ),
+    }
+}
+
+/// The hardened gang plugin's Permit for a member of group `key`.
+fn permit_gang_hardened<G: GangParts>(
     g: &mut G,
     key: &GroupKey,
     pod: &Pod,
@@ -86,6 +235,7 @@ fn permit_hardened<G: GangParts>(
         } => Permit::Wait {
             waiting: registration,
             activate,
+            status: Permit::<G::Registration>::gang_wait_status(),
         },
         AttemptVerdict::Reject {
             status,
@@ -95,7 +245,7 @@ fn permit_hardened<G: GangParts>(
             if let Some(reason) = failed {
                 gang_failed(Some(key), &reason);
             }
-            Permit::Reject { status, cause }
+            Permit::reject(status, cause)
         }
     }
 }
@@ -234,7 +384,7 @@ fn permit_event<R>(pod: &Pod, permit: &Permit<R>) {
         Permit::Wait { .. } => {
             tracing::debug!(pod = %id, gang, plugin = GANG_SCHEDULING.as_str(), "permit: waiting");
         }
-        Permit::Reject { status, cause } => tracing::debug!(
+        Permit::Reject { status, cause, .. } => tracing::debug!(
             pod = %id,
             gang,
             plugin = GANG_SCHEDULING.as_str(),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::decide::{AttemptWaiting, GangRules};
 use super::{GroupKey, Groups};
 use crate::waiting::AddError;
-use crate::{Pod, PodId, Time};
+use crate::{PluginName, Pod, PodId, Time};
 
 /// The waiting map as a critical section under a group's lock sees it.
 pub type Batch<'a, R> = dyn AttemptWaiting<Registration = R> + 'a;
@@ -40,12 +40,12 @@ pub trait GangParts {
         change: impl FnOnce(&mut Groups, &mut Batch<'_, Self::Registration>) -> R,
     ) -> R;
 
-    /// Registers `pod` as waiting for the gang plugin until `now + wait` (upstream's one timer
-    /// per waiting pod), in a critical section of the waiting map alone.
+    /// Registers `pod` as waiting for each plugin in `waits` until `now + wait` (upstream's
+    /// one timer per plugin), in a critical section of the waiting map alone.
     fn add_waiting(
         &mut self,
         pod: Pod,
-        wait: Duration,
+        waits: &[(PluginName, Duration)],
         now: Time,
     ) -> Result<Self::Registration, AddError>;
 

@@ -13,10 +13,14 @@ pub enum Permit<R = WaitingPod> {
     /// decision can miss it); `activate` lists the unscheduled siblings to move to the active
     /// queue so they are tried soon.
     Wait {
-        /// The pod's registration in the waiting map.
+        /// The pod's registration in the waiting map, one pending plugin for each that asked
+        /// it to wait.
         waiting: R,
         /// Unscheduled siblings to activate.
         activate: Vec<Pod>,
+        /// The step's `Wait` status: the last waiting plugin's, with the framework's reason
+        /// appended (as `RunPermitPlugins` returns it).
+        status: Status,
     },
     /// The pod is rejected: unreserve it and hand it back to the queue.
     Reject {
@@ -25,6 +29,9 @@ pub enum Permit<R = WaitingPod> {
         /// [`Cause::GangFailed`] if its gang attempt failed (Hardened), else
         /// [`Cause::Rejected`].
         cause: Cause,
+        /// Unscheduled siblings to activate all the same: upstream's gang plugin activates
+        /// them when it asks the pod to wait, before a later plugin rejects it.
+        activate: Vec<Pod>,
     },
 }
 
@@ -35,16 +42,37 @@ pub const GANG_WAIT_REASON: &str = "waiting for minCount pods from a gang to be 
 pub const PERMIT_WAIT_REASON: &str = "one or more plugins asked to wait and no plugin rejected pod";
 
 impl<R> Permit<R> {
-    /// The status kube-scheduler's Permit step (`RunPermitPlugins`, with the gang plugin as its
-    /// Permit plugin) returns for this outcome: `Success` for [`Allow`](Permit::Allow); `Wait`
-    /// with the gang's reason and the framework's for [`Wait`](Permit::Wait), attributed to no
-    /// plugin (as upstream's); the rejection itself for [`Reject`](Permit::Reject).
+    /// A rejection that activates nobody.
+    pub fn reject(status: Status, cause: Cause) -> Permit<R> {
+        Permit::Reject {
+            status,
+            cause,
+            activate: Vec::new(),
+        }
+    }
+
+    /// The `Wait` status of a pod only the gang plugin holds: the gang's reason and the
+    /// framework's, attributed to no plugin (as upstream's).
+    pub fn gang_wait_status() -> Status {
+        Status::with_reason(crate::Code::Wait, GANG_WAIT_REASON)
+            .with_appended_reason(PERMIT_WAIT_REASON)
+    }
+
+    /// The status kube-scheduler's Permit step (`RunPermitPlugins`) returns for this outcome:
+    /// `Success` for [`Allow`](Permit::Allow); the wait status for [`Wait`](Permit::Wait); the
+    /// rejection itself for [`Reject`](Permit::Reject).
     pub fn status(&self) -> Status {
         match self {
             Permit::Allow => Status::success(),
-            Permit::Wait { .. } => Status::with_reason(crate::Code::Wait, GANG_WAIT_REASON)
-                .with_appended_reason(PERMIT_WAIT_REASON),
-            Permit::Reject { status, .. } => status.clone(),
+            Permit::Wait { status, .. } | Permit::Reject { status, .. } => status.clone(),
+        }
+    }
+
+    /// The unscheduled siblings this outcome activates.
+    pub fn activate(&self) -> &[Pod] {
+        match self {
+            Permit::Allow => &[],
+            Permit::Wait { activate, .. } | Permit::Reject { activate, .. } => activate,
         }
     }
 
@@ -54,7 +82,7 @@ impl<R> Permit<R> {
         match self {
             Permit::Allow => Some(crate::Decision::allowed(pod.clone())),
             Permit::Wait { .. } => None,
-            Permit::Reject { status, cause } => {
+            Permit::Reject { status, cause, .. } => {
                 Some(crate::Decision::new(pod.clone(), status.clone(), *cause))
             }
         }
@@ -64,7 +92,9 @@ impl<R> Permit<R> {
 impl fmt::Debug for Permit<WaitingPod> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Permit::Wait { waiting, activate } => f
+            Permit::Wait {
+                waiting, activate, ..
+            } => f
                 .debug_struct("Wait")
                 .field("pod", waiting.id())
                 .field(
@@ -95,7 +125,7 @@ impl fmt::Debug for Permit<()> {
 fn fmt_decided<R>(permit: &Permit<R>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     match permit {
         Permit::Allow => f.write_str("Allow"),
-        Permit::Reject { status, cause } => f
+        Permit::Reject { status, cause, .. } => f
             .debug_struct("Reject")
             .field("status", status)
             .field("cause", cause)

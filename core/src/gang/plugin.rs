@@ -11,7 +11,8 @@ use crate::sync::{Arc, Mutex};
 use crate::time::{Alarm, Deadlines};
 use crate::waiting::{AddError, Deliveries};
 use crate::{
-    Cause, Mode, PluginName, Pod, PodId, QueueingHint, Status, Time, WaitingPod, WaitingPods,
+    Cause, Mode, PermitPlugins, PluginName, Pod, PodId, QueueingHint, Status, Time, WaitingPod,
+    WaitingPods,
 };
 
 /// The plugin's name, as kube-scheduler spells it.
@@ -179,6 +180,52 @@ impl GangScheduling {
         ops::permit(&mut self.parts(), pod, now)
     }
 
+    /// The whole Permit step for `pod`, reserved on `node`: this plugin's Permit and the
+    /// embedder's `others` (user code, called with no lock held; a panic is the plugin's
+    /// error), folded as kube-scheduler's `RunPermitPlugins` folds them — the first rejection
+    /// wins and later plugins are not asked; every plugin that asks the pod to wait gets its
+    /// own pending entry and timer (capped at 15 minutes), and the pod is registered once for
+    /// all of them.
+    ///
+    /// Upstream runs this plugin first, as the default profile does: its quorum allows the
+    /// waiting siblings at once, even if a later plugin then rejects this pod (a partial gang,
+    /// docs/races.md). Hardened runs the others first and this plugin last, so that a gang's
+    /// quorum stays its one linearization point (H1); a gang member another plugin asks to
+    /// wait is rejected with an error, since only its gang may hold it at Permit.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use gangsched::{
+    ///     Code, GangScheduling, Mode, Permit, PermitPlugin, PermitPlugins, PermitVerdict,
+    ///     PluginName, Pod, Time, WaitingPods,
+    /// };
+    /// use gangsched::sync::Arc;
+    ///
+    /// struct Quota;
+    /// impl PermitPlugin for Quota {
+    ///     fn name(&self) -> PluginName {
+    ///         "Quota".into()
+    ///     }
+    ///     fn permit(&self, _: &Pod, _: &str) -> PermitVerdict {
+    ///         PermitVerdict::wait(Duration::from_secs(30))
+    ///     }
+    /// }
+    ///
+    /// let gang = GangScheduling::new(Mode::Upstream, WaitingPods::new());
+    /// let quota = PermitPlugins::new([Arc::new(Quota) as Arc<dyn PermitPlugin>]).unwrap();
+    /// let pod = Pod::new("a", "ns", "a").with_node("n1");
+    /// let Permit::Wait { waiting, status, .. } = gang.permit_with(&pod, "n1", &quota, Time::ZERO)
+    /// else {
+    ///     panic!("the quota plugin holds the pod")
+    /// };
+    /// assert_eq!(status.code(), Code::Wait);
+    /// assert_eq!(waiting.pending_plugins(), ["Quota"]);
+    /// assert!(gang.waiting().allow(waiting.id(), "Quota"));
+    /// ```
+    pub fn permit_with(&self, pod: &Pod, node: &str, others: &PermitPlugins, now: Time) -> Permit {
+        ops::permit_with(&mut self.parts(), pod, node, others, now)
+    }
+
     /// Hardened: rejects every gang attempt whose deadline is at or before `now`, each as a
     /// whole (H1, H3), with upstream's timeout message, for [`Cause::TimedOut`]. Returns the
     /// groups it timed out, in (deadline, group) order. Upstream mode keeps no attempts; its members time out in the
@@ -250,10 +297,13 @@ impl GangParts for LockedGang<'_> {
         result
     }
 
-    fn add_waiting(&mut self, pod: Pod, wait: Duration, now: Time) -> Result<WaitingPod, AddError> {
-        self.inner
-            .waiting
-            .add(pod, [(super::GANG_SCHEDULING, wait)], now)
+    fn add_waiting(
+        &mut self,
+        pod: Pod,
+        waits: &[(PluginName, Duration)],
+        now: Time,
+    ) -> Result<WaitingPod, AddError> {
+        self.inner.waiting.add(pod, waits.iter().cloned(), now)
     }
 
     fn allow_waiting(&mut self, id: &PodId, plugin: &str) -> bool {

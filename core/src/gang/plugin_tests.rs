@@ -35,6 +35,7 @@ fn quorum_allows_every_waiting_member_in_both_modes() {
         let Permit::Wait {
             waiting: w0,
             activate,
+            ..
         } = reserve_and_permit(&gang, &pods[0], Time::ZERO)
         else {
             panic!("{mode:?}: first member waits");

@@ -1,8 +1,9 @@
 use crate::sync::Arc;
-use crate::{GangScheduling, SchedulingQueue, WaitingPods};
+use crate::{GangScheduling, PermitPlugins, SchedulingQueue, WaitingPods};
 
 use super::locked::{Driver, DriverSink, StepGate};
 use super::scheduler::Inner;
+use super::tally::{Counted, Tally};
 use super::{
     Binder, Cache, DiscardOutcomes, InMemoryBinder, OutcomeSink, Placement, ResourceFit, Scheduler,
     SchedulerConfig, SchedulerPlugins,
@@ -36,6 +37,7 @@ pub struct SchedulerBuilder {
     placement: Arc<dyn Placement>,
     binder: Arc<dyn Binder>,
     outcomes: Arc<dyn OutcomeSink>,
+    permit_plugins: PermitPlugins,
 }
 
 impl Scheduler {
@@ -47,6 +49,7 @@ impl Scheduler {
             placement: Arc::new(ResourceFit),
             binder: Arc::new(InMemoryBinder::default()),
             outcomes: Arc::new(DiscardOutcomes),
+            permit_plugins: PermitPlugins::none(),
         }
     }
 }
@@ -74,6 +77,18 @@ impl SchedulerBuilder {
         self
     }
 
+    /// Asks `plugins` at Permit besides the gang plugin — after it in
+    /// [`Mode::Upstream`](crate::Mode::Upstream), before it in
+    /// [`Mode::Hardened`](crate::Mode::Hardened) (see
+    /// [`GangScheduling::permit_with`](crate::GangScheduling::permit_with)). They are user
+    /// code: a panic in one is caught, counted, and rejects the pod as the plugin's error, its
+    /// reservation released (I4). A plugin that asked a pod to wait decides it later through
+    /// [`Scheduler::waiting`](super::Scheduler::waiting); its timeout rejects it otherwise.
+    pub fn permit_plugins(mut self, plugins: PermitPlugins) -> SchedulerBuilder {
+        self.permit_plugins = plugins;
+        self
+    }
+
     /// The scheduler.
     pub fn build(self) -> Scheduler {
         let SchedulerBuilder {
@@ -81,8 +96,13 @@ impl SchedulerBuilder {
             placement,
             binder,
             outcomes,
+            permit_plugins,
         } = self;
         let driver = Arc::new(Driver::default());
+        let counts = driver.clone();
+        let permit_plugins = permit_plugins.with_panic_hook(move |_, _| {
+            counts.with(|d| d.tally_mut().count(Counted::PluginPanic));
+        });
         let waiting = WaitingPods::with_sink(DriverSink(driver.clone()));
         let gang = GangScheduling::with_timeout(config.mode, waiting, config.permit_timeout);
         let plugins = SchedulerPlugins::new(gang.registry().clone());
@@ -95,6 +115,7 @@ impl SchedulerBuilder {
                 cache: Cache::default(),
                 placement,
                 binder,
+                permit_plugins,
                 outcomes,
                 driver,
                 step_gate: StepGate::default(),

@@ -8,7 +8,7 @@ use crate::queue::{QueuePlugins, QueueState};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use crate::{Code, Decision, DecisionSink, Mode, Pod, Status};
+use crate::{Code, Decision, DecisionSink, Mode, PermitPlugins, Pod, Status};
 
 use super::jobs::{FifoJobs, Job, JobQueue};
 use super::parts::Parts;
@@ -183,6 +183,10 @@ impl<'a> Parts for SchedulerParts<'a> {
             let status = Status::with_reason(Code::Error, format!("placement panicked: {message}"));
             Err(status.with_plugin(PLACEMENT))
         })
+    }
+
+    fn permit_plugins(&self) -> PermitPlugins {
+        self.inner.permit_plugins.clone()
     }
 
     fn bind(&mut self, pod: &Pod, node: &str) -> Result<(), BindError> {

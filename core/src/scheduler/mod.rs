@@ -64,6 +64,7 @@ pub(crate) use driver_state::DriverState;
 pub use error::{
     AddGroupError, AddPodError, DeleteGroupError, DeletePodError, UpdateGroupError, UpdatePodError,
 };
+pub(crate) use locked::panic_message;
 pub use node::Node;
 pub use node_view::NodeView;
 pub use outcome::{

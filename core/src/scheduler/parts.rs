@@ -5,7 +5,7 @@
 
 use crate::gang::parts::GangParts;
 use crate::queue::{QueuePlugins, QueueState};
-use crate::{Mode, Pod, Status};
+use crate::{Mode, PermitPlugins, Pod, Status};
 
 use super::jobs::JobQueue;
 use super::tally::Tally;
@@ -73,6 +73,13 @@ pub trait Parts {
     /// cache's lock and must not call back into the scheduler. Production catches its panic
     /// as an error status ([`Code::Error`](crate::Code::Error)), counted.
     fn place(&mut self, pod: &Pod) -> Result<String, Status>;
+
+    /// The embedder's Permit plugins, asked after (Upstream) or before (Hardened) the gang
+    /// plugin's Permit with no lock held; a panic in one is caught as its error, counted. A
+    /// model has none.
+    fn permit_plugins(&self) -> PermitPlugins {
+        PermitPlugins::none()
+    }
 
     /// Bind: writes `pod`'s binding to `node`. User code, called with no gangway lock held.
     /// Production catches its panic as [`BindError::Panicked`], counted.

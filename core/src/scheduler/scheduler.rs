@@ -2,6 +2,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::gang::GANG_SCHEDULING;
 use crate::sync::Arc;
+use crate::PermitPlugins;
 use crate::{Cause, GangScheduling, GroupKey, Pod, PodGroup, PodId, SchedulingQueue, Status};
 use crate::{Time, WaitingPods};
 
@@ -44,6 +45,8 @@ pub(crate) struct Inner {
     pub(super) cache: Cache,
     pub(super) placement: Arc<dyn Placement>,
     pub(super) binder: Arc<dyn Binder>,
+    /// The embedder's Permit plugins besides the gang's.
+    pub(super) permit_plugins: PermitPlugins,
     /// Where every pod's outcome goes.
     pub(super) outcomes: Arc<dyn OutcomeSink>,
     /// The driver's own state, shared with the waiting map's sink.

@@ -144,28 +144,28 @@ pub fn permit<P: Parts>(
     now: Time,
 ) -> (CycleOutcome, Option<Placed>) {
     let id = pod.id().clone();
-    let permit = ops::permit(p.gang(), &pod, now);
+    let others = p.permit_plugins();
+    let permit = ops::permit_with(p.gang(), &pod, &node, &others, now);
     if let Some(decision) = permit.decision(&pod) {
         p.driver(|d| d.decision_delivered(decision, false));
+    }
+    // The gang's unscheduled siblings, activated even if a later plugin rejected this pod.
+    if !permit.activate().is_empty() {
+        let siblings: Vec<PodId> = permit.activate().iter().map(|p| p.id().clone()).collect();
+        let activated = p.queue(|q, plugins| q.activate(&siblings, now, plugins));
+        if activated > 0 {
+            tracing::debug!(activated, "queue: siblings activated");
+        }
     }
     let outcome = match permit {
         Permit::Allow => CycleOutcome::Allowed {
             pod: id,
             node: node.to_string(),
         },
-        Permit::Wait { activate, .. } => {
-            if !activate.is_empty() {
-                let siblings: Vec<crate::PodId> = activate.iter().map(|p| p.id().clone()).collect();
-                let activated = p.queue(|q, plugins| q.activate(&siblings, now, plugins));
-                if activated > 0 {
-                    tracing::debug!(activated, "queue: siblings activated");
-                }
-            }
-            CycleOutcome::Waiting {
-                pod: id,
-                node: node.to_string(),
-            }
-        }
+        Permit::Wait { .. } => CycleOutcome::Waiting {
+            pod: id,
+            node: node.to_string(),
+        },
         // Counted as an attempt by its binding cycle, which releases it.
         Permit::Reject { status, .. } => CycleOutcome::Rejected { pod: id, status },
     };

@@ -323,12 +323,14 @@ impl Lockstep {
         let p = self.pods[i].clone();
         let real = match self.gang.permit(&p, self.now) {
             Permit::Allow => ModelPermit::Allow,
-            Permit::Wait { waiting, activate } => {
+            Permit::Wait {
+                waiting, activate, ..
+            } => {
                 ensure_eq!(waiting.id(), p.id());
                 ensure_eq!(waiting.decision(), None, "decided while returning Wait");
                 ModelPermit::Wait { activate }
             }
-            Permit::Reject { status, cause } => ModelPermit::Reject(status, cause),
+            Permit::Reject { status, cause, .. } => ModelPermit::Reject(status, cause),
         };
         let model = self.model.permit(&p, self.now);
         self.trace.push(format!("permit {} -> {real:?}", p.id()));
