@@ -15,6 +15,7 @@ use gangsched::{
 };
 
 use super::gang_trace::{Counts, GangObservation, GangOp};
+use super::permit_script::scripted_plugins;
 
 const NAMESPACE: &str = "ns";
 
@@ -155,7 +156,12 @@ impl GangRunner {
                     self.gang.unreserve(&rejected);
                 }
             }
-            GangOp::Schedule { pod, node, hold } => {
+            GangOp::Schedule {
+                pod,
+                node,
+                hold,
+                plugins,
+            } => {
                 if *hold {
                     self.hold.insert(pod.clone());
                 } else {
@@ -165,11 +171,14 @@ impl GangRunner {
                 if self.assumed.contains_key(pod) || object.node().is_some() {
                     return Err(format!("pod {pod} is assumed or bound"));
                 }
+                let others = scripted_plugins(plugins)?;
                 let node = node.as_deref().unwrap_or("node");
                 let assumed = object.with_node(node);
                 self.gang.reserve(&assumed).map_err(|e| e.to_string())?;
-                let permit = self.gang.permit(&assumed, self.now);
+                let permit = self.gang.permit_with(&assumed, node, &others, self.now);
                 obs.permit = Some((&permit.status()).into());
+                obs.activated
+                    .extend(permit.activate().iter().map(|p| p.name().to_owned()));
                 self.passed.remove(pod);
                 match permit {
                     Permit::Allow => {
@@ -179,12 +188,11 @@ impl GangRunner {
                             .insert(pod.clone(), (&gangsched::Status::success()).into());
                         self.passed.insert(pod.clone());
                     }
-                    Permit::Wait { activate, .. } => {
-                        let wait = self.gang.timeout().as_millis() as u64;
-                        obs.permit_waits
-                            .insert(GANG_SCHEDULING.as_str().to_owned(), wait);
-                        obs.activated
-                            .extend(activate.iter().map(|p| p.name().to_owned()));
+                    Permit::Wait { waiting, .. } => {
+                        for pending in waiting.pending() {
+                            let wait = pending.wait.as_millis() as u64;
+                            obs.permit_waits.insert(pending.plugin.to_string(), wait);
+                        }
                         self.assumed.insert(pod.clone(), assumed);
                     }
                     Permit::Reject { .. } => self.gang.unreserve(&assumed),
@@ -246,6 +254,9 @@ impl GangRunner {
     /// The binding cycles whose wait ended (a rejected one unreserves its pod), then the
     /// waiting pods, the groups' counts and the activations.
     fn settle(&mut self, obs: &mut GangObservation) {
+        // A wait of no time runs out before the step settles, as its timer fires in the Go
+        // harness's bubble.
+        self.waiting.expire(self.now);
         for decision in self.decisions.drain() {
             let name = decision.pod.name().to_owned();
             obs.wait_on_permit

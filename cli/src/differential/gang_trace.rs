@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::permit_script::Script;
+
 /// One operation of a gang trace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
@@ -46,6 +48,10 @@ pub enum GangOp {
         /// scheduling cycle can run between a rejection and its release, as on real threads.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         hold: bool,
+        /// What the scripted Permit plugins besides the gang's answer in this cycle
+        /// ([`SCRIPTED_PLUGINS`](super::permit_script::SCRIPTED_PLUGINS)); unnamed ones allow.
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        plugins: BTreeMap<String, Script>,
     },
     /// A held binding cycle goes on: a rejected pod is unreserved and forgotten.
     Release {

@@ -7,6 +7,7 @@ pub mod gang;
 pub mod gang_generate;
 pub mod gang_trace;
 pub mod generate;
+pub mod permit_script;
 pub mod profile;
 pub mod queue;
 pub mod trace;

@@ -1,7 +1,7 @@
 use std::fmt;
 
 use super::latch::Latch;
-use super::{Cause, Ticket, WaitingPods};
+use super::{Cause, PendingPlugin, Ticket, WaitingPods};
 use crate::sync::Arc;
 use crate::{PluginName, Pod, PodId, Status};
 
@@ -81,7 +81,13 @@ impl WaitingPod {
 
     /// The plugins this pod still waits for; empty once decided.
     pub fn pending_plugins(&self) -> Vec<PluginName> {
-        self.map.pending_plugins(self.id(), self.ticket)
+        self.pending().into_iter().map(|p| p.plugin).collect()
+    }
+
+    /// The plugins this pod still waits for, each with its wait and deadline, in
+    /// registration order; empty once decided.
+    pub fn pending(&self) -> Vec<PendingPlugin> {
+        self.map.pending(self.id(), self.ticket)
     }
 }
 

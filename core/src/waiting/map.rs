@@ -5,7 +5,7 @@ use super::batch::{allow_all_in, reject_all_in};
 use super::handle::preemption;
 use super::latch::Latch;
 use super::shards::Shards;
-use super::state::{AllowOutcome, Decided, WaitingState};
+use super::state::{AllowOutcome, Decided, PendingPlugin, WaitingState};
 use super::{AddError, Cause, Decision, DecisionSink, WaitingPod, WaitingRef};
 use crate::sync::channel::{self, Receiver};
 use crate::sync::{Arc, Mutex};
@@ -382,12 +382,10 @@ impl WaitingPods {
         true
     }
 
-    pub(super) fn pending_plugins(&self, id: &PodId, ticket: super::Ticket) -> Vec<PluginName> {
+    pub(super) fn pending(&self, id: &PodId, ticket: super::Ticket) -> Vec<PendingPlugin> {
         let state = self.shared.shards.read(id);
         match state.get(id) {
-            Some(entry) if entry.ticket() == ticket => {
-                entry.pending().iter().map(|p| p.plugin.clone()).collect()
-            }
+            Some(entry) if entry.ticket() == ticket => entry.pending().to_vec(),
             _ => Vec::new(),
         }
     }

@@ -39,6 +39,8 @@ type Op struct {
 	Message  string `json:"message,omitempty"`
 	Ms       int64  `json:"ms,omitempty"`
 	Hold     bool   `json:"hold,omitempty"`
+	// Plugins scripts the Permit plugins besides the gang's for a schedule op.
+	Plugins map[string]Script `json:"plugins,omitempty"`
 }
 
 // Status is a framework status as observed: nil is Success.
@@ -131,12 +133,20 @@ type harness struct {
 	// its channel, closed by the pod's release, before it unreserves and forgets.
 	held         map[string]chan struct{}
 	rejectedHeld map[string]bool
+
+	// What the scripted Permit plugins answer in the schedule op being applied.
+	script *map[string]Script
 }
 
 func newHarness(ctx context.Context) (*harness, error) {
 	logger := klog.FromContext(ctx)
 	act := &activator{names: map[string]bool{}}
-	parts, err := realgang.New(ctx, realgang.Options{Activator: act, PreEnqueue: true})
+	script := &map[string]Script{}
+	opts := realgang.Options{Activator: act, PreEnqueue: true}
+	for _, name := range scriptedPlugins {
+		opts.Permit = append(opts.Permit, realgang.NamedPlugin{Name: name, Factory: scriptedFactory(name, script)})
+	}
+	parts, err := realgang.New(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +155,7 @@ func newHarness(ctx context.Context) (*harness, error) {
 		ctx: ctx, logger: logger, cache: c, fh: fh, groups: groups, activator: act,
 		pods: map[string]*v1.Pod{}, assumed: map[string]*v1.Pod{}, passed: map[string]bool{},
 		groupNames: map[string]bool{}, waitedFor: map[string]Status{}, held: map[string]chan struct{}{}, rejectedHeld: map[string]bool{},
+		script: script,
 	}, nil
 }
 
@@ -218,6 +229,9 @@ func (h *harness) apply(op Op, obs *Observation) error {
 		if _, busy := h.assumed[op.Pod]; busy || p.Spec.NodeName != "" {
 			return fmt.Errorf("pod %s is assumed or bound", op.Pod)
 		}
+		if err := validScripts(op.Plugins); err != nil {
+			return err
+		}
 		node := op.Node
 		if node == "" {
 			node = "node"
@@ -235,7 +249,9 @@ func (h *harness) apply(op Op, obs *Observation) error {
 			obs.Permit = observe(s)
 			return nil
 		}
+		*h.script = op.Plugins
 		waits, s := h.fh.RunPermitPlugins(h.ctx, state, assumed, node)
+		*h.script = nil
 		obs.Permit = observe(s)
 		if len(waits) > 0 {
 			obs.PermitWaits = map[string]int64{}

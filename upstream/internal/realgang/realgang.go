@@ -34,6 +34,14 @@ type Options struct {
 	PreEnqueue bool
 	// WrapGang, if set, wraps the real plugin once built (permitbench's W2 changes its wait).
 	WrapGang func(fwk.Plugin) fwk.Plugin
+	// Permit are more Permit plugins, enabled after GangScheduling in this order.
+	Permit []NamedPlugin
+}
+
+// NamedPlugin is a plugin factory under its name.
+type NamedPlugin struct {
+	Name    string
+	Factory frameworkruntime.PluginFactory
 }
 
 // Parts are the built machinery.
@@ -65,6 +73,9 @@ func New(ctx context.Context, opts Options) (*Parts, error) {
 		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
 		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
 		tf.RegisterPluginAsExtensions(gangscheduling.Name, gang, "Permit"),
+	}
+	for _, pl := range opts.Permit {
+		plugins = append(plugins, tf.RegisterPluginAsExtensions(pl.Name, pl.Factory, "Permit"))
 	}
 	if opts.PreEnqueue {
 		// The testing helper knows no PreEnqueue extension point; enabled as a profile would.
