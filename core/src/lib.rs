@@ -260,6 +260,52 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Your own Permit plugins
+//!
+//! A quota, a budget, an approval: a [`PermitPlugin`] is asked about every reserved pod, with no
+//! lock held, and says [`PermitVerdict::Allow`], `Wait` (its own timeout) or `Reject`. Give
+//! them to [`SchedulerBuilder::permit_plugins`](scheduler::SchedulerBuilder::permit_plugins); a
+//! plugin that made a pod wait decides it later through [`Scheduler::waiting`]. They are folded
+//! as kube-scheduler folds its Permit plugins, after the gang's in `Mode::Upstream` — which lets
+//! a later plugin turn away the member that closed its gang's quorum — and before it in
+//! `Mode::Hardened`, which refuses their wait on a gang member
+//! ([`GangScheduling::permit_with`]).
+//!
+//! ```
+//! use std::time::Duration;
+//! use gangsched::scheduler::{outcome_channel, Node, PodOutcome};
+//! use gangsched::sync::Arc;
+//! use gangsched::{PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, Resources};
+//! use gangsched::{Scheduler, SchedulerConfig, Time};
+//!
+//! struct Approval;
+//! impl PermitPlugin for Approval {
+//!     fn name(&self) -> PluginName {
+//!         "Approval".into()
+//!     }
+//!     fn permit(&self, _: &Pod, _: &str) -> PermitVerdict {
+//!         PermitVerdict::wait(Duration::from_secs(60))
+//!     }
+//! }
+//!
+//! let (outcomes, received) = outcome_channel();
+//! let plugins = PermitPlugins::new([Arc::new(Approval) as Arc<dyn PermitPlugin>])?;
+//! let s = Scheduler::builder(SchedulerConfig::default())
+//!     .permit_plugins(plugins)
+//!     .outcomes(outcomes)
+//!     .build();
+//! let now = Time::ZERO;
+//! s.add_node(Node::new("n1", Resources::new(4_000, 8 << 30)), now)?;
+//! let pod = Pod::new("job", "ml", "job");
+//! s.add_pod(pod.clone(), now)?;
+//! s.schedule_one(now);
+//! assert!(received.try_recv().is_none(), "waiting for approval");
+//! assert!(s.waiting().allow(pod.id(), "Approval"));
+//! s.run_binding_cycles(now);
+//! assert!(matches!(received.try_recv(), Some(PodOutcome::Bound { .. })));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Choosing a `Mode`
 //!
 //! [`Mode::Upstream`] follows kube-scheduler 1.36 step for step, races included: each member

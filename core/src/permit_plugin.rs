@@ -77,7 +77,8 @@ pub enum PermitPluginsError {
 /// order. Cheap to clone; empty by default.
 #[derive(Clone, Default)]
 pub struct PermitPlugins {
-    plugins: Arc<[(PluginName, Arc<dyn PermitPlugin>)]>,
+    /// `None` when there are none, so that the gang's Permit alone allocates nothing.
+    plugins: Option<Arc<[(PluginName, Arc<dyn PermitPlugin>)]>>,
     on_panic: Option<Arc<dyn Fn(&PluginName, &str) + Send + Sync>>,
 }
 
@@ -103,7 +104,7 @@ impl PermitPlugins {
             named.push((name, plugin));
         }
         Ok(PermitPlugins {
-            plugins: named.into(),
+            plugins: (!named.is_empty()).then(|| named.into()),
             on_panic: None,
         })
     }
@@ -115,17 +116,21 @@ impl PermitPlugins {
 
     /// How many plugins there are.
     pub fn len(&self) -> usize {
-        self.plugins.len()
+        self.entries().len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.plugins.is_empty()
+        self.entries().is_empty()
     }
 
     /// The plugins' names, in order.
     pub fn names(&self) -> impl Iterator<Item = &PluginName> {
-        self.plugins.iter().map(|(name, _)| name)
+        self.entries().iter().map(|(name, _)| name)
+    }
+
+    fn entries(&self) -> &[(PluginName, Arc<dyn PermitPlugin>)] {
+        self.plugins.as_deref().unwrap_or_default()
     }
 
     /// These plugins, telling `on_panic` of every panic caught in one (the scheduler counts
@@ -146,7 +151,7 @@ impl PermitPlugins {
         node: &str,
         mut fold: impl FnMut(&PluginName, PermitVerdict) -> bool,
     ) {
-        for (name, plugin) in self.plugins.iter() {
+        for (name, plugin) in self.entries() {
             let verdict = catch_unwind(AssertUnwindSafe(|| plugin.permit(pod, node)))
                 .unwrap_or_else(|panic| {
                     let message = crate::scheduler::panic_message(&*panic);

@@ -78,13 +78,19 @@ fn a_plugins_wait_ends_with_its_allow() {
     let pod = Pod::new("solo", "ml", "solo");
     scheduler.add_pod(pod.clone(), Time::ZERO).unwrap();
     settle(&scheduler, Time::ZERO);
-    assert!(outcomes.try_recv().is_none(), "waiting on Quota: no outcome yet");
+    assert!(
+        outcomes.try_recv().is_none(),
+        "waiting on Quota: no outcome yet"
+    );
     let waiting = scheduler.waiting().get(pod.id()).expect("waiting");
     assert_eq!(waiting.pending_plugins(), ["Quota"]);
 
     assert!(scheduler.waiting().allow(pod.id(), "Quota"));
     settle(&scheduler, Time::from_secs(1));
-    assert!(matches!(outcomes.try_recv().unwrap(), PodOutcome::Bound { .. }));
+    assert!(matches!(
+        outcomes.try_recv().unwrap(),
+        PodOutcome::Bound { .. }
+    ));
     scheduler.check().unwrap();
 }
 

@@ -387,6 +387,48 @@ mod tests {
         );
     }
 
+    /// Permit plugins besides the gang's, as the real framework folds them, and a hazard that
+    /// only they open: b's Permit meets quorum and allows a at once, then a later plugin turns
+    /// b away; a binds without its gang. Hardened asks the other plugins before the gang and
+    /// refuses their wait on a gang member.
+    #[test]
+    fn a_later_permit_plugin_splits_a_gang_in_the_real_code() {
+        let (ops, upstream) = recorded("gang_permit_plugins");
+        let ours = run(&ops);
+        assert_eq!(compare(&ops, &upstream, &ours).first, None);
+        let waits = &upstream[4].permit_waits;
+        assert_eq!(
+            (waits["GangScheduling"], waits["PermitA"], waits["PermitB"]),
+            (300_000, 60_000, 1_000)
+        );
+        let rejected = upstream[6].permit.as_ref().unwrap();
+        assert_eq!(
+            (rejected.code.as_str(), rejected.plugin.as_str()),
+            ("Unschedulable", "PermitB")
+        );
+        assert_eq!(upstream[6].waiting["a"], ["PermitA"], "the gang allowed a");
+        let g = &upstream[8].groups["g"];
+        assert_eq!((g.assigned, g.unscheduled), (1, 1), "a bound without b");
+        assert_eq!(
+            upstream[13].wait_on_permit["solo"].message,
+            "rejected due to timeout after waiting 15m0s at plugin PermitB"
+        );
+
+        let hardened = run_in(Mode::Hardened, &ops);
+        let refused = hardened[4].permit.as_ref().unwrap();
+        assert_eq!(
+            (refused.code.as_str(), refused.plugin.as_str()),
+            ("Error", "PermitB")
+        );
+        assert!(
+            refused.message.contains("only its gang holds a member"),
+            "{refused:?}"
+        );
+        assert!(hardened
+            .iter()
+            .all(|o| o.groups.get("g").is_none_or(|g| g.assigned == 0)));
+    }
+
     #[test]
     fn reject_and_preempt_report_upstreams_decisions() {
         let (ops, upstream) = recorded("gang_reject_preempt");

@@ -14,7 +14,12 @@ use crate::simulate::generate::SplitMix64;
 const PODS: usize = 6;
 /// The plugins an allow, reject or preempt names: the gang's, the scripted ones, and one that
 /// no pod waits for.
-const PLUGINS: [&str; 4] = ["GangScheduling", "Other", SCRIPTED_PLUGINS[0], SCRIPTED_PLUGINS[1]];
+const PLUGINS: [&str; 4] = [
+    "GangScheduling",
+    "Other",
+    SCRIPTED_PLUGINS[0],
+    SCRIPTED_PLUGINS[1],
+];
 
 /// What the scripted Permit plugins answer in one scheduling cycle: mostly nothing (they
 /// allow), sometimes a wait — of no time, a second, a minute, or past the 15-minute cap — or
@@ -179,7 +184,8 @@ mod tests {
                 assert_eq!(obs.error, None, "seed {seed}: {op:?}");
                 binds += usize::from(matches!(op, GangOp::Bind { .. }));
                 scripted_waits += usize::from(obs.permit_waits.contains_key("PermitA"));
-                let by = |s: &super::super::gang_trace::ObservedStatus| s.plugin.starts_with("Permit");
+                let by =
+                    |s: &super::super::gang_trace::ObservedStatus| s.plugin.starts_with("Permit");
                 scripted_rejections += usize::from(obs.permit.as_ref().is_some_and(by));
                 deletes += usize::from(matches!(op, GangOp::Delete { .. }));
                 for status in obs.wait_on_permit.values() {

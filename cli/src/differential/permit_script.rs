@@ -76,7 +76,10 @@ impl PermitPlugin for Scripted {
 /// The scripted plugins answering `scripts` for one scheduling cycle; an unknown code is an
 /// error of the trace.
 pub fn scripted_plugins(scripts: &BTreeMap<String, Script>) -> Result<PermitPlugins, String> {
-    if let Some(unknown) = scripts.keys().find(|k| !SCRIPTED_PLUGINS.contains(&k.as_str())) {
+    if let Some(unknown) = scripts
+        .keys()
+        .find(|k| !SCRIPTED_PLUGINS.contains(&k.as_str()))
+    {
         return Err(format!(
             "no scripted permit plugin {unknown} (there are {})",
             SCRIPTED_PLUGINS.join(", ")
@@ -84,7 +87,9 @@ pub fn scripted_plugins(scripts: &BTreeMap<String, Script>) -> Result<PermitPlug
     }
     let mut plugins: Vec<Arc<dyn PermitPlugin>> = Vec::new();
     for name in SCRIPTED_PLUGINS {
-        let verdict = scripts.get(name).map_or(Ok(PermitVerdict::Allow), Script::verdict)?;
+        let verdict = scripts
+            .get(name)
+            .map_or(Ok(PermitVerdict::Allow), Script::verdict)?;
         plugins.push(Arc::new(Scripted { name, verdict }));
     }
     PermitPlugins::new(plugins).map_err(|e| e.to_string())

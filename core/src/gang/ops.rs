@@ -25,8 +25,8 @@ pub const EXPIRE_BATCH: usize = 64;
 
 /// Permit (see [`GangScheduling::permit`](super::GangScheduling::permit)).
 pub fn permit<G: GangParts>(g: &mut G, pod: &Pod, now: Time) -> Permit<G::Registration> {
-    let node = pod.node().unwrap_or_default().to_owned();
-    permit_with(g, pod, &node, &PermitPlugins::none(), now)
+    let node = pod.node().unwrap_or_default();
+    permit_with(g, pod, node, &PermitPlugins::none(), now)
 }
 
 /// The Permit step with `others` beside the gang plugin (see
