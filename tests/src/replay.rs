@@ -19,7 +19,7 @@ use gangsched::sync::channel::{self, Receiver, Sender};
 use gangsched::sync::thread::{self, JoinHandle};
 use gangsched::sync::{Arc, Mutex};
 use gangsched::{Decision, Mode, Pod, PodId, Time};
-use gangway_cli::check::{drive, Action, Cluster};
+use gangway_cli::check::{drive, Action, Cluster, Quota};
 
 /// The real scheduler, shared by the actor threads, and what the replay keeps beside it.
 struct Core {
@@ -29,6 +29,8 @@ struct Core {
     cycle: Mutex<Option<Placed>>,
     /// Whether the binder fails the next bind (a `BindFails` action).
     fail_binds: Arc<AtomicBool>,
+    /// Whether the Permit plugin beside the gang's rejects (a `PermitRejected` action).
+    quota_rejects: Arc<AtomicBool>,
 }
 
 type Job = Box<dyn FnOnce(&Core) -> Result<(), String> + Send>;
@@ -65,7 +67,12 @@ impl Replay {
             QueueConfig::default(),
             "the model's queue"
         );
-        let scheduler = Scheduler::with(config, ResourceFit, binder);
+        let quota_rejects = Arc::new(AtomicBool::new(false));
+        let scheduler = Scheduler::builder(config)
+            .placement(ResourceFit)
+            .binder(binder)
+            .permit_plugins(Quota::new(quota_rejects.clone()).plugins())
+            .build();
         for node in init.cache.nodes() {
             scheduler
                 .add_node(node.to_node(), init.now)
@@ -81,6 +88,7 @@ impl Replay {
             pods: init.pods.clone(),
             cycle: Mutex::new(None),
             fail_binds,
+            quota_rejects,
         });
         let mut actors = BTreeMap::new();
         for name in ["informer", "scheduler", "timer", "binder"] {
@@ -115,6 +123,8 @@ impl Replay {
         let job: Job = Box::new(move |core: &Core| {
             let fails = matches!(action, Action::BindFails(_));
             core.fail_binds.store(fails, Ordering::SeqCst);
+            let rejects = matches!(action, Action::PermitRejected(_));
+            core.quota_rejects.store(rejects, Ordering::SeqCst);
             let mut parts = checking::scheduler_parts(&core.scheduler);
             let mut cycle = core.cycle.lock();
             drive(&mut parts, &mut cycle, &core.pods, &action, now)
@@ -156,9 +166,11 @@ impl Replay {
 fn actor(action: &Action) -> &'static str {
     match action {
         Action::Arrive(_) | Action::Delete(_) | Action::UpdateGroup { .. } => "informer",
-        Action::Schedule(_) | Action::HandBack(_) | Action::Permit(_) | Action::Record(_) => {
-            "scheduler"
-        }
+        Action::Schedule(_)
+        | Action::HandBack(_)
+        | Action::Permit(_)
+        | Action::PermitRejected(_)
+        | Action::Record(_) => "scheduler",
         Action::Deadline | Action::FlushBackoff | Action::FlushLeftover => "timer",
         Action::Bind(_) | Action::BindFails(_) | Action::Release(_) => "binder",
     }

@@ -38,6 +38,22 @@ fn regression_partial_gang_counterexample_happens_on_the_core() {
     assert!(last.partial.is_some(), "the model's last state breaks I3");
 }
 
+/// The partial gang a Permit plugin after the gang's makes (no deadline in the cluster, so the
+/// counterexample must come from the plugin), on the real scheduler with the model's plugin.
+#[test]
+fn a_later_permit_plugins_partial_gang_happens_on_the_core() {
+    let mut upstream = model(Preset::Tiny, Mode::Upstream);
+    upstream.config.permit_rejections = 1;
+    upstream.config.timeouts = 0;
+    let path = discover(&upstream, "I3 gang atomicity", 2).expect("a partial gang");
+    replay(Mode::Upstream, &path);
+    let rejected = path.iter().filter_map(|(_, a)| a.as_ref());
+    assert!(rejected
+        .clone()
+        .any(|a| matches!(a, Action::PermitRejected(_))));
+    assert!(path.last().expect("a state").0.partial.is_some());
+}
+
 #[test]
 fn regression_held_resources_counterexample_happens_on_the_core() {
     let path = replay_discovery(
@@ -78,12 +94,24 @@ fn random_walks_keep_the_core_equal_to_the_model() {
             seen.extend(path.iter().filter_map(|(_, a)| a.as_ref().map(kind)));
         }
     }
+    // With a Permit plugin beside the gang's that may reject (the real scheduler runs the
+    // model's own, switched on for those steps).
+    for mode in [Mode::Upstream, Mode::Hardened] {
+        let mut model = model(Preset::Small, mode);
+        model.config.permit_rejections = 2;
+        for seed in 0..40 {
+            let path = random_path(&model, seed, 200);
+            replay(mode, &path);
+            seen.extend(path.iter().filter_map(|(_, a)| a.as_ref().map(kind)));
+        }
+    }
     // Every kind of critical section was replayed at least once.
     let all = [
         "Arrive",
         "Schedule",
         "HandBack",
         "Permit",
+        "PermitRejected",
         "Deadline",
         "FlushBackoff",
         "FlushLeftover",
@@ -122,6 +150,7 @@ fn kind(action: &Action) -> &'static str {
         Action::Schedule(_) => "Schedule",
         Action::HandBack(_) => "HandBack",
         Action::Permit(_) => "Permit",
+        Action::PermitRejected(_) => "PermitRejected",
         Action::Record(_) => "Record",
         Action::Deadline => "Deadline",
         Action::FlushBackoff => "FlushBackoff",

@@ -28,6 +28,43 @@ fn upstream_binds_a_partial_gang_when_a_deadline_races_the_last_permit() {
     assert!(report.verdict(I5).unwrap().holds && !report.verdict(I3).unwrap().holds);
 }
 
+/// The cluster `preset` checks, with a Permit plugin beside the gang's that may reject
+/// `rejections` times, and no deadline (so no partial gang comes from a timer).
+fn with_permit_rejections(preset: Preset, mode: Mode, rejections: u8) -> ClusterConfig {
+    ClusterConfig {
+        permit_rejections: rejections,
+        timeouts: 0,
+        ..preset.config(mode)
+    }
+}
+
+#[test]
+fn upstream_binds_a_partial_gang_when_a_later_permit_plugin_rejects_the_last_member() {
+    let upstream = model(
+        with_permit_rejections(Preset::Tiny, Mode::Upstream, 1),
+        None,
+    );
+    let trace = counterexample(&upstream, I3);
+    assert!(trace.contains("the quota plugin rejects"), "{trace}");
+    assert!(trace.contains("passed Permit alone"), "{trace}");
+}
+
+/// Hardened asks the other plugins before the gang, and a member they reject stops counting
+/// towards quorum at once (the model found the partial gang when it still counted until its
+/// binding cycle's unreserve).
+#[test]
+fn hardened_keeps_gangs_whole_when_a_permit_plugin_rejects() {
+    // (Small with two rejections is 3 million states: docs/verification.md.)
+    for (preset, rejections) in [(Preset::Tiny, 2), (Preset::Small, 1)] {
+        let config = ClusterConfig {
+            permit_rejections: rejections,
+            ..preset.config(Mode::Hardened)
+        };
+        let report = super::check_with(model(config, None), preset, 2, super::Search::Bfs);
+        assert!(report.all_hold(), "{preset:?}: {report:#?}");
+    }
+}
+
 #[test]
 fn upstream_keeps_a_sibling_waiting_after_a_waiting_member_is_deleted() {
     let upstream = model(Preset::Small.config(Mode::Upstream), None);

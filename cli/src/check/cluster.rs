@@ -58,6 +58,10 @@ pub struct ClusterConfig {
     pub flushes: u8,
     /// How many times a PodGroup's min count may change (by one, down or up).
     pub group_updates: u8,
+    /// How many times a Permit plugin beside the gang's (`Quota`, the embedder's) may reject
+    /// the pod whose Permit runs — asked after the gang in Upstream mode, before it in
+    /// Hardened ([`GangScheduling::permit_with`](gangsched::GangScheduling::permit_with)).
+    pub permit_rejections: u8,
 }
 
 /// One line: gangs, nodes, arrivals and budgets (what `gangway check` prints).
@@ -85,7 +89,11 @@ impl fmt::Display for ClusterConfig {
             self.bind_failures,
             self.flushes,
             self.group_updates
-        )
+        )?;
+        if self.permit_rejections > 0 {
+            write!(f, ", {} permit rejections", self.permit_rejections)?;
+        }
+        Ok(())
     }
 }
 
@@ -102,6 +110,8 @@ pub struct Budget {
     pub flushes: u8,
     /// PodGroup min-count changes.
     pub group_updates: u8,
+    /// Rejections by the Permit plugin beside the gang's.
+    pub permit_rejections: u8,
 }
 
 /// Where a pod is in the scheduler's pipeline.
@@ -226,6 +236,7 @@ impl Cluster {
                 bind_failures: config.bind_failures,
                 flushes: config.flushes,
                 group_updates: config.group_updates,
+                permit_rejections: config.permit_rejections,
             },
             partial: None,
             timed_out: false,

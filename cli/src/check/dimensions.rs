@@ -64,6 +64,9 @@ pub struct Dimensions {
     /// How many times a PodGroup's min count may change (by one, down or up).
     #[arg(long, value_name = "N")]
     pub group_updates: Option<u8>,
+    /// How many times a Permit plugin beside the gang's may reject the pod at Permit.
+    #[arg(long, value_name = "N")]
+    pub permit_rejections: Option<u8>,
 }
 
 impl Dimensions {
@@ -88,6 +91,7 @@ impl Dimensions {
         config.bind_failures = self.bind_failures.unwrap_or(config.bind_failures);
         config.flushes = self.flushes.unwrap_or(config.flushes);
         config.group_updates = self.group_updates.unwrap_or(config.group_updates);
+        config.permit_rejections = self.permit_rejections.unwrap_or(config.permit_rejections);
         Ok(config)
     }
 }

@@ -88,7 +88,7 @@ pub fn drive<P: Parts>(
             steps::hand_back_unfit(p, pod, status, now);
             Driven::HandedBack
         }
-        Action::Permit(_) => {
+        Action::Permit(_) | Action::PermitRejected(_) => {
             let Some(Placed::Reserved { pod, node }) = cycle.take() else {
                 return None;
             };

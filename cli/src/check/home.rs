@@ -97,6 +97,7 @@ impl Renamed for Action {
             Action::Record(id) => Action::Record(r.id(id)),
             Action::Bind(id) => Action::Bind(r.id(id)),
             Action::BindFails(id) => Action::BindFails(r.id(id)),
+            Action::PermitRejected(id) => Action::PermitRejected(r.id(id)),
             Action::Release(id) => Action::Release(r.id(id)),
             Action::Delete(id) => Action::Delete(r.id(id)),
             Action::UpdateGroup { group, min } => Action::UpdateGroup {

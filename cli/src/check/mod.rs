@@ -49,7 +49,7 @@ pub use drive::{drive, Driven};
 pub use explorer::{NamedAction, NamedActions};
 pub use paths::{discover, random_path, random_path_from, Path};
 pub use properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};
-pub use protocol::{Action, GangProtocol};
+pub use protocol::{Action, GangProtocol, Quota};
 pub use run::{check, check_model, check_with, timeline, CheckReport, Preset, Search, Verdict};
 pub use serve::{serve, start_explorer, Explorer};
 pub use settling::{check_settling, Settling};

@@ -15,7 +15,9 @@ use gangsched::gang::{GangRules, GroupKey, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlugins, QueueState};
 use gangsched::scheduler::{BindError, CacheState, Placement, ResourceFit, SchedulerPlugins};
 use gangsched::waiting::{AddError, AllowOutcome, Decided};
-use gangsched::{Cause, Decision, Mode, PluginName, Pod, PodId, Status, Time, WaitingState};
+use gangsched::{
+    Cause, Decision, Mode, PermitPlugins, PluginName, Pod, PodId, Status, Time, WaitingState,
+};
 
 use super::cluster::{Cluster, Stage, TIMEOUT};
 use super::shared::Shared;
@@ -28,6 +30,8 @@ pub(super) struct ClusterParts<'a> {
     flaw: Option<Flaw>,
     /// What the binder answers in this step.
     pub(super) bind: Result<(), BindError>,
+    /// The Permit plugins beside the gang's in this step (none, or a rejecting quota).
+    pub(super) others: PermitPlugins,
     /// The pods allowed in this step (I3).
     pub(super) passed: BTreeSet<PodId>,
 }
@@ -39,6 +43,7 @@ impl<'a> ClusterParts<'a> {
             mode,
             flaw,
             bind: Ok(()),
+            others: PermitPlugins::none(),
             passed: BTreeSet::new(),
         }
     }
@@ -105,6 +110,10 @@ impl Parts for ClusterParts<'_> {
 
     fn place(&mut self, pod: &Pod) -> Result<String, Status> {
         ResourceFit.place(pod, &self.c.cache)
+    }
+
+    fn permit_plugins(&self) -> PermitPlugins {
+        self.others.clone()
     }
 
     fn bind(&mut self, _: &Pod, _: &str) -> Result<(), BindError> {

@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use gangsched::checking::steps::BindingOutcome;
 use gangsched::gang::GroupKey;
 use gangsched::scheduler::{BindError, CycleOutcome};
-use gangsched::{Pod, PodId, Time};
+use gangsched::sync::atomic::{AtomicBool, Ordering};
+use gangsched::sync::Arc;
+use gangsched::{PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, PodId, Time};
 use stateright::{Model, Property};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
@@ -45,6 +47,9 @@ pub enum Action {
     Bind(PodId),
     /// Binding worker: binding the allowed pod fails; it is unreserved, forgotten, requeued.
     BindFails(PodId),
+    /// Scheduling thread: Permit for the reserved pod, and the Permit plugin beside the gang's
+    /// rejects it.
+    PermitRejected(PodId),
     /// Binding worker: the rejected pod (Hardened: with its rejected siblings) is unreserved,
     /// forgotten and requeued — or, deleted meanwhile, released for good.
     Release(PodId),
@@ -210,6 +215,7 @@ impl GangProtocol {
             Action::Deadline => budget.timeouts -= 1,
             Action::FlushLeftover => budget.flushes -= 1,
             Action::BindFails(_) => budget.bind_failures -= 1,
+            Action::PermitRejected(_) => budget.permit_rejections -= 1,
             Action::Delete(_) => budget.deletes -= 1,
             Action::UpdateGroup { .. } => budget.group_updates -= 1,
             _ => {}
@@ -217,7 +223,11 @@ impl GangProtocol {
         // The scheduling thread's slot is copied only for the actions of its cycle.
         let of_the_cycle = matches!(
             action,
-            Action::Schedule(_) | Action::HandBack(_) | Action::Permit(_) | Action::Record(_)
+            Action::Schedule(_)
+                | Action::HandBack(_)
+                | Action::Permit(_)
+                | Action::PermitRejected(_)
+                | Action::Record(_)
         );
         let mut cycle = if of_the_cycle {
             (*next.cycle).clone()
@@ -228,6 +238,9 @@ impl GangProtocol {
         let mut p = ClusterParts::new(&mut next, self.config.mode, self.flaw);
         if let Action::BindFails(_) = action {
             p.bind = Err(BindError::Failed("the model's bind fails".into()));
+        }
+        if let Action::PermitRejected(_) = action {
+            p.others = quota_rejects();
         }
         let driven = drive(&mut p, &mut cycle, &ModelCast(&pods), &action, now)?;
         let passed = std::mem::take(&mut p.passed);
@@ -246,7 +259,7 @@ impl GangProtocol {
                 };
                 next.stages.insert(id.clone(), stage);
             }
-            (Action::Permit(id), Driven::Permitted(outcome)) => {
+            (Action::Permit(id) | Action::PermitRejected(id), Driven::Permitted(outcome)) => {
                 let mut passed = passed;
                 let stage = match outcome {
                     CycleOutcome::Allowed { .. } => {
@@ -306,6 +319,45 @@ impl GangProtocol {
         next.held = held;
         Some(next)
     }
+}
+
+/// The Permit plugin beside the gang's that `--permit-rejections` lets reject (an embedder's
+/// quota): it rejects while its switch is on, and allows otherwise. The model turns it on for
+/// an [`Action::PermitRejected`] step; a replay of a model path on a real scheduler does the
+/// same with its own.
+pub struct Quota {
+    rejecting: Arc<AtomicBool>,
+}
+
+impl Quota {
+    /// A quota that rejects while `rejecting` is set.
+    pub fn new(rejecting: Arc<AtomicBool>) -> Quota {
+        Quota { rejecting }
+    }
+
+    /// As the one plugin beside the gang's.
+    pub fn plugins(self) -> PermitPlugins {
+        PermitPlugins::new([Arc::new(self) as Arc<dyn PermitPlugin>])
+            .expect("one plugin, not named as the gang's")
+    }
+}
+
+impl PermitPlugin for Quota {
+    fn name(&self) -> PluginName {
+        PluginName::new_static("Quota")
+    }
+
+    fn permit(&self, _: &Pod, _: &str) -> PermitVerdict {
+        if self.rejecting.load(Ordering::SeqCst) {
+            PermitVerdict::reject("over quota")
+        } else {
+            PermitVerdict::Allow
+        }
+    }
+}
+
+fn quota_rejects() -> PermitPlugins {
+    Quota::new(Arc::new(AtomicBool::new(true))).plugins()
 }
 
 /// The model's pods, each bound pod made once per thread and node: the informer's event then

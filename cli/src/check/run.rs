@@ -61,6 +61,7 @@ impl Preset {
             bind_failures,
             flushes,
             group_updates,
+            permit_rejections: 0,
         }
     }
 }

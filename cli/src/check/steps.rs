@@ -49,7 +49,11 @@ impl GangProtocol {
                 actions.push(Action::HandBack(placed.pod().id().clone()))
             }
             Some(placed @ Placed::Reserved { .. }) => {
-                actions.push(Action::Permit(placed.pod().id().clone()))
+                let id = placed.pod().id();
+                if s.budget.permit_rejections > 0 {
+                    actions.push(Action::PermitRejected(id.clone()));
+                }
+                actions.push(Action::Permit(id.clone()))
             }
             Some(placed @ Placed::Permitted { .. }) => {
                 actions.push(Action::Record(placed.pod().id().clone()))

@@ -22,6 +22,7 @@ pub fn action_step(action: &Action, before: &Cluster) -> Step {
         Action::FlushLeftover => ("timer", "unschedulable leftovers retried", None),
         Action::Bind(id) => ("binder", "bind", Some(id)),
         Action::BindFails(id) => ("binder", "bind fails: unreserve, forget, requeue", Some(id)),
+        Action::PermitRejected(id) => ("scheduler", "permit: the quota plugin rejects", Some(id)),
         Action::Release(id) if before.driver.assignment(id).is_none() => (
             "binder",
             "a decision for no pod in binding: ignored",

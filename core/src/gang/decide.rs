@@ -70,6 +70,13 @@ pub fn is_gang_member(groups: &Groups, pod: &Pod) -> bool {
         .is_some_and(|group| group.min_count().is_some())
 }
 
+/// Hardened: `pod`, rejected at Permit by another plugin before the gang counted it, stops
+/// counting towards its gang's quorum at once, as a pod the gang rejects does (see
+/// [`hardened_permit`]): its binding cycle's unreserve may come after a sibling's Permit.
+pub fn forget_rejected(groups: &mut Groups, pod: &Pod) {
+    groups.change_of(pod, |state| state.forget(pod.id()));
+}
+
 /// The waiting map as the gang's critical sections use it, under the group lock: the
 /// decisions are applied at once and delivered once the lock is released (H5).
 pub trait AttemptWaiting {

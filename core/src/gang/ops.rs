@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use super::decide::{
-    hardened_permit, is_gang_member, upstream_permit, AttemptVerdict, UpstreamVerdict,
+    forget_rejected, hardened_permit, is_gang_member, upstream_permit, AttemptVerdict,
+    UpstreamVerdict,
 };
 use super::parts::GangParts;
 use super::{
@@ -171,7 +172,7 @@ fn permit_hardened<G: GangParts>(
 ) -> Permit<G::Registration> {
     let folded = Others::run(others, pod, node);
     if let Some(status) = folded.rejected {
-        return Permit::reject(status, Cause::Rejected);
+        return reject_before_gang(g, pod, status);
     }
     let Some(wait_status) = folded.wait_status else {
         return match pod.group_key() {
@@ -191,7 +192,7 @@ fn permit_hardened<G: GangParts>(
                 ),
             )
             .with_plugin(plugin.clone());
-            return Permit::reject(status, Cause::Rejected);
+            return reject_before_gang(g, pod, status);
         }
         // Outside a gang the gang plugin allows, or rejects a pod whose group is missing.
         if let Permit::Reject { status, cause, .. } = permit_gang_hardened(g, key, pod, now) {
@@ -209,6 +210,21 @@ fn permit_hardened<G: GangParts>(
             Cause::Rejected,
         ),
     }
+}
+
+/// Hardened: another plugin rejected `pod` before the gang plugin ran. A gang member stops
+/// counting towards quorum at once (under its group's lock), whenever its binding cycle gets
+/// round to unreserving it — or a sibling's Permit could count it and pass alone (I3; the
+/// model checker's `--permit-rejections` found it).
+fn reject_before_gang<G: GangParts>(
+    g: &mut G,
+    pod: &Pod,
+    status: Status,
+) -> Permit<G::Registration> {
+    if let Some(key) = pod.group_key() {
+        g.write_group(key, |groups, _| forget_rejected(groups, pod));
+    }
+    Permit::reject(status, Cause::Rejected)
 }
 
 /// The hardened gang plugin's Permit for a member of group `key`.
