@@ -78,9 +78,15 @@ pub enum PermitPluginsError {
 #[derive(Clone, Default)]
 pub struct PermitPlugins {
     /// `None` when there are none, so that the gang's Permit alone allocates nothing.
-    plugins: Option<Arc<[(PluginName, Arc<dyn PermitPlugin>)]>>,
-    on_panic: Option<Arc<dyn Fn(&PluginName, &str) + Send + Sync>>,
+    plugins: Option<Arc<[Named]>>,
+    on_panic: Option<Arc<PanicHook>>,
 }
+
+/// A plugin under the name it gave once.
+type Named = (PluginName, Arc<dyn PermitPlugin>);
+
+/// Told of every panic caught in a plugin: its name and the panic's message.
+type PanicHook = dyn Fn(&PluginName, &str) + Send + Sync;
 
 impl PermitPlugins {
     /// The plugins, to run in this order. Refuses a list in which two plugins share a name or
@@ -89,7 +95,7 @@ impl PermitPlugins {
     where
         I: IntoIterator<Item = Arc<dyn PermitPlugin>>,
     {
-        let mut named: Vec<(PluginName, Arc<dyn PermitPlugin>)> = Vec::new();
+        let mut named: Vec<Named> = Vec::new();
         for plugin in plugins {
             let name = plugin.name();
             if name.as_str().is_empty() {
@@ -129,7 +135,7 @@ impl PermitPlugins {
         self.entries().iter().map(|(name, _)| name)
     }
 
-    fn entries(&self) -> &[(PluginName, Arc<dyn PermitPlugin>)] {
+    fn entries(&self) -> &[Named] {
         self.plugins.as_deref().unwrap_or_default()
     }
 

@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use smallvec::SmallVec;
+
 use super::decide::{
     forget_rejected, hardened_permit, is_gang_member, upstream_permit, AttemptVerdict,
     UpstreamVerdict,
@@ -13,7 +15,7 @@ use super::decide::{
 use super::parts::GangParts;
 use super::{
     decide, gang_pre_enqueue, GroupKey, GroupUpdateError, JoinGroupError, Permit, PodGroup,
-    ReserveError, GANG_SCHEDULING, GANG_WAIT_REASON, PERMIT_WAIT_REASON,
+    ReserveError, GANG_SCHEDULING, PERMIT_WAIT_REASON,
 };
 use crate::permit_plugin::plugin_error;
 use crate::telemetry::{self, GangOutcome};
@@ -48,12 +50,16 @@ pub fn permit_with<G: GangParts>(
     permit
 }
 
+/// The plugins a pod waits for, with their waits: inline for the gang and one more, so the
+/// gang's Permit alone allocates no list.
+type Waits = SmallVec<[(PluginName, Duration); 2]>;
+
 /// What the other plugins said, folded as `RunPermitPlugins` folds them: the first rejection
 /// ends the fold; each wait adds its plugin (capped at 15 minutes) and becomes the step's wait
 /// status.
 #[derive(Default)]
 struct Others {
-    waits: Vec<(PluginName, Duration)>,
+    waits: Waits,
     wait_status: Option<Status>,
     rejected: Option<Status>,
 }
@@ -113,8 +119,10 @@ fn permit_upstream<G: GangParts>(
         None => UpstreamVerdict::Allow(Vec::new()),
         Some(key) => g.read_group(key, |groups| upstream_permit(groups, pod)),
     };
-    let mut waits = Vec::new();
-    let mut wait_status = None;
+    let mut waits = Waits::new();
+    // Whether a plugin asked the pod to wait; `Some(None)`: the gang, whose status
+    // `Permit::status` makes only when asked.
+    let mut wait_status: Option<Option<Status>> = None;
     let activate = match verdict {
         UpstreamVerdict::Reject(status) => return Permit::reject(status, Cause::Rejected),
         UpstreamVerdict::Allow(siblings) => {
@@ -129,7 +137,7 @@ fn permit_upstream<G: GangParts>(
         }
         UpstreamVerdict::Wait(activate) => {
             waits.push((GANG_SCHEDULING, g.rules().timeout));
-            wait_status = Some(Status::with_reason(Code::Wait, GANG_WAIT_REASON));
+            wait_status = Some(None);
             activate
         }
     };
@@ -142,14 +150,14 @@ fn permit_upstream<G: GangParts>(
         };
     }
     waits.extend(folded.waits);
-    let Some(status) = folded.wait_status.or(wait_status) else {
+    let Some(status) = folded.wait_status.map(Some).or(wait_status) else {
         return Permit::Allow;
     };
     match g.add_waiting(pod.clone(), &waits, now) {
         Ok(waiting) => Permit::Wait {
             waiting,
             activate,
-            status: status.with_appended_reason(PERMIT_WAIT_REASON),
+            status: status.map(|s| s.with_appended_reason(PERMIT_WAIT_REASON)),
         },
         Err(e) => Permit::Reject {
             status: decide::error(e.to_string()),
@@ -203,7 +211,7 @@ fn permit_hardened<G: GangParts>(
         Ok(waiting) => Permit::Wait {
             waiting,
             activate: Vec::new(),
-            status: wait_status.with_appended_reason(PERMIT_WAIT_REASON),
+            status: Some(wait_status.with_appended_reason(PERMIT_WAIT_REASON)),
         },
         Err(e) => Permit::reject(
             plugin_error(&folded.waits[0].0, &e.to_string()),
@@ -251,7 +259,7 @@ fn permit_gang_hardened<G: GangParts>(
         } => Permit::Wait {
             waiting: registration,
             activate,
-            status: Permit::<G::Registration>::gang_wait_status(),
+            status: None,
         },
         AttemptVerdict::Reject {
             status,

@@ -18,9 +18,11 @@ pub enum Permit<R = WaitingPod> {
         waiting: R,
         /// Unscheduled siblings to activate.
         activate: Vec<Pod>,
-        /// The step's `Wait` status: the last waiting plugin's, with the framework's reason
-        /// appended (as `RunPermitPlugins` returns it).
-        status: Status,
+        /// The step's `Wait` status when another plugin was the last to ask the pod to wait:
+        /// its status, with the framework's reason appended (as `RunPermitPlugins` returns
+        /// it). `None` when the gang plugin was ([`Permit::gang_wait_status`], made only when
+        /// [`status`](Permit::status) asks, so the gang's Permit allocates none).
+        status: Option<Status>,
     },
     /// The pod is rejected: unreserve it and hand it back to the queue.
     Reject {
@@ -64,7 +66,8 @@ impl<R> Permit<R> {
     pub fn status(&self) -> Status {
         match self {
             Permit::Allow => Status::success(),
-            Permit::Wait { status, .. } | Permit::Reject { status, .. } => status.clone(),
+            Permit::Wait { status, .. } => status.clone().unwrap_or_else(Self::gang_wait_status),
+            Permit::Reject { status, .. } => status.clone(),
         }
     }
 

@@ -214,11 +214,11 @@ impl GangScheduling {
     /// let gang = GangScheduling::new(Mode::Upstream, WaitingPods::new());
     /// let quota = PermitPlugins::new([Arc::new(Quota) as Arc<dyn PermitPlugin>]).unwrap();
     /// let pod = Pod::new("a", "ns", "a").with_node("n1");
-    /// let Permit::Wait { waiting, status, .. } = gang.permit_with(&pod, "n1", &quota, Time::ZERO)
-    /// else {
+    /// let permit = gang.permit_with(&pod, "n1", &quota, Time::ZERO);
+    /// assert_eq!(permit.status().code(), Code::Wait);
+    /// let Permit::Wait { waiting, .. } = permit else {
     ///     panic!("the quota plugin holds the pod")
     /// };
-    /// assert_eq!(status.code(), Code::Wait);
     /// assert_eq!(waiting.pending_plugins(), ["Quota"]);
     /// assert!(gang.waiting().allow(waiting.id(), "Quota"));
     /// ```
