@@ -3,15 +3,13 @@
 
 use std::time::Duration;
 
+use super::plugin_tests::setup;
 use super::*;
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::Arc;
-use crate::WaitingPods;
 use crate::{
     Code, Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, Status, Time,
 };
-
-const NS: &str = "ml";
 
 /// A plugin that always says `verdict` and counts how often it was asked.
 struct Scripted {
@@ -40,19 +38,6 @@ impl PermitPlugin for Scripted {
 
 fn plugins(list: &[&Arc<Scripted>]) -> PermitPlugins {
     PermitPlugins::new(list.iter().map(|p| (*p).clone() as Arc<dyn PermitPlugin>)).unwrap()
-}
-
-fn setup(mode: Mode, min_count: u32, members: usize) -> (GangScheduling, Vec<Pod>) {
-    let gang = GangScheduling::new(mode, WaitingPods::new());
-    gang.on_group_added(PodGroup::gang(NS, "g", min_count).unwrap())
-        .unwrap();
-    let pods: Vec<Pod> = (0..members)
-        .map(|i| Pod::new(format!("p{i}"), NS, &format!("p{i}")).with_group("g"))
-        .collect();
-    for pod in &pods {
-        gang.on_pod_added(pod.clone(), false).unwrap();
-    }
-    (gang, pods)
 }
 
 fn permit(gang: &GangScheduling, pod: &Pod, others: &PermitPlugins, now: Time) -> Permit {
@@ -211,7 +196,7 @@ fn hardened_refuses_another_plugins_wait_on_a_gang_member_but_not_on_a_lone_pod(
     );
     assert!(gang.waiting().is_empty());
 
-    let lone = Pod::new("solo", NS, "solo").with_node("n1");
+    let lone = Pod::new("solo", "ml", "solo").with_node("n1");
     let Permit::Wait { waiting, .. } = gang.permit_with(&lone, "n1", &others, Time::ZERO) else {
         panic!("a pod outside a gang waits on Quota");
     };

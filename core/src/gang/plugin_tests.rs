@@ -5,7 +5,7 @@ use crate::{Mode, Pod, Time, WaitingPods};
 
 const NS: &str = "ml";
 
-fn setup(mode: Mode, min_count: u32, members: usize) -> (GangScheduling, Vec<Pod>) {
+pub(super) fn setup(mode: Mode, min_count: u32, members: usize) -> (GangScheduling, Vec<Pod>) {
     let gang = GangScheduling::new(mode, WaitingPods::new());
     gang.on_group_added(PodGroup::gang(NS, "g", min_count).unwrap())
         .unwrap();
