@@ -5,22 +5,11 @@
 //! rejects now stops counting at once, as one the gang rejects does.
 #![cfg(not(loom))]
 
+use gangsched::sync::atomic::AtomicBool;
 use gangsched::sync::Arc;
-use gangsched::{
-    GangScheduling, Mode, Permit, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod,
-    PodGroup, Time, WaitingPods,
-};
-
-struct Quota;
-
-impl PermitPlugin for Quota {
-    fn name(&self) -> PluginName {
-        "Quota".into()
-    }
-    fn permit(&self, _: &Pod, _: &str) -> PermitVerdict {
-        PermitVerdict::reject("over quota")
-    }
-}
+use gangsched::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
+// The model checker's own quota plugin, switched on: it rejects every pod.
+use gangway_cli::check::Quota;
 
 #[test]
 fn a_member_another_plugin_rejects_no_longer_counts_towards_its_gangs_quorum() {
@@ -34,7 +23,7 @@ fn a_member_another_plugin_rejects_no_longer_counts_towards_its_gangs_quorum() {
     for pod in &pods {
         gang.on_pod_added(pod.clone(), false).unwrap();
     }
-    let quota = PermitPlugins::new([Arc::new(Quota) as Arc<dyn PermitPlugin>]).unwrap();
+    let quota = Quota::new(Arc::new(AtomicBool::new(true))).plugins();
 
     gang.reserve(&pods[0]).unwrap();
     let first = gang.permit_with(&pods[0], "n1", &quota, Time::ZERO);

@@ -189,22 +189,35 @@ fn permit_hardened<G: GangParts>(
         };
     };
     if let Some(key) = pod.group_key() {
-        if g.read_group(key, |groups| is_gang_member(groups, pod)) {
-            let (plugin, _) = &folded.waits[folded.waits.len() - 1];
-            let status = Status::with_reason(
-                Code::Error,
-                format!(
-                    "permit plugin {plugin} asked gang member {} to wait: \
-                     in hardened mode only its gang holds a member at permit",
-                    pod.id()
-                ),
-            )
-            .with_plugin(plugin.clone());
-            return reject_before_gang(g, pod, status);
-        }
-        // Outside a gang the gang plugin allows, or rejects a pod whose group is missing.
-        if let Permit::Reject { status, cause, .. } = permit_gang_hardened(g, key, pod, now) {
-            return Permit::reject(status, cause);
+        // One look at the group decides: a gang member may not wait on another plugin; outside
+        // a gang the gang plugin allows, or rejects a pod whose group is missing. (Not the
+        // gang's own Permit: if the group became a gang since, that would register the pod in
+        // its attempt as well.)
+        let gang_member = g.read_group(key, |groups| {
+            if is_gang_member(groups, pod) {
+                return Ok(true);
+            }
+            match upstream_permit(groups, pod) {
+                UpstreamVerdict::Reject(status) => Err(status),
+                _ => Ok(false),
+            }
+        });
+        match gang_member {
+            Ok(false) => {}
+            Ok(true) => {
+                let (plugin, _) = folded.waits.last().expect("a plugin asked to wait");
+                let status = Status::with_reason(
+                    Code::Error,
+                    format!(
+                        "permit plugin {plugin} asked gang member {} to wait: \
+                         in hardened mode only its gang holds a member at permit",
+                        pod.id()
+                    ),
+                )
+                .with_plugin(plugin.clone());
+                return reject_before_gang(g, pod, status);
+            }
+            Err(status) => return reject_before_gang(g, pod, status),
         }
     }
     match g.add_waiting(pod.clone(), &folded.waits, now) {

@@ -9,6 +9,7 @@ use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::Arc;
 use crate::{
     Code, Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, Status, Time,
+    WaitingPods,
 };
 
 /// A plugin that always says `verdict` and counts how often it was asked.
@@ -215,4 +216,30 @@ fn with_no_other_plugin_the_step_is_the_gang_plugins_permit() {
         };
         assert_eq!(permit.status(), Permit::<()>::gang_wait_status());
     }
+}
+
+#[test]
+fn hardened_lets_a_basic_group_member_wait_on_another_plugin_and_rejects_one_without_its_group() {
+    let gang = GangScheduling::new(Mode::Hardened, WaitingPods::new());
+    gang.on_group_added(PodGroup::new("ml", "basic", Policy::Basic).unwrap())
+        .unwrap();
+    let quota = plugin("Quota", PermitVerdict::wait(Duration::from_secs(10)));
+    let others = plugins(&[&quota]);
+    let member = Pod::new("b", "ml", "b").with_group("basic");
+    gang.on_pod_added(member.clone(), false).unwrap();
+    let Permit::Wait { waiting, .. } = permit(&gang, &member, &others, Time::ZERO) else {
+        panic!("a Basic group's member waits on Quota");
+    };
+    assert_eq!(waiting.pending_plugins(), ["Quota"]);
+
+    // A member of a group nobody created: the gang plugin's own error, before any wait.
+    let orphan = Pod::new("o", "ml", "o")
+        .with_group("missing")
+        .with_node("n1");
+    let Permit::Reject { status, .. } = gang.permit_with(&orphan, "n1", &others, Time::ZERO) else {
+        panic!("no group state: rejected");
+    };
+    assert_eq!(status.code(), Code::Error);
+    assert_eq!(status.plugin().unwrap(), "GangScheduling");
+    assert_eq!(gang.waiting().len(), 1, "only the Basic member waits");
 }
