@@ -230,7 +230,7 @@ fn describe(outcome: &CycleOutcome) -> String {
         CycleOutcome::Waiting { pod, node } => {
             format!("{pod}: on {node}, waits at Permit for its gang")
         }
-        CycleOutcome::Rejected { pod, status } => {
+        CycleOutcome::Rejected { pod, status } | CycleOutcome::Released { pod, status, .. } => {
             format!("{pod}: rejected at Permit: {}", status.message())
         }
         CycleOutcome::Unschedulable { pod, status } => {
@@ -247,7 +247,7 @@ fn count(outcomes: &[CycleOutcome], what: &str) -> usize {
     let kind = |o: &CycleOutcome| match o {
         CycleOutcome::Allowed { .. } => "allowed",
         CycleOutcome::Waiting { .. } => "waiting",
-        CycleOutcome::Rejected { .. } => "rejected",
+        CycleOutcome::Rejected { .. } | CycleOutcome::Released { .. } => "rejected",
         CycleOutcome::Unschedulable { .. } => "unschedulable",
         _ => "other",
     };

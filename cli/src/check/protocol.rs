@@ -51,7 +51,8 @@ pub enum Action {
     /// rejects it.
     PermitRejected(PodId),
     /// Binding worker: the rejected pod (Hardened: with its rejected siblings) is unreserved,
-    /// forgotten and requeued — or, deleted meanwhile, released for good.
+    /// forgotten and requeued — or, deleted meanwhile, released for good. (Upstream releases a
+    /// pod rejected by Permit itself in the Permit step.)
     Release(PodId),
     /// Cluster: the pod is deleted.
     Delete(PodId),
@@ -267,6 +268,9 @@ impl GangProtocol {
                         Stage::Decided { allowed: true }
                     }
                     CycleOutcome::Waiting { .. } => Stage::Waiting,
+                    // Upstream: released in the cycle, back in the queue (or gone).
+                    CycleOutcome::Released { .. } => Stage::Pending,
+                    CycleOutcome::Dropped { .. } => Stage::Deleted,
                     _ => Stage::Decided { allowed: false },
                 };
                 next.stages.insert(id.clone(), stage);

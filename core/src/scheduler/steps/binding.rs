@@ -328,7 +328,7 @@ fn hand_back_gang<P: Parts>(
 /// Who a rejected pod goes back rejected by: the plugin that said no — or, for an `Error`,
 /// not a plugin's verdict on the pod (a preemption, upstream's `Preempt`), nobody, so it backs
 /// off in the error backoff and is tried again.
-fn rejector(status: &Status, plugin: PluginName) -> Option<PluginName> {
+pub(super) fn rejector(status: &Status, plugin: PluginName) -> Option<PluginName> {
     (status.code() != Code::Error).then_some(plugin)
 }
 

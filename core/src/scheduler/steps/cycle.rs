@@ -8,11 +8,12 @@ use crate::gang::{ops, GANG_SCHEDULING};
 use crate::queue::Popped;
 use crate::sync::Arc;
 use crate::telemetry::{self, ScheduleResult};
-use crate::{Code, Permit, PluginName, Pod, PodId, Status, Time};
+use crate::{Code, Mode, Permit, PluginName, Pod, PodId, Status, Time};
 
 use super::super::parts::{Flaw, Parts};
 use super::super::tally::{count, Counted};
 use super::super::{CycleOutcome, ResourceFit};
+use super::permit_release::release_at_permit;
 
 /// A popped pod between the steps of its scheduling cycle (its queue record stays in the
 /// queue, in flight).
@@ -133,8 +134,10 @@ pub fn hand_back_unfit<P: Parts>(p: &mut P, pod: Pod, status: Status, now: Time)
     CycleOutcome::Unschedulable { pod: id, status }
 }
 
-/// Permit for the pod its cycle reserved on `node`. Allowed or rejected at once: the decision
-/// goes to the binding cycles. Waiting: registered in the waiting map before this returns (so
+/// Permit for the pod its cycle reserved on `node`. Allowed at once: the decision goes to the
+/// binding cycles. Rejected at once: Upstream releases it here and hands it back, as
+/// kube-scheduler's scheduling cycle does (`permit_release.rs`); Hardened leaves it to its
+/// binding cycle, which hands a failed gang back whole (H2). Waiting: registered in the waiting map before this returns (so
 /// no sibling's decision can miss it), and its unscheduled siblings are activated. Returns the
 /// outcome, and with [`Flaw::RecordsAfterPermit`] planted the step still to run.
 pub fn permit<P: Parts>(
@@ -146,7 +149,10 @@ pub fn permit<P: Parts>(
     let id = pod.id().clone();
     let others = p.permit_plugins();
     let permit = ops::permit_with(p.gang(), &pod, &node, &others, now);
-    if let Some(decision) = permit.decision(&pod) {
+    // Upstream releases a pod Permit rejects in this cycle (`permit_release.rs`); any other
+    // decision goes to a binding cycle.
+    let release_now = p.mode() == Mode::Upstream && matches!(permit, Permit::Reject { .. });
+    if let Some(decision) = permit.decision(&pod).filter(|_| !release_now) {
         p.driver(|d| d.decision_delivered(decision, false));
     }
     // The gang's unscheduled siblings, activated even if a later plugin rejected this pod.
@@ -166,6 +172,10 @@ pub fn permit<P: Parts>(
             pod: id,
             node: node.to_string(),
         },
+        Permit::Reject { status, cause, .. } if release_now => {
+            let outcome = release_at_permit(p, pod, status, cause, now);
+            return (outcome, None);
+        }
         // Counted as an attempt by its binding cycle, which releases it.
         Permit::Reject { status, .. } => CycleOutcome::Rejected { pod: id, status },
     };

@@ -5,6 +5,7 @@
 //!
 //! - `events.rs` — cluster events (pods, groups, nodes) and the move-all they announce;
 //! - `cycle.rs` — the scheduling cycle: place and reserve, hand back for want of room, Permit;
+//! - `permit_release.rs` — Upstream: a pod Permit rejects released in its scheduling cycle;
 //! - `binding.rs` — the binding cycle: bind, or release and requeue (H2 for a failed gang);
 //! - `timers.rs` — permit deadlines and the queue's flushes.
 //!
@@ -13,6 +14,7 @@
 mod binding;
 mod cycle;
 mod events;
+mod permit_release;
 mod timers;
 
 pub use binding::{begin_binding, binding_cycle, end_binding, Binding, BindingOutcome};
