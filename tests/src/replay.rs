@@ -68,11 +68,15 @@ impl Replay {
             "the model's queue"
         );
         let quota_rejects = Arc::new(AtomicBool::new(false));
-        let scheduler = Scheduler::builder(config)
+        let mut builder = Scheduler::builder(config)
             .placement(ResourceFit)
-            .binder(binder)
-            .permit_plugins(Quota::new(quota_rejects.clone()).plugins())
-            .build();
+            .binder(binder);
+        // The model's scheduler has the quota only with permit rejections to spend: a plugin
+        // without queueing hints makes every event one the queue records.
+        if init.budget.permit_rejections > 0 {
+            builder = builder.permit_plugins(Quota::new(quota_rejects.clone()).plugins());
+        }
+        let scheduler = builder.build();
         for node in init.cache.nodes() {
             scheduler
                 .add_node(node.to_node(), init.now)

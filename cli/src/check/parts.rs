@@ -34,6 +34,9 @@ pub(super) struct ClusterParts<'a> {
     pub(super) others: PermitPlugins,
     /// The pods allowed in this step (I3).
     pub(super) passed: BTreeSet<PodId>,
+    /// The Permit plugins the model's scheduler has (the quota, with `--permit-rejections`),
+    /// which register no queueing hints: every event is of interest to the queue for them.
+    pub(super) unhinted: &'static [PluginName],
 }
 
 impl<'a> ClusterParts<'a> {
@@ -45,6 +48,7 @@ impl<'a> ClusterParts<'a> {
             bind: Ok(()),
             others: PermitPlugins::none(),
             passed: BTreeSet::new(),
+            unhinted: &[],
         }
     }
 
@@ -84,7 +88,7 @@ impl Parts for ClusterParts<'_> {
 
     fn queue<R>(&mut self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R {
         let c = &mut *self.c;
-        let plugins = SchedulerPlugins::new(&*c.groups);
+        let plugins = SchedulerPlugins::new(&*c.groups).with_unhinted(self.unhinted);
         f(&mut c.queue, &plugins)
     }
 

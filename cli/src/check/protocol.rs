@@ -237,6 +237,9 @@ impl GangProtocol {
         };
         let (now, pods) = (next.now, next.pods.share());
         let mut p = ClusterParts::new(&mut next, self.config.mode, self.flaw);
+        if self.config.permit_rejections > 0 {
+            p.unhinted = &QUOTA;
+        }
         if let Action::BindFails(_) = action {
             p.bind = Err(BindError::Failed("the model's bind fails".into()));
         }
@@ -348,7 +351,7 @@ impl Quota {
 
 impl PermitPlugin for Quota {
     fn name(&self) -> PluginName {
-        PluginName::new_static("Quota")
+        QUOTA[0].clone()
     }
 
     fn permit(&self, _: &Pod, _: &str) -> PermitVerdict {
@@ -359,6 +362,9 @@ impl PermitPlugin for Quota {
         }
     }
 }
+
+/// The quota's name, as the queue knows it: a plugin with no queueing hints.
+static QUOTA: [PluginName; 1] = [PluginName::new_static("Quota")];
 
 fn quota_rejects() -> PermitPlugins {
     Quota::new(Arc::new(AtomicBool::new(true))).plugins()

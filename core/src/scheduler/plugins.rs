@@ -8,6 +8,7 @@ use crate::gang::{
     GANG_SCHEDULING,
 };
 use crate::queue::{ClusterEvent, EventKind, Gate, QueuePlugins};
+use crate::sync::Arc;
 use crate::{PluginName, Pod, QueueingHint};
 
 use super::ResourceFit;
@@ -46,12 +47,31 @@ impl ReadGroups for &Groups {
 #[derive(Clone, Debug)]
 pub struct SchedulerPlugins<G> {
     groups: G,
+    /// Plugins that registered no queueing hints (the embedder's Permit plugins): as
+    /// kube-scheduler treats a plugin without `EnqueueExtensions`, every event may make a pod
+    /// they rejected schedulable.
+    unhinted: Arc<[PluginName]>,
 }
 
 impl<G: ReadGroups> SchedulerPlugins<G> {
     /// The plugins reading the groups from `groups`.
     pub fn new(groups: G) -> SchedulerPlugins<G> {
-        SchedulerPlugins { groups }
+        SchedulerPlugins {
+            groups,
+            unhinted: Arc::new([]),
+        }
+    }
+
+    /// These plugins, with `plugins` — which register no queueing hints — interested in every
+    /// event and answering `Queue` to each, as kube-scheduler registers a plugin that does not
+    /// implement `EnqueueExtensions` for all events (`fillEventToPluginMap`). A pod one of
+    /// them rejected is retried on the next event, not only at the leftover flush.
+    pub fn with_unhinted<'a>(
+        mut self,
+        plugins: impl IntoIterator<Item = &'a PluginName>,
+    ) -> SchedulerPlugins<G> {
+        self.unhinted = plugins.into_iter().cloned().collect();
+        self
     }
 }
 
@@ -77,17 +97,19 @@ impl<G: ReadGroups> QueuePlugins for SchedulerPlugins<G> {
     fn registered(&self, plugin: &PluginName, kind: EventKind) -> bool {
         (*plugin == GANG_SCHEDULING && GANG_HINT_EVENTS.contains(&kind))
             || (plugin.as_str() == ResourceFit::PLUGIN && ResourceFit::HINT_EVENTS.contains(&kind))
+            || self.unhinted.contains(plugin)
     }
 
     fn is_event_of_interest(&self, kind: EventKind) -> bool {
         kind.is_wildcard()
+            || !self.unhinted.is_empty()
             || GANG_HINT_EVENTS.contains(&kind)
             || ResourceFit::HINT_EVENTS.contains(&kind)
     }
 
-    /// The gang's hint (a sibling added, its group appearing or lowering its min count); and
+    /// The gang's hint (a sibling added, its group appearing or lowering its min count);
     /// NodeResourcesFit's, which queues a pod that fit nowhere on any event that frees room or
-    /// adds a node (I7).
+    /// adds a node (I7); and `Queue` from a plugin without hints, for every event.
     fn hint(
         &self,
         plugin: &PluginName,
