@@ -86,7 +86,10 @@ impl PodOutcome {
     pub fn pod_scheduled(&self) -> Option<PodScheduled> {
         let unschedulable = |status: &Status| PodScheduled {
             status: false,
-            reason: if status.code() == crate::Code::Error {
+            // `handleSchedulingFailure` calls `ErrNoNodesAvailable` unschedulable too.
+            reason: if status.code() == crate::Code::Error
+                && status.message() != super::ResourceFit::NO_NODES
+            {
                 PodScheduled::SCHEDULER_ERROR
             } else {
                 PodScheduled::UNSCHEDULABLE
@@ -99,13 +102,24 @@ impl PodOutcome {
                 reason: "",
                 message: String::new(),
             },
-            PodOutcome::Unschedulable { status, .. } | PodOutcome::Rejected { status, .. } => {
-                unschedulable(status)
-            }
+            PodOutcome::Unschedulable { status, .. } => unschedulable(status),
+            // Upstream wraps a Permit rejection in a FitError over the one node the pod was
+            // assumed on (`prepareForBindingCycle`, `bindingCycle`); an error stays itself.
+            PodOutcome::Rejected { status, .. } if status.is_rejected() => PodScheduled {
+                message: fit_error_on_one_node(status),
+                ..unschedulable(status)
+            },
+            PodOutcome::Rejected { status, .. } => unschedulable(status),
+            // kube-scheduler's DefaultBinder failing, as `RunBindPlugins` words it.
             PodOutcome::BindFailed { error, .. } => PodScheduled {
                 status: false,
                 reason: PodScheduled::SCHEDULER_ERROR,
-                message: error.to_string(),
+                message: match error {
+                    BindError::Failed(why) => {
+                        format!("running Bind plugin \"DefaultBinder\": {why}")
+                    }
+                    other => format!("running Bind plugin \"DefaultBinder\": {other}"),
+                },
             },
             PodOutcome::Dropped { .. } => return None,
         })
@@ -135,6 +149,14 @@ impl PodOutcome {
             }
         }
     }
+}
+
+/// A FitError's message for a pod whose one node said `status`: each of its reasons counted
+/// once, sorted — "0/1 nodes are available: 1 over quota."
+fn fit_error_on_one_node(status: &Status) -> String {
+    let mut reasons: Vec<String> = status.reasons().iter().map(|r| format!("1 {r}")).collect();
+    reasons.sort();
+    format!("0/1 nodes are available: {}.", reasons.join(", "))
 }
 
 /// `<namespace>/<name> <what happened>`, e.g. `ml/trainer-0 bound to node-a`.

@@ -38,7 +38,8 @@ where
 /// from plugin [`NodeResourcesFit`](ResourceFit::PLUGIN), with kube-scheduler's message —
 /// each node counted under the first filter it fails, the reasons sorted:
 /// "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node
-/// affinity/selector." (with no nodes, "0/0 nodes are available.").
+/// affinity/selector." With no node at all it is kube-scheduler's `ErrNoNodesAvailable`, an
+/// error and not a verdict ([`ResourceFit::NO_NODES`]): the pod backs off as an error.
 ///
 /// Placing on the chosen node keeps it within capacity, so assumed pods never overcommit a
 /// node (only pods observed bound can, see [`CacheState::add_bound`]).
@@ -85,6 +86,10 @@ impl ResourceFit {
 
     /// NodeAffinity's reason for a node whose labels do not match the pod's node selector.
     pub const SELECTOR_MISMATCH: &'static str = "node(s) didn't match Pod's node affinity/selector";
+
+    /// kube-scheduler's `ErrNoNodesAvailable`: the cluster has no node at all. An error (the pod
+    /// backs off as one), written as an `Unschedulable` condition.
+    pub const NO_NODES: &'static str = "no nodes available to schedule pods";
 }
 
 /// Fixed-point scale of the free fractions: the score is exact integer arithmetic.
@@ -161,9 +166,10 @@ impl fmt::Display for Reason<'_> {
 /// sorted.
 fn unschedulable(pod: &Pod, cache: &CacheState) -> Status {
     let n = cache.node_count();
-    let message = if n == 0 {
-        "0/0 nodes are available.".to_owned()
-    } else {
+    if n == 0 {
+        return Status::with_reason(Code::Error, ResourceFit::NO_NODES);
+    }
+    let message = {
         let mut reasons: BTreeMap<Reason<'_>, usize> = BTreeMap::new();
         for node in cache.nodes() {
             if let Some(taint) = untolerated(node.taints(), pod.tolerations()) {
@@ -254,8 +260,12 @@ mod tests {
         let none = ResourceFit
             .place(&pod("p", 0, 0), &CacheState::new())
             .unwrap_err();
-        assert_eq!(none.message(), "0/0 nodes are available.");
-        assert!(none.is_rejected());
+        assert_eq!(none.message(), ResourceFit::NO_NODES);
+        assert_eq!(
+            none.code(),
+            Code::Error,
+            "an error, as upstream's ErrNoNodesAvailable"
+        );
     }
 
     #[test]
