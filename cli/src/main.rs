@@ -8,6 +8,9 @@ use clap::{Parser, Subcommand};
 use gangway_cli::check;
 use gangway_cli::simulate::{self, Options};
 
+mod differential_command;
+use differential_command::{differential_command, DifferentialArgs};
+
 /// mimalloc rather than the system allocator: the checker clones and drops millions of small
 /// states across its threads, and `gangway check` runs in half the time (docs/benchmarks.md).
 #[global_allocator]
@@ -44,48 +47,6 @@ enum Command {
     /// share of steps whose observations are equal and the first step where they differ, with
     /// both observations. Exits 1 if any trace differs.
     Differential(DifferentialArgs),
-}
-
-/// `gangway differential`'s flags.
-#[derive(clap::Args, Debug)]
-struct DifferentialArgs {
-    /// The queue's Go harness (`go build -ldflags=-checklinkname=0 -o BIN ./cmd/queuetrace` in
-    /// upstream/), for queue traces and generated ones.
-    #[arg(long, value_name = "BIN")]
-    upstream: Option<std::path::PathBuf>,
-    /// The gang's Go harness (`go test -c -o BIN ./cmd/gangtrace` in upstream/), for gang
-    /// traces: a trace that schedules pods (upstream/README.md) is one, run through gangway's
-    /// gang plugin and waiting map in Mode::Upstream.
-    #[arg(long, value_name = "BIN")]
-    gang: Option<std::path::PathBuf>,
-    /// gangway's queue with the rules of kube-scheduler before 1.33 (`QueueConfig::BEFORE_1_33`:
-    /// only the active queue pops, backoffs compared exactly) instead of 1.36's defaults; the
-    /// Go harness keeps 1.36's, so the traces that reach those rules differ.
-    #[arg(long)]
-    before_1_33: bool,
-    /// gangway's queue with its default for pod group members (`QueueConfig::DEFAULT`: a
-    /// failed member waits for an event like any pod) instead of the gang gates' rule the Go
-    /// harness runs (`group_members_back_off`: it backs off whatever happened).
-    #[arg(long)]
-    group_members_wait: bool,
-    /// Also run this many generated traces (random valid operations over six pods, seeds
-    /// from --seed on); a differing one is written to target/differential-SEED.jsonl.
-    #[arg(long, default_value_t = 0)]
-    generate: u64,
-    /// Also run this many generated gang traces (random valid operations over six pods in two
-    /// gangs, seeds from --seed on; needs --gang); a differing one is written to
-    /// target/differential-gang-SEED.jsonl.
-    #[arg(long, default_value_t = 0)]
-    generate_gang: u64,
-    /// The first generated trace's seed.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Operations in each generated trace.
-    #[arg(long, default_value_t = 60, value_parser = gangway_cli::parse_count)]
-    steps: usize,
-    /// The traces (JSON lines, as upstream/README.md describes).
-    #[arg(value_name = "TRACE", required_unless_present_any = ["generate", "generate_gang"])]
-    traces: Vec<std::path::PathBuf>,
 }
 
 /// `gangway bench`'s flags.
@@ -161,168 +122,6 @@ fn main() -> ExitCode {
         Command::Simulate(options) => simulate_command(&options),
         Command::Bench(args) => bench_command(&args),
         Command::Differential(args) => differential_command(&args),
-    }
-}
-
-/// Adds one trace's `outcome` to `totals` (steps, equal steps, differing traces) and prints
-/// it: a trace with a difference always, with the first difference; a generated one (named
-/// `prefix` and its seed) only then, written to target/`file`-SEED.jsonl.
-fn report<O: serde::Serialize, B: serde::Serialize + PartialEq>(
-    name: &str,
-    outcome: &gangway_cli::differential::Outcome<O, B>,
-    totals: &mut (usize, usize, usize),
-    prefix: &str,
-    file: &str,
-    trace: impl FnOnce() -> String,
-) {
-    totals.0 += outcome.steps;
-    totals.1 += outcome.equal;
-    match &outcome.first {
-        None if name.starts_with("generated") => {}
-        None => println!("{name}: {} steps, all equal", outcome.steps),
-        Some(first) => {
-            totals.2 += 1;
-            println!(
-                "{name}: {} of {} steps equal; {first}",
-                outcome.equal, outcome.steps
-            );
-            if let Some(seed) = name.strip_prefix(prefix) {
-                let path = format!("target/{file}-{seed}.jsonl");
-                match std::fs::write(&path, trace()) {
-                    Ok(()) => println!("  the trace: {path}"),
-                    Err(e) => eprintln!("gangway differential: cannot write {path}: {e}"),
-                }
-            }
-        }
-    }
-}
-
-fn differential_command(args: &DifferentialArgs) -> ExitCode {
-    use gangway_cli::differential::{self, generate, trace, Op};
-    let config = if args.before_1_33 {
-        gangsched::QueueConfig::BEFORE_1_33
-    } else {
-        gangsched::QueueConfig::DEFAULT
-    }
-    .with_group_members_back_off(!args.group_members_wait);
-    // Each trace by name: the files, then the generated ones; gang traces apart.
-    let mut traces: Vec<(String, Vec<Op>)> = Vec::new();
-    let mut gang_traces = Vec::new();
-    for path in &args.traces {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) => {
-                eprintln!("gangway differential: {}: {e}", path.display());
-                return ExitCode::from(2);
-            }
-        };
-        if differential::gang_trace::is_gang_trace(&text) {
-            match differential::gang_trace::parse(&text) {
-                Ok(ops) => gang_traces.push((path.display().to_string(), ops)),
-                Err(e) => {
-                    eprintln!("gangway differential: {}: {e}", path.display());
-                    return ExitCode::from(2);
-                }
-            }
-            continue;
-        }
-        match trace::parse(&text) {
-            Ok(ops) => traces.push((path.display().to_string(), ops)),
-            Err(e) => {
-                eprintln!("gangway differential: {}: {e}", path.display());
-                return ExitCode::from(2);
-            }
-        }
-    }
-    for seed in args.seed..args.seed.saturating_add(args.generate) {
-        let ops = generate::trace(seed, args.steps, 6, config);
-        traces.push((format!("generated seed {seed}"), ops));
-    }
-    for seed in args.seed..args.seed.saturating_add(args.generate_gang) {
-        let ops = differential::gang_generate::trace(seed, args.steps);
-        gang_traces.push((format!("generated gang seed {seed}"), ops));
-    }
-    // Steps run, steps equal, traces differing.
-    let mut totals = (0, 0, 0);
-    let harness = |flag: &str, bin: &Option<std::path::PathBuf>| match bin {
-        Some(bin) => Ok(bin.clone()),
-        None => {
-            eprintln!("gangway differential: these traces need --{flag} BIN");
-            Err(ExitCode::from(2))
-        }
-    };
-    if !gang_traces.is_empty() {
-        let bin = match harness("gang", &args.gang) {
-            Ok(bin) => bin,
-            Err(code) => return code,
-        };
-        for (name, ops) in &gang_traces {
-            let outcome = match differential::gang_differential(&bin, ops) {
-                Ok(outcome) => outcome,
-                Err(e) => {
-                    eprintln!("gangway differential: {name}: {e}");
-                    if let Some(seed) = name.strip_prefix("generated gang seed ") {
-                        let path = format!("target/differential-gang-{seed}.jsonl");
-                        let text = differential::gang_trace::to_json_lines(ops);
-                        if std::fs::write(&path, text).is_ok() {
-                            eprintln!("  the trace: {path}");
-                        }
-                    }
-                    return ExitCode::from(2);
-                }
-            };
-            let trace = || differential::gang_trace::to_json_lines(ops);
-            report(
-                name,
-                &outcome,
-                &mut totals,
-                "generated gang seed ",
-                "differential-gang",
-                trace,
-            );
-        }
-    }
-    let upstream = if traces.is_empty() {
-        std::path::PathBuf::new()
-    } else {
-        match harness("upstream", &args.upstream) {
-            Ok(bin) => bin,
-            Err(code) => return code,
-        }
-    };
-    for (name, ops) in &traces {
-        let outcome = match differential::differential(&upstream, ops, config) {
-            Ok(outcome) => outcome,
-            Err(e) => {
-                eprintln!("gangway differential: {name}: {e}");
-                return ExitCode::from(2);
-            }
-        };
-        let trace = || trace::to_json_lines(ops);
-        report(
-            name,
-            &outcome,
-            &mut totals,
-            "generated seed ",
-            "differential",
-            trace,
-        );
-    }
-    let (steps, equal, differing) = totals;
-    let share = if steps == 0 {
-        1.0
-    } else {
-        equal as f64 / steps as f64
-    };
-    println!(
-        "fidelity: {equal} of {steps} steps equal ({:.1}%), {differing} of {} traces differ",
-        share * 100.0,
-        traces.len() + gang_traces.len()
-    );
-    if differing == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
     }
 }
 

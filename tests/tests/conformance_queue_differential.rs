@@ -163,6 +163,7 @@ fn pass(
             steps,
             equal,
             first,
+            ..
         } = differential::differential(harness, &trace.ops, QueueConfig::DEFAULT)
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         figures.run += 1;

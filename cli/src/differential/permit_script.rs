@@ -7,12 +7,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use gangsched::sync::Arc;
+use gangsched::sync::{Arc, Mutex};
 use gangsched::{Code, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, Status};
 use serde::{Deserialize, Serialize};
 
-/// The scripted plugins, in the order the Permit step asks them (`scriptedPlugins` in
-/// `upstream/cmd/gangtrace/scripted.go`).
+/// The scripted plugins, in the order the Permit step asks them (`Plugins` in
+/// `upstream/internal/scripted/scripted.go`).
 pub const SCRIPTED_PLUGINS: [&str; 2] = ["PermitA", "PermitB"];
 
 /// What one scripted plugin answers: a code (`Success` when empty), a message, and for `Wait`
@@ -93,4 +93,60 @@ pub fn scripted_plugins(scripts: &BTreeMap<String, Script>) -> Result<PermitPlug
         plugins.push(Arc::new(Scripted { name, verdict }));
     }
     PermitPlugins::new(plugins).map_err(|e| e.to_string())
+}
+
+/// The scripts a driver trace's current `schedule_one` gives, shared with the plugins of
+/// [`switchable_plugins`]: a scheduler's plugins are fixed when it is built, their answers
+/// change with each cycle.
+#[derive(Clone, Default)]
+pub struct Scripts(Arc<Mutex<BTreeMap<String, Script>>>);
+
+impl Scripts {
+    /// The plugins answer `scripts` until [`clear`](Self::clear); an unknown plugin or code is
+    /// an error of the trace, and nothing changes.
+    pub fn set(&self, scripts: &BTreeMap<String, Script>) -> Result<(), String> {
+        scripted_plugins(scripts)?;
+        *self.0.lock() = scripts.clone();
+        Ok(())
+    }
+
+    /// Every plugin allows again.
+    pub fn clear(&self) {
+        self.0.lock().clear();
+    }
+
+    fn verdict(&self, name: &str) -> PermitVerdict {
+        let scripts = self.0.lock();
+        scripts
+            .get(name)
+            .and_then(|s| s.verdict().ok())
+            .unwrap_or(PermitVerdict::Allow)
+    }
+}
+
+/// A scripted plugin reading its answer from [`Scripts`] when asked.
+struct Switchable {
+    name: &'static str,
+    scripts: Scripts,
+}
+
+impl PermitPlugin for Switchable {
+    fn name(&self) -> PluginName {
+        PluginName::new_static(self.name)
+    }
+
+    fn permit(&self, _: &Pod, _: &str) -> PermitVerdict {
+        self.scripts.verdict(self.name)
+    }
+}
+
+/// The scripted plugins, in order, answering whatever `scripts` holds when Permit asks them.
+pub fn switchable_plugins(scripts: &Scripts) -> PermitPlugins {
+    let plugins = SCRIPTED_PLUGINS.map(|name| {
+        Arc::new(Switchable {
+            name,
+            scripts: scripts.clone(),
+        }) as Arc<dyn PermitPlugin>
+    });
+    PermitPlugins::new(plugins).expect("the scripted plugins have distinct names")
 }

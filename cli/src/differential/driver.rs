@@ -1,0 +1,407 @@
+//! A driver trace through gangway's whole [`Scheduler`] in [`Mode::Upstream`], observed as
+//! `upstream/cmd/drivertrace` observes kube-scheduler's `ScheduleOne`. The runner plays only
+//! the parts outside a scheduler: the API server and informer (the pods' objects, a bound
+//! pod reported assigned, a condition as the failure handler writes it), the binder's
+//! answers, and the clock with the queue's periodic flushes on kube-scheduler's cadence
+//! (`wait.Until` every second and every 30 s from the queue's start). Every scheduling
+//! decision — placement, Permit, failure routing, the move-alls — is the scheduler's own.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use gangsched::checking::{self, steps};
+use gangsched::queue::QueuePlace;
+use gangsched::scheduler::{outcome_channel, BindError, CycleOutcome, Node, PodOutcome};
+use gangsched::sync::{Arc, Mutex};
+use gangsched::waiting::Receiver;
+use gangsched::{Mode, Pod, PodId, Resources, Scheduler, SchedulerConfig, Time};
+
+use super::driver_trace::{Condition, DriverObservation, DriverOp};
+use super::permit_script::{switchable_plugins, Scripts};
+
+const NAMESPACE: &str = "ns";
+
+/// What a node holds besides its CPU (kube-scheduler's side gives it 64 GiB and 110 pods).
+const NODE_MEMORY: u64 = 64 << 30;
+
+/// The message of a bind the trace makes fail (the Go harness's API error).
+pub const BIND_REJECTED: &str = "binding rejected by the trace";
+
+/// Runs `ops` through a fresh scheduler in [`Mode::Upstream`]; one observation per step.
+pub fn run(ops: &[DriverOp]) -> Vec<DriverObservation> {
+    run_in(Mode::Upstream, ops)
+}
+
+/// Runs `ops` through a fresh scheduler in `mode`.
+pub fn run_in(mode: Mode, ops: &[DriverOp]) -> Vec<DriverObservation> {
+    let mut runner = DriverRunner::in_mode(mode);
+    ops.iter().map(|op| runner.step(op)).collect()
+}
+
+/// gangway's scheduler driven one operation at a time.
+pub struct DriverRunner {
+    scheduler: Scheduler,
+    outcomes: Receiver<PodOutcome>,
+    scripts: Scripts,
+    failing_binds: Arc<Mutex<BTreeSet<String>>>,
+    now: Time,
+    /// The next instants the backoff flush and the leftover flush run.
+    next_backoff_flush: Time,
+    next_leftover_flush: Time,
+    /// The API server's pods (their latest object) and every name the trace added.
+    pods: BTreeMap<String, Pod>,
+    names: BTreeSet<String>,
+    /// Each pod's `PodScheduled` condition as last written.
+    conditions: BTreeMap<String, Condition>,
+    steps: usize,
+}
+
+impl Default for DriverRunner {
+    fn default() -> Self {
+        DriverRunner::new()
+    }
+}
+
+impl DriverRunner {
+    /// A fresh scheduler in `Mode::Upstream` with the scripted Permit plugins, at time zero.
+    pub fn new() -> DriverRunner {
+        DriverRunner::in_mode(Mode::Upstream)
+    }
+
+    /// The same in `mode`.
+    pub fn in_mode(mode: Mode) -> DriverRunner {
+        let config = SchedulerConfig::default().with_mode(mode);
+        let scripts = Scripts::default();
+        let failing_binds: Arc<Mutex<BTreeSet<String>>> = Arc::default();
+        let failing = failing_binds.clone();
+        let binder = move |pod: &Pod, _: &str| {
+            if failing.lock().remove(pod.name()) {
+                Err(BindError::Failed(BIND_REJECTED.to_owned()))
+            } else {
+                Ok(())
+            }
+        };
+        let (sink, outcomes) = outcome_channel();
+        let scheduler = Scheduler::builder(config)
+            .binder(binder)
+            .permit_plugins(switchable_plugins(&scripts))
+            .outcomes(sink)
+            .build();
+        DriverRunner {
+            next_backoff_flush: Time::ZERO + config.backoff_flush_interval,
+            next_leftover_flush: Time::ZERO + config.leftover_flush_interval,
+            scheduler,
+            outcomes,
+            scripts,
+            failing_binds,
+            now: Time::ZERO,
+            pods: BTreeMap::new(),
+            names: BTreeSet::new(),
+            conditions: BTreeMap::new(),
+            steps: 0,
+        }
+    }
+
+    /// Applies `op`; what it saw.
+    pub fn step(&mut self, op: &DriverOp) -> DriverObservation {
+        self.steps += 1;
+        let mut obs = DriverObservation {
+            step: self.steps,
+            op: op.name().to_owned(),
+            ..DriverObservation::default()
+        };
+        let before = self.conditions.clone();
+        if let Err(e) = self.apply(op, &mut obs) {
+            obs.error = Some(e);
+        }
+        self.settle(&mut obs, &before);
+        obs
+    }
+
+    /// The runner's time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Whether a `schedule_one` would pop a pod now.
+    pub fn can_pop(&self) -> bool {
+        self.scheduler.queue().snapshot().heads().next().is_some()
+    }
+
+    /// The pods the trace added and that are not deleted, and whether each is bound.
+    pub fn live_pods(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.pods
+            .iter()
+            .map(|(name, pod)| (name.as_str(), pod.node().is_some()))
+    }
+
+    /// The pods waiting at Permit now.
+    pub fn waiting_pods(&self) -> Vec<String> {
+        let waiting = self.scheduler.waiting().snapshot();
+        waiting.iter().map(|w| w.id().as_str().to_owned()).collect()
+    }
+
+    fn apply(&mut self, op: &DriverOp, obs: &mut DriverObservation) -> Result<(), String> {
+        let now = self.now;
+        let s = &self.scheduler;
+        match op {
+            DriverOp::Node { node, cpu_milli } => {
+                let node = Node::new(node, Resources::new(*cpu_milli, NODE_MEMORY));
+                s.add_node(node, now).map_err(|e| e.to_string())?;
+            }
+            DriverOp::DeleteNode { node } => {
+                s.delete_node(node).map_err(|e| e.to_string())?;
+            }
+            DriverOp::Add {
+                pod,
+                cpu_milli,
+                priority,
+            } => {
+                if self.names.contains(pod) {
+                    return Err(format!("pod {pod} exists"));
+                }
+                let object = Pod::new(pod.as_str(), NAMESPACE, pod)
+                    .with_priority(*priority)
+                    .with_requests(Resources::new(*cpu_milli, 0));
+                self.names.insert(pod.clone());
+                self.pods.insert(pod.clone(), object.clone());
+                s.add_pod(object, now).map_err(|e| e.to_string())?;
+            }
+            DriverOp::ScheduleOne { plugins } => {
+                self.scripts.set(plugins)?;
+                let cycle = s.schedule_one(now);
+                self.scripts.clear();
+                let outcome = cycle.ok_or("nothing to pop")?;
+                obs.popped = cycle_pod(&outcome).map(|id| id.as_str().to_owned());
+                if let CycleOutcome::Waiting { pod, .. } = &outcome {
+                    // kube-scheduler writes a waiting pod's `status.nominatedNodeName` as its
+                    // binding cycle starts; the informer reports the update.
+                    self.status_written(pod.as_str());
+                }
+            }
+            DriverOp::FailBind { pod } => {
+                self.failing_binds.lock().insert(pod.clone());
+            }
+            DriverOp::Delete { pod } => {
+                let object = self
+                    .pods
+                    .remove(pod)
+                    .ok_or_else(|| format!("pod {pod} is unknown"))?;
+                s.delete_pod(&object, now).map_err(|e| e.to_string())?;
+            }
+            DriverOp::Allow { pod, plugin } => {
+                s.waiting().allow(&PodId::from(pod.as_str()), plugin);
+            }
+            DriverOp::Reject {
+                pod,
+                plugin,
+                message,
+            } => {
+                let id = PodId::from(pod.as_str());
+                obs.decided = Some(s.waiting().reject(&id, plugin.clone(), message));
+            }
+            DriverOp::AdvanceMs { ms } => self.advance(Duration::from_millis(*ms)),
+        }
+        Ok(())
+    }
+
+    /// Time moves by `by`: at each instant something is due — a Permit deadline, the backoff
+    /// flush's second, the leftover flush's 30 s — it happens, and the binding cycles its
+    /// decisions start run.
+    fn advance(&mut self, by: Duration) {
+        let target = self.now + by;
+        loop {
+            let mut parts = checking::scheduler_parts(&self.scheduler);
+            let deadline = steps::next_permit_deadline(&mut parts);
+            drop(parts);
+            let next = [
+                deadline,
+                Some(self.next_backoff_flush),
+                Some(self.next_leftover_flush),
+            ]
+            .into_iter()
+            .flatten()
+            .min()
+            .expect("the flushes are always due");
+            if next > target {
+                break;
+            }
+            self.now = next;
+            let mut parts = checking::scheduler_parts(&self.scheduler);
+            if deadline == Some(next) {
+                steps::expire_deadlines(&mut parts, next);
+            }
+            if self.next_backoff_flush == next {
+                steps::flush_backoff(&mut parts, next);
+                self.next_backoff_flush = next + self.scheduler.config().backoff_flush_interval;
+            }
+            if self.next_leftover_flush == next {
+                steps::flush_leftover(&mut parts, next);
+                self.next_leftover_flush = next + self.scheduler.config().leftover_flush_interval;
+            }
+            drop(parts);
+            self.run_binding_cycles();
+        }
+        self.now = target;
+    }
+
+    /// The binding cycles that can run, run — as kube-scheduler's goroutines do before its
+    /// step settles — and the informer's report of each pod they bound.
+    fn run_binding_cycles(&mut self) {
+        while self.scheduler.run_binding_cycles(self.now) > 0 {}
+        self.take_outcomes();
+    }
+
+    /// The outcomes delivered so far: a bound pod's object gets its node and the informer
+    /// reports the update; every outcome writes its pod's condition.
+    fn take_outcomes(&mut self) {
+        for outcome in self.outcomes.drain() {
+            let name = outcome.pod().name().to_owned();
+            if let PodOutcome::Bound { pod, node } = &outcome {
+                let old = self.pods.get(&name).cloned().unwrap_or_else(|| pod.clone());
+                let bound = old.clone().with_node(node);
+                self.pods.insert(name.clone(), bound.clone());
+                let _ = self.scheduler.update_pod(old, bound, self.now);
+            }
+            if let Some(condition) = outcome.pod_scheduled() {
+                let condition = Condition {
+                    status: condition.status_str().to_owned(),
+                    reason: condition.reason.to_owned(),
+                    message: condition.message,
+                };
+                // The failure handler patches the condition only when it changed.
+                let changed = self.conditions.get(&name) != Some(&condition);
+                self.conditions.insert(name.clone(), condition);
+                if changed && !matches!(outcome, PodOutcome::Bound { .. }) {
+                    self.status_written(&name);
+                }
+            }
+        }
+    }
+
+    /// The scheduler wrote pod `name`'s status (a condition, a nominated node): the informer
+    /// reports an update of the unscheduled pod, its spec unchanged.
+    fn status_written(&mut self, name: &str) {
+        if let Some(pod) = self.pods.get(name).filter(|p| p.node().is_none()) {
+            let _ = self
+                .scheduler
+                .update_pod(pod.clone(), pod.clone(), self.now);
+        }
+    }
+
+    /// Fills in what the step left: the binding cycles run, the places, the waiting pods, the
+    /// bound pods' nodes and the conditions that changed.
+    fn settle(&mut self, obs: &mut DriverObservation, before: &BTreeMap<String, Condition>) {
+        self.run_binding_cycles();
+        let queue = self.scheduler.queue().snapshot();
+        for name in &self.names {
+            let id = PodId::from(name.as_str());
+            let place = match queue.place(&id) {
+                Some(QueuePlace::Active(_)) => "active",
+                Some(QueuePlace::Backoff(_)) => "backoff",
+                Some(QueuePlace::ErrorBackoff(_)) => "error_backoff",
+                Some(QueuePlace::Unschedulable)
+                    if queue.info(&id).is_some_and(|i| i.gated_by().is_some()) =>
+                {
+                    "gated"
+                }
+                Some(QueuePlace::Unschedulable) => "unschedulable",
+                Some(QueuePlace::InFlight) => "in_flight",
+                // The API server's object, as the informer has it (a pod on a deleted node
+                // stays bound until it is deleted itself).
+                None if self.pods.get(name).is_some_and(|p| p.node().is_some()) => "bound",
+                None => "absent",
+            };
+            obs.places.insert(name.clone(), place.to_owned());
+        }
+        for waiting in self.scheduler.waiting().snapshot() {
+            let mut plugins: Vec<String> = waiting
+                .pending_plugins()
+                .iter()
+                .map(|p| p.to_string())
+                .collect();
+            plugins.sort();
+            obs.waiting
+                .insert(waiting.id().as_str().to_owned(), plugins);
+        }
+        for (name, pod) in &self.pods {
+            if let Some(node) = pod.node() {
+                obs.nodes.insert(name.clone(), node.to_owned());
+            }
+        }
+        for (name, condition) in &self.conditions {
+            if before.get(name) != Some(condition) && self.pods.contains_key(name) {
+                obs.conditions.insert(name.clone(), condition.clone());
+            }
+        }
+    }
+}
+
+/// The pod a scheduling cycle popped.
+fn cycle_pod(outcome: &CycleOutcome) -> Option<&PodId> {
+    match outcome {
+        CycleOutcome::Allowed { pod, .. }
+        | CycleOutcome::Waiting { pod, .. }
+        | CycleOutcome::Rejected { pod, .. }
+        | CycleOutcome::Released { pod, .. }
+        | CycleOutcome::Dropped { pod }
+        | CycleOutcome::Unschedulable { pod, .. } => Some(pod),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::driver_trace::{parse, parse_observations};
+    use super::super::compare;
+    use super::*;
+
+    const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../upstream/traces");
+
+    /// Each driver trace with the real code's observations recorded beside it.
+    fn recorded() -> Vec<(String, Vec<DriverOp>, Vec<DriverObservation>)> {
+        let mut traces = Vec::new();
+        for entry in std::fs::read_dir(TRACES).expect("upstream/traces") {
+            let path = entry.expect("an entry").path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !(name.starts_with("driver_") && name.ends_with(".jsonl")) {
+                continue;
+            }
+            let ops = parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let upstream = std::fs::read_to_string(path.with_extension("jsonl.upstream"))
+                .unwrap_or_else(|e| panic!("{name}: its recorded observations: {e}"));
+            traces.push((name, ops, parse_observations(&upstream).unwrap()));
+        }
+        traces.sort_by(|a, b| a.0.cmp(&b.0));
+        traces
+    }
+
+    #[test]
+    fn upstream_mode_drives_every_recorded_trace_as_kube_scheduler_does() {
+        let traces = recorded();
+        assert!(traces.len() >= 7, "{}", traces.len());
+        for (name, ops, upstream) in traces {
+            let outcome = compare(&ops, &upstream, &run(&ops));
+            assert!(outcome.first.is_none(), "{name}: {}", outcome.first.unwrap());
+        }
+    }
+
+    /// The witness that the driver differential can fail: Hardened releases a pod rejected at
+    /// Permit in its binding cycle and announces the room it held, which kube-scheduler's
+    /// scheduling cycle does not.
+    #[test]
+    fn hardened_mode_differs_where_upstream_releases_in_the_scheduling_cycle() {
+        let (name, ops, upstream) = recorded()
+            .into_iter()
+            .find(|(name, ..)| name == "driver_permit_reject.jsonl")
+            .expect("the trace");
+        let outcome = compare(&ops, &upstream, &run_in(Mode::Hardened, &ops));
+        let first = outcome.first.expect("a difference");
+        // p3 rejected at Permit: kube-scheduler leaves the parked p2 where it is, Hardened's
+        // binding cycle announces p3's room and moves it.
+        let (real, ours) = (first.upstream.unwrap(), first.gangway.unwrap());
+        assert_eq!(first.step, 8, "{name}");
+        assert_eq!(real.places["p2"], "unschedulable");
+        assert_eq!(ours.places["p2"], "backoff");
+    }
+}

@@ -1,0 +1,189 @@
+//! Random driver traces for the differential: valid operation sequences over one node (which
+//! may leave and come back) and six pods, built op by op against gangway's driver runner (so
+//! that a `schedule_one` comes only when a pod can pop, a `reject` names a waiting pod).
+//!
+//! Time moves a millisecond after every other operation: equal priorities stamped at equal
+//! times would leave both heaps' order to chance (kube-scheduler's heap is not stable, gangway
+//! breaks ties by name) and report differences that are none. No two Permit waits of a trace
+//! end at the same instant, where the order the real code's timer goroutines run in is not
+//! the trace's to choose.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gangsched::Time;
+
+use super::driver::DriverRunner;
+use super::driver_trace::DriverOp;
+use super::permit_script::{Script, SCRIPTED_PLUGINS};
+use crate::simulate::generate::SplitMix64;
+
+const PODS: usize = 6;
+const NODE: &str = "n0";
+/// The node's CPU and the pods' requests: three of the middle size fill it.
+const NODE_CPU: u64 = 1_000;
+const REQUESTS: [u64; 4] = [0, 300, 400, 700];
+const WAITS: [u64; 4] = [1_337, 2_711, 4_111, 61_001];
+const ADVANCES: [u64; 5] = [100, 500, 1_000, 2_600, 30_000];
+
+/// What the scripted Permit plugins answer in one cycle: mostly nothing, sometimes a wait, a
+/// rejection or an error. A wait's deadline is one no other timer of the trace has.
+fn scripts(
+    rng: &mut SplitMix64,
+    now: Time,
+    deadlines: &mut BTreeSet<Time>,
+) -> BTreeMap<String, Script> {
+    let mut scripts = BTreeMap::new();
+    for name in SCRIPTED_PLUGINS {
+        let script = match rng.range(0, 11) {
+            0..=2 => {
+                let start = rng.range(0, WAITS.len() as u64 - 1) as usize;
+                let free = (0..WAITS.len())
+                    .map(|i| WAITS[(start + i) % WAITS.len()])
+                    .find(|&ms| !deadlines.contains(&(now + std::time::Duration::from_millis(ms))));
+                let Some(wait_ms) = free else { continue };
+                deadlines.insert(now + std::time::Duration::from_millis(wait_ms));
+                Script {
+                    code: "Wait".to_owned(),
+                    wait_ms,
+                    ..Script::default()
+                }
+            }
+            3 => Script {
+                code: "Unschedulable".to_owned(),
+                message: "over quota".to_owned(),
+                ..Script::default()
+            },
+            4 => Script {
+                code: ["UnschedulableAndUnresolvable", "Error"][rng.range(0, 1) as usize]
+                    .to_owned(),
+                message: "budget store down".to_owned(),
+                ..Script::default()
+            },
+            _ => continue,
+        };
+        scripts.insert(name.to_owned(), script);
+    }
+    scripts
+}
+
+/// A driver trace of `steps` operations from `seed`.
+pub fn trace(seed: u64, steps: usize) -> Vec<DriverOp> {
+    let mut rng = SplitMix64(seed);
+    let mut runner = DriverRunner::new();
+    let mut deadlines = BTreeSet::new();
+    let mut node_up = true;
+    let mut ops = vec![
+        DriverOp::Node {
+            node: NODE.to_owned(),
+            cpu_milli: NODE_CPU,
+        },
+        DriverOp::AdvanceMs { ms: 1 },
+    ];
+    for op in &ops {
+        runner.step(op);
+    }
+    let mut made = 0;
+    let pick = |rng: &mut SplitMix64, names: &[String]| -> Option<String> {
+        (!names.is_empty()).then(|| names[rng.range(0, names.len() as u64 - 1) as usize].clone())
+    };
+    while ops.len() < steps {
+        let live: Vec<String> = runner.live_pods().map(|(p, _)| p.to_owned()).collect();
+        let unbound: Vec<String> = runner
+            .live_pods()
+            .filter(|(_, bound)| !bound)
+            .map(|(p, _)| p.to_owned())
+            .collect();
+        let waiting = runner.waiting_pods();
+        let plugin = SCRIPTED_PLUGINS[rng.range(0, 1) as usize].to_owned();
+        let op = match rng.range(0, 99) {
+            0..=14 if made < PODS => {
+                made += 1;
+                DriverOp::Add {
+                    pod: format!("p{}", made - 1),
+                    cpu_milli: REQUESTS[rng.range(0, REQUESTS.len() as u64 - 1) as usize],
+                    priority: [0, 0, 10][rng.range(0, 2) as usize],
+                }
+            }
+            0..=44 if runner.can_pop() => DriverOp::ScheduleOne {
+                plugins: scripts(&mut rng, runner.now(), &mut deadlines),
+            },
+            45..=50 => match pick(&mut rng, &unbound) {
+                Some(pod) => DriverOp::FailBind { pod },
+                None => continue,
+            },
+            51..=55 => match pick(&mut rng, &live) {
+                Some(pod) => DriverOp::Delete { pod },
+                None => continue,
+            },
+            56..=61 => match pick(&mut rng, &waiting) {
+                Some(pod) => DriverOp::Allow { pod, plugin },
+                None => continue,
+            },
+            62..=65 => match pick(&mut rng, &waiting) {
+                Some(pod) => DriverOp::Reject {
+                    pod,
+                    plugin,
+                    message: "rejected by the trace".to_owned(),
+                },
+                None => continue,
+            },
+            66..=67 if node_up => {
+                node_up = false;
+                DriverOp::DeleteNode {
+                    node: NODE.to_owned(),
+                }
+            }
+            66..=69 if !node_up => {
+                node_up = true;
+                DriverOp::Node {
+                    node: NODE.to_owned(),
+                    cpu_milli: NODE_CPU,
+                }
+            }
+            70..=99 => DriverOp::AdvanceMs {
+                ms: ADVANCES[rng.range(0, ADVANCES.len() as u64 - 1) as usize],
+            },
+            _ => continue,
+        };
+        let stamps = !matches!(op, DriverOp::AdvanceMs { .. });
+        runner.step(&op);
+        ops.push(op);
+        if stamps {
+            // Equal priorities stamped at equal times would leave both heaps' order to chance.
+            let tick = DriverOp::AdvanceMs { ms: 1 };
+            runner.step(&tick);
+            ops.push(tick);
+        }
+    }
+    ops.truncate(steps);
+    ops
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::driver::run;
+    use super::*;
+
+    #[test]
+    fn generated_traces_bind_wait_time_out_fail_and_delete() {
+        let (mut bound, mut waited, mut timed_out, mut bind_failed, mut rejected) = (0, 0, 0, 0, 0);
+        for seed in 1..=20 {
+            let ops = trace(seed, 80);
+            assert_eq!(ops.len(), 80);
+            for (op, obs) in ops.iter().zip(run(&ops)) {
+                assert_eq!(obs.error, None, "seed {seed}: {op:?}");
+                waited += usize::from(!obs.waiting.is_empty());
+                for condition in obs.conditions.values() {
+                    bound += usize::from(condition.status == "True");
+                    timed_out += usize::from(condition.message.contains("timeout"));
+                    bind_failed += usize::from(condition.reason == "SchedulerError");
+                    rejected += usize::from(condition.message.contains("over quota"));
+                }
+            }
+        }
+        assert!(
+            bound > 0 && waited > 0 && timed_out > 0 && bind_failed > 0 && rejected > 0,
+            "{bound} {waited} {timed_out} {bind_failed} {rejected}"
+        );
+    }
+}
