@@ -204,7 +204,7 @@ fn bad_input_is_refused_with_typed_errors_that_hand_back_what_was_given() {
     assert!(matches!(err, AddNodeError::Duplicate(_)), "{err}");
     assert_eq!(err.into_node(), dup);
     assert!(matches!(
-        s.delete_node("nope").unwrap_err(),
+        s.delete_node("nope", clock.now()).unwrap_err(),
         RemoveNodeError::UnknownNode(_)
     ));
     let twice = PodGroup::gang("ml", "g", 1).unwrap();

@@ -150,7 +150,7 @@ impl DriverRunner {
                 s.add_node(node, now).map_err(|e| e.to_string())?;
             }
             DriverOp::DeleteNode { node } => {
-                s.delete_node(node).map_err(|e| e.to_string())?;
+                s.delete_node(node, now).map_err(|e| e.to_string())?;
             }
             DriverOp::Add {
                 pod,
@@ -352,8 +352,8 @@ fn cycle_pod(outcome: &CycleOutcome) -> Option<&PodId> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::driver_trace::{parse, parse_observations};
     use super::super::compare;
+    use super::super::driver_trace::{parse, parse_observations};
     use super::*;
 
     const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../upstream/traces");
@@ -382,7 +382,11 @@ mod tests {
         assert!(traces.len() >= 7, "{}", traces.len());
         for (name, ops, upstream) in traces {
             let outcome = compare(&ops, &upstream, &run(&ops));
-            assert!(outcome.first.is_none(), "{name}: {}", outcome.first.unwrap());
+            assert!(
+                outcome.first.is_none(),
+                "{name}: {}",
+                outcome.first.unwrap()
+            );
         }
     }
 

@@ -19,6 +19,9 @@ pub enum EventKind {
     NodeAdd,
     /// A node changed.
     NodeUpdate,
+    /// A node was deleted (kube-scheduler announces it before its cache forgets the node;
+    /// only a plugin registered for every event cares).
+    NodeDelete,
     /// A PodGroup object was created.
     PodGroupAdd,
     /// A PodGroup object changed.
@@ -64,6 +67,8 @@ pub enum ClusterEvent {
     NodeAdd(String),
     /// See [`EventKind::NodeUpdate`]; the node's name.
     NodeUpdate(String),
+    /// See [`EventKind::NodeDelete`]; the node's name.
+    NodeDelete(String),
     /// See [`EventKind::PodGroupAdd`].
     PodGroupAdd(PodGroup),
     /// See [`EventKind::PodGroupUpdate`].
@@ -91,6 +96,7 @@ impl ClusterEvent {
             ClusterEvent::AssignedPodDelete(_) => EventKind::AssignedPodDelete,
             ClusterEvent::NodeAdd(_) => EventKind::NodeAdd,
             ClusterEvent::NodeUpdate(_) => EventKind::NodeUpdate,
+            ClusterEvent::NodeDelete(_) => EventKind::NodeDelete,
             ClusterEvent::PodGroupAdd(_) => EventKind::PodGroupAdd,
             ClusterEvent::PodGroupUpdate { .. } => EventKind::PodGroupUpdate,
             ClusterEvent::ForceActivate => EventKind::ForceActivate,
@@ -114,7 +120,9 @@ impl fmt::Debug for ClusterEvent {
             ClusterEvent::UnscheduledPodUpdate { new, .. } => {
                 write!(f, "{:?}({})", self.kind(), new.id())
             }
-            ClusterEvent::NodeAdd(n) | ClusterEvent::NodeUpdate(n) => {
+            ClusterEvent::NodeAdd(n)
+            | ClusterEvent::NodeUpdate(n)
+            | ClusterEvent::NodeDelete(n) => {
                 write!(f, "{:?}({n})", self.kind())
             }
             ClusterEvent::PodGroupAdd(g) | ClusterEvent::PodGroupUpdate { new: g, .. } => {

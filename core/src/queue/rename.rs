@@ -34,6 +34,7 @@ impl Renamed for ClusterEvent {
             },
             ClusterEvent::NodeAdd(_)
             | ClusterEvent::NodeUpdate(_)
+            | ClusterEvent::NodeDelete(_)
             | ClusterEvent::ForceActivate
             | ClusterEvent::UnschedulableTimeout
             | ClusterEvent::BackoffComplete => self.clone(),

@@ -154,6 +154,10 @@ pub(super) struct NodeEntry {
     /// The sum of `pods`' requests, saturating (I5).
     pub(super) requested: Resources,
     pub(super) pods: BTreeSet<PodId>,
+    /// The node was deleted while pods were on it: kube-scheduler's cache keeps such a node's
+    /// pods (their own deletes may still be on their way) but schedules nothing there, and a
+    /// node of the name that comes back has them again. Gone with its last pod.
+    pub(super) deleted: bool,
 }
 
 /// A pod's entry. Its node's name is shared with the node's key (one allocation per node, not
@@ -203,11 +207,21 @@ impl CacheState {
         CacheState::default()
     }
 
-    /// Adds `node` with nothing requested on it. A node of the same name → error handing
-    /// `node` back; nothing changes.
+    /// Adds `node` with nothing requested on it — or, if a node of its name was deleted with
+    /// pods still on it ([`remove_node`](Self::remove_node)), brings it back with them, as
+    /// kube-scheduler's cache does. A node of the same name → error handing `node` back;
+    /// nothing changes.
     pub fn add_node(&mut self, node: Node) -> Result<(), AddNodeError> {
-        if self.nodes.contains_key(node.name()) {
-            return Err(AddNodeError::Duplicate(node));
+        if let Some(entry) = self.nodes.get_mut(node.name()) {
+            if !entry.deleted {
+                return Err(AddNodeError::Duplicate(node));
+            }
+            // Back before the pods left on it went: they are there again (I5).
+            entry.capacity = node.capacity().clone();
+            entry.labels = node.labels().clone();
+            entry.taints = node.taints().to_vec();
+            entry.deleted = false;
+            return Ok(());
         }
         let entry = NodeEntry {
             capacity: node.capacity().clone(),
@@ -215,6 +229,7 @@ impl CacheState {
             taints: node.taints().to_vec(),
             requested: Resources::ZERO,
             pods: BTreeSet::new(),
+            deleted: false,
         };
         self.nodes.insert(node.shared_name().clone(), entry);
         Ok(())
@@ -226,7 +241,7 @@ impl CacheState {
     /// changed — an informer's resync of the same node is a no-op. Unknown node → error
     /// handing `node` back.
     pub fn update_node(&mut self, node: Node) -> Result<bool, UpdateNodeError> {
-        let Some(entry) = self.nodes.get_mut(node.name()) else {
+        let Some(entry) = self.nodes.get_mut(node.name()).filter(|e| !e.deleted) else {
             return Err(UpdateNodeError::UnknownNode(node));
         };
         let same = entry.capacity == *node.capacity()
@@ -240,36 +255,44 @@ impl CacheState {
         Ok(!same)
     }
 
-    /// Removes the node `name` and drops the pods assumed on or bound to it from the cache
-    /// (keeping I5: no pod on an unknown node); returns those pods in id order.
+    /// Removes the node `name`: nothing is placed there any more and it is no longer listed
+    /// ([`node`](Self::node), [`nodes`](Self::nodes), [`node_count`](Self::node_count)).
+    /// The pods assumed on or bound to it stay, with their requests, until they are removed
+    /// or forgotten one by one — their deletes come on their own — as kube-scheduler's cache
+    /// keeps them (`RemoveNode`): if the node comes back first it has them again, and is
+    /// never overcommitted by a cache that forgot them. Returns those pods in id order.
     pub fn remove_node(&mut self, name: &str) -> Result<Vec<PodId>, RemoveNodeError> {
         let entry = self
             .nodes
-            .remove(name)
+            .get_mut(name)
+            .filter(|e| !e.deleted)
             .ok_or_else(|| RemoveNodeError::UnknownNode(name.to_owned()))?;
-        for id in &entry.pods {
-            self.pods.remove(id);
-            self.assumed.remove(id);
+        let pods: Vec<PodId> = entry.pods.iter().cloned().collect();
+        if pods.is_empty() {
+            self.nodes.remove(name);
+        } else {
+            entry.deleted = true;
         }
-        Ok(entry.pods.into_iter().collect())
+        Ok(pods)
     }
 
     /// The node `name`, if it is in the cache.
     pub fn node(&self, name: &str) -> Option<NodeView<'_>> {
         let (name, entry) = self.nodes.get_key_value(name)?;
-        Some(NodeView::new(name, entry))
+        (!entry.deleted).then(|| NodeView::new(name, entry))
     }
 
     /// Every node, in name order.
     pub fn nodes(&self) -> impl Iterator<Item = NodeView<'_>> + '_ {
         self.nodes
             .iter()
+            .filter(|(_, entry)| !entry.deleted)
             .map(|(name, entry)| NodeView::new(name, entry))
     }
 
-    /// How many nodes are in the cache.
+    /// How many nodes are in the cache (not counting deleted ones that still hold pods).
     pub fn node_count(&self) -> usize {
-        self.nodes.len()
+        self.nodes.values().filter(|e| !e.deleted).count()
     }
 
     /// Reserves `pod.requests()` for `pod` on `node` (the Reserve step). Does not check that
@@ -284,7 +307,7 @@ impl CacheState {
                 PodPhase::Bound => AssumeError::AlreadyBound { pod, node },
             });
         }
-        if !self.nodes.contains_key(node) {
+        if self.node(node).is_none() {
             return Err(AssumeError::UnknownNode {
                 pod: pod.id().clone(),
                 node: node.to_owned(),
@@ -335,7 +358,7 @@ impl CacheState {
         let node = pod
             .node()
             .ok_or_else(|| AddBoundError::NoNode(id.clone()))?;
-        if !self.nodes.contains_key(node) {
+        if self.node(node).is_none() {
             return Err(AddBoundError::UnknownNode {
                 pod: id.clone(),
                 node: node.to_owned(),
@@ -393,57 +416,6 @@ impl CacheState {
         self.assumed.len()
     }
 
-    /// Verifies the node part of I5: each node's requested resources are the (saturating) sum
-    /// of its pods' requests; each pod is on exactly the node it names, and that node is in
-    /// the cache; the assumed index lists exactly the assumed pods. The error describes the
-    /// first violation found.
-    pub fn check(&self) -> Result<(), String> {
-        for (id, entry) in &self.pods {
-            let Some(node) = self.nodes.get(&entry.node) else {
-                return Err(format!("pod {id} is on unknown node {} (I5)", entry.node));
-            };
-            if !node.pods.contains(id) {
-                return Err(format!(
-                    "pod {id} names node {} but is not on it (I5)",
-                    entry.node
-                ));
-            }
-            if (entry.phase == PodPhase::Assumed) != self.assumed.contains(id) {
-                return Err(format!(
-                    "pod {id} is {:?} but indexed otherwise",
-                    entry.phase
-                ));
-            }
-        }
-        if let Some(id) = self.assumed.iter().find(|id| !self.pods.contains_key(*id)) {
-            return Err(format!(
-                "pod {id} is indexed as assumed but not in the cache"
-            ));
-        }
-        for (name, node) in &self.nodes {
-            let mut sum = Resources::ZERO;
-            for id in &node.pods {
-                match self.pods.get(id) {
-                    Some(entry) if entry.node == *name => sum = &sum + &entry.requests,
-                    Some(entry) => {
-                        return Err(format!(
-                            "pod {id} is on node {name} but names node {} (I5)",
-                            entry.node
-                        ))
-                    }
-                    None => return Err(format!("unknown pod {id} is on node {name} (I5)")),
-                }
-            }
-            if sum != node.requested {
-                return Err(format!(
-                    "node {name} has {} requested but its pods request {sum} (I5)",
-                    node.requested
-                ));
-            }
-        }
-        Ok(())
-    }
-
     /// Puts a pod that is not in the cache on `node`, which exists, adding its requests there.
     fn place(&mut self, id: PodId, node: &str, requests: Resources, phase: PodPhase) {
         let Some((name, _)) = self.nodes.get_key_value(node) else {
@@ -481,6 +453,9 @@ impl CacheState {
             } else {
                 node.requested.saturating_sub(&removed.requests)
             };
+            if node.deleted && node.pods.is_empty() {
+                self.nodes.remove(&removed.node);
+            }
         }
         Some(removed)
     }

@@ -24,6 +24,7 @@ impl Renamed for CacheState {
                     taints,
                     requested,
                     pods,
+                    deleted,
                 } = node;
                 let node = NodeEntry {
                     capacity: capacity.clone(),
@@ -31,6 +32,7 @@ impl Renamed for CacheState {
                     taints: taints.clone(),
                     requested: requested.clone(),
                     pods: pods.renamed(renaming),
+                    deleted: *deleted,
                 };
                 (renaming.node(name), node)
             })
@@ -124,6 +126,8 @@ mod tests {
             .unwrap();
         c.assume(&p[0], "n3").unwrap();
         steps.push(Step::NodeRemoved(c.remove_node("n3").unwrap()));
+        // The deleted node keeps the pod until it is forgotten (then the node is gone).
+        steps.push(Step::Forgot(c.forget(p[0].id())));
         c.assume(&p[0], "n1").unwrap();
         c.check().unwrap();
         assert_eq!((c.assumed_count(), c.bound_count()), (2, 1));

@@ -18,6 +18,7 @@ mod binder;
 mod binding;
 mod builder;
 mod cache;
+mod cache_check;
 mod cache_rename;
 #[cfg(test)]
 mod cache_tests;

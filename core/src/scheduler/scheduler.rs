@@ -184,10 +184,13 @@ impl Scheduler {
         steps::node_updated(&mut self.parts(), node, now)
     }
 
-    /// A node left; the pods the cache had on it are returned (their own delete events
-    /// follow from the cluster).
-    pub fn delete_node(&self, name: &str) -> Result<Vec<PodId>, RemoveNodeError> {
-        steps::node_deleted(&mut self.parts(), name)
+    /// A node left: nothing is placed there any more. The pods assumed on or bound to it are
+    /// returned; they keep their room there until their own deletes (or forgets) come, as in
+    /// kube-scheduler's cache, so a node of the name that comes back first has them again.
+    /// `NodeDelete` is announced: a pod rejected by a plugin without queueing hints (an
+    /// embedder's Permit plugin) is tried again.
+    pub fn delete_node(&self, name: &str, now: Time) -> Result<Vec<PodId>, RemoveNodeError> {
+        steps::node_deleted(&mut self.parts(), name, now)
     }
 
     /// Verifies the cache's accounting (I5), the queue's places (I4), the driver's jobs, and

@@ -194,11 +194,20 @@ pub fn node_updated<P: Parts>(p: &mut P, node: Node, now: Time) -> Result<bool, 
     Ok(changed)
 }
 
-/// A node left; the pods the cache had on it are returned (their own delete events follow
-/// from the cluster).
-pub fn node_deleted<P: Parts>(p: &mut P, name: &str) -> Result<Vec<PodId>, RemoveNodeError> {
+/// A node left (see [`CacheState::remove_node`](super::super::CacheState::remove_node)): the
+/// pods on it are returned and stay in the cache until their own deletes come; `NodeDelete`
+/// is announced.
+pub fn node_deleted<P: Parts>(
+    p: &mut P,
+    name: &str,
+    now: Time,
+) -> Result<Vec<PodId>, RemoveNodeError> {
     if p.read_driver(|d| d.is_shut_down()) {
         return Err(RemoveNodeError::ShutDown(name.to_owned()));
     }
-    p.cache(|c| c.remove_node(name))
+    let on_it = p.cache(|c| c.remove_node(name))?;
+    // Announced as kube-scheduler's deleteNodeFromCache does (before its cache forgets the
+    // node; no pod can be placed there either way).
+    announce(p, ClusterEvent::NodeDelete(name.to_owned()), None, now);
+    Ok(on_it)
 }

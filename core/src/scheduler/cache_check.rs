@@ -1,0 +1,58 @@
+//! The cache's own check of I5: every pod on the node it names, every node's requested
+//! resources the sum of its pods', the assumed index exact.
+
+use super::cache::{CacheState, PodPhase};
+use super::Resources;
+
+impl CacheState {
+    /// Verifies the node part of I5: each node's requested resources are the (saturating) sum
+    /// of its pods' requests; each pod is on exactly the node it names, and that node is in
+    /// the cache; the assumed index lists exactly the assumed pods. The error describes the
+    /// first violation found.
+    pub fn check(&self) -> Result<(), String> {
+        for (id, entry) in &self.pods {
+            let Some(node) = self.nodes.get(&entry.node) else {
+                return Err(format!("pod {id} is on unknown node {} (I5)", entry.node));
+            };
+            if !node.pods.contains(id) {
+                return Err(format!(
+                    "pod {id} names node {} but is not on it (I5)",
+                    entry.node
+                ));
+            }
+            if (entry.phase == PodPhase::Assumed) != self.assumed.contains(id) {
+                return Err(format!(
+                    "pod {id} is {:?} but indexed otherwise",
+                    entry.phase
+                ));
+            }
+        }
+        if let Some(id) = self.assumed.iter().find(|id| !self.pods.contains_key(*id)) {
+            return Err(format!(
+                "pod {id} is indexed as assumed but not in the cache"
+            ));
+        }
+        for (name, node) in &self.nodes {
+            let mut sum = Resources::ZERO;
+            for id in &node.pods {
+                match self.pods.get(id) {
+                    Some(entry) if entry.node == *name => sum = &sum + &entry.requests,
+                    Some(entry) => {
+                        return Err(format!(
+                            "pod {id} is on node {name} but names node {} (I5)",
+                            entry.node
+                        ))
+                    }
+                    None => return Err(format!("unknown pod {id} is on node {name} (I5)")),
+                }
+            }
+            if sum != node.requested {
+                return Err(format!(
+                    "node {name} has {} requested but its pods request {sum} (I5)",
+                    node.requested
+                ));
+            }
+        }
+        Ok(())
+    }
+}
