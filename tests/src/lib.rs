@@ -12,12 +12,15 @@
 //! 7. [`simulate_options`] — `gangway simulate`'s options for the end-to-end tests.
 //! 8. [`waiting_gang`] — a Hardened gang with two members waiting at Permit, for the gang
 //!    hand-back regression tests.
+//! 9. [`gang_flow`] — upstream's `TestGangSchedulingFlow` as data, and as gang traces.
 
 #![deny(missing_docs)]
 
 pub mod broken;
 mod decision_point;
 pub mod gang_batch;
+#[cfg(not(loom))]
+pub mod gang_flow;
 #[cfg(not(loom))]
 pub mod queue_conformance;
 #[cfg(not(loom))]
