@@ -7,7 +7,7 @@
 //! Copyright & License:
 //!   - Copyright 2025 The Kubernetes Authors
 //!   - Apache License, Version 2.0
-//!   - http://www.apache.org/licenses/LICENSE-2.0
+//!   - <http://www.apache.org/licenses/LICENSE-2.0>
 
 use std::collections::BTreeMap;
 
