@@ -62,7 +62,7 @@ pub struct DifferentialArgs {
 fn report<O: serde::Serialize, B: serde::Serialize + PartialEq>(
     name: &str,
     outcome: &gangway_cli::differential::Outcome<O, B>,
-    totals: &mut (usize, usize, usize, usize),
+    totals: &mut Totals,
     prefix: &str,
     file: &str,
     trace: impl FnOnce() -> String,
@@ -96,6 +96,48 @@ fn report<O: serde::Serialize, B: serde::Serialize + PartialEq>(
             }
         }
     }
+}
+
+/// Steps run, steps equal, traces differing, traces where the real code varies.
+type Totals = (usize, usize, usize, usize);
+
+/// Runs `traces` of one kind (`gang`, `driver`) through the Go harness its flag names and
+/// through gangway, reporting each; `Err` with the exit code if the harness is missing or a
+/// trace cannot run (a generated one is written to target/ first).
+fn run_traces<O, B: serde::Serialize + PartialEq>(
+    kind: &str,
+    bin: &Option<std::path::PathBuf>,
+    traces: &[(String, Vec<O>)],
+    run: impl Fn(&std::path::Path, &[O]) -> Result<gangway_cli::differential::Outcome<O, B>, String>,
+    lines: impl Fn(&[O]) -> String,
+    totals: &mut Totals,
+) -> Result<(), ExitCode>
+where
+    O: serde::Serialize,
+{
+    if traces.is_empty() {
+        return Ok(());
+    }
+    let Some(bin) = bin else {
+        eprintln!("gangway differential: these traces need --{kind} BIN");
+        return Err(ExitCode::from(2));
+    };
+    let prefix = format!("generated {kind} seed ");
+    let file = format!("differential-{kind}");
+    for (name, ops) in traces {
+        let outcome = run(bin, ops).map_err(|e| {
+            eprintln!("gangway differential: {name}: {e}");
+            if let Some(seed) = name.strip_prefix(&prefix) {
+                let path = format!("target/{file}-{seed}.jsonl");
+                if std::fs::write(&path, lines(ops)).is_ok() {
+                    eprintln!("  the trace: {path}");
+                }
+            }
+            ExitCode::from(2)
+        })?;
+        report(name, &outcome, totals, &prefix, &file, || lines(ops));
+    }
+    Ok(())
 }
 
 pub fn differential_command(args: &DifferentialArgs) -> ExitCode {
@@ -158,83 +200,34 @@ pub fn differential_command(args: &DifferentialArgs) -> ExitCode {
         let ops = differential::driver_generate::trace(seed, args.steps);
         driver_traces.push((format!("generated driver seed {seed}"), ops));
     }
-    // Steps run, steps equal, traces differing, traces where the real code varies.
-    let mut totals = (0, 0, 0, 0);
-    let harness = |flag: &str, bin: &Option<std::path::PathBuf>| match bin {
-        Some(bin) => Ok(bin.clone()),
-        None => {
-            eprintln!("gangway differential: these traces need --{flag} BIN");
-            Err(ExitCode::from(2))
-        }
-    };
-    if !gang_traces.is_empty() {
-        let bin = match harness("gang", &args.gang) {
-            Ok(bin) => bin,
-            Err(code) => return code,
-        };
-        for (name, ops) in &gang_traces {
-            let outcome = match differential::gang_differential(&bin, ops) {
-                Ok(outcome) => outcome,
-                Err(e) => {
-                    eprintln!("gangway differential: {name}: {e}");
-                    if let Some(seed) = name.strip_prefix("generated gang seed ") {
-                        let path = format!("target/differential-gang-{seed}.jsonl");
-                        let text = differential::gang_trace::to_json_lines(ops);
-                        if std::fs::write(&path, text).is_ok() {
-                            eprintln!("  the trace: {path}");
-                        }
-                    }
-                    return ExitCode::from(2);
-                }
-            };
-            let trace = || differential::gang_trace::to_json_lines(ops);
-            report(
-                name,
-                &outcome,
-                &mut totals,
-                "generated gang seed ",
-                "differential-gang",
-                trace,
-            );
-        }
+    let mut totals: Totals = (0, 0, 0, 0);
+    let gang = run_traces(
+        "gang",
+        &args.gang,
+        &gang_traces,
+        differential::gang_differential,
+        differential::gang_trace::to_json_lines,
+        &mut totals,
+    );
+    let driver = gang.and_then(|()| {
+        run_traces(
+            "driver",
+            &args.driver,
+            &driver_traces,
+            differential::driver_differential,
+            differential::driver_trace::to_json_lines,
+            &mut totals,
+        )
+    });
+    if let Err(code) = driver {
+        return code;
     }
-    if !driver_traces.is_empty() {
-        let bin = match harness("driver", &args.driver) {
-            Ok(bin) => bin,
-            Err(code) => return code,
-        };
-        for (name, ops) in &driver_traces {
-            let outcome = match differential::driver_differential(&bin, ops) {
-                Ok(outcome) => outcome,
-                Err(e) => {
-                    eprintln!("gangway differential: {name}: {e}");
-                    if let Some(seed) = name.strip_prefix("generated driver seed ") {
-                        let path = format!("target/differential-driver-{seed}.jsonl");
-                        let text = differential::driver_trace::to_json_lines(ops);
-                        if std::fs::write(&path, text).is_ok() {
-                            eprintln!("  the trace: {path}");
-                        }
-                    }
-                    return ExitCode::from(2);
-                }
-            };
-            let trace = || differential::driver_trace::to_json_lines(ops);
-            report(
-                name,
-                &outcome,
-                &mut totals,
-                "generated driver seed ",
-                "differential-driver",
-                trace,
-            );
-        }
-    }
-    let upstream = if traces.is_empty() {
-        std::path::PathBuf::new()
-    } else {
-        match harness("upstream", &args.upstream) {
-            Ok(bin) => bin,
-            Err(code) => return code,
+    let upstream = match (&args.upstream, traces.is_empty()) {
+        (_, true) => std::path::PathBuf::new(),
+        (Some(bin), false) => bin.clone(),
+        (None, false) => {
+            eprintln!("gangway differential: these traces need --upstream BIN");
+            return ExitCode::from(2);
         }
     };
     for (name, ops) in &traces {

@@ -1,12 +1,10 @@
 package drivertrace
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"os"
 	"os/signal"
 	"sort"
@@ -16,6 +14,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/gangway-rs/gangway/upstream/internal/jsonlines"
+	"github.com/gangway-rs/gangway/upstream/internal/realgang"
 	"github.com/gangway-rs/gangway/upstream/internal/scripted"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -394,10 +394,7 @@ func TestMain(m *testing.M) {
 	// ScheduleOne schedules each alone (scheduleOnePod), not in the pod-group cycle; the gates
 	// still change the driver: an unscheduled pod's add is announced to the queue
 	// (addPodToSchedulingQueue's MoveAllToActiveOrBackoffQueue).
-	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
-		"GenericWorkload": true,
-		"GangScheduling":  true,
-	}); err != nil {
+	if err := realgang.EnableGangGates(); err != nil {
 		fmt.Fprintln(os.Stderr, "drivertrace:", err)
 		os.Exit(2)
 	}
@@ -405,19 +402,9 @@ func TestMain(m *testing.M) {
 }
 
 func TestTrace(t *testing.T) {
-	var ops []Op
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; in.Scan(); line++ {
-		text := in.Bytes()
-		if len(text) == 0 || text[0] == '#' {
-			continue
-		}
-		var op Op
-		if err := json.Unmarshal(text, &op); err != nil {
-			t.Fatalf("drivertrace: line %d: %v", line, err)
-		}
-		ops = append(ops, op)
+	ops, err := jsonlines.Read[Op](os.Stdin)
+	if err != nil {
+		t.Fatalf("drivertrace: %v", err)
 	}
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Background()))

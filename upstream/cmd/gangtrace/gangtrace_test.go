@@ -1,7 +1,6 @@
 package gangtrace
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,13 +11,13 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/gangway-rs/gangway/upstream/internal/jsonlines"
 	"github.com/gangway-rs/gangway/upstream/internal/realgang"
 	v1 "k8s.io/api/core/v1"
 	schedulingapi "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -408,10 +407,7 @@ func TestMain(m *testing.M) {
 	// outside the bubble: inside it (the year 2000) that sleeps for decades with the cache's
 	// lock held. Errors are only logged.
 	utilruntime.ErrorHandlers = utilruntime.ErrorHandlers[:1]
-	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
-		"GenericWorkload": true,
-		"GangScheduling":  true,
-	}); err != nil {
+	if err := realgang.EnableGangGates(); err != nil {
 		fmt.Fprintln(os.Stderr, "gangtrace:", err)
 		os.Exit(2)
 	}
@@ -419,19 +415,9 @@ func TestMain(m *testing.M) {
 }
 
 func TestTrace(t *testing.T) {
-	var ops []Op
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; in.Scan(); line++ {
-		text := in.Bytes()
-		if len(text) == 0 || text[0] == '#' {
-			continue
-		}
-		var op Op
-		if err := json.Unmarshal(text, &op); err != nil {
-			t.Fatalf("gangtrace: line %d: %v", line, err)
-		}
-		ops = append(ops, op)
+	ops, err := jsonlines.Read[Op](os.Stdin)
+	if err != nil {
+		t.Fatalf("gangtrace: %v", err)
 	}
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Background()))

@@ -10,6 +10,7 @@ import (
 	"context"
 
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
@@ -96,4 +97,13 @@ func New(ctx context.Context, opts Options) (*Parts, error) {
 		return nil, err
 	}
 	return &Parts{Cache: c, Framework: fh, PodGroups: groups}, nil
+}
+
+// EnableGangGates turns on the gang feature gates, GenericWorkload and GangScheduling, on
+// top of 1.36's defaults — as gangway's Mode::Upstream runs kube-scheduler.
+func EnableGangGates() error {
+	return utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
+		"GenericWorkload": true,
+		"GangScheduling":  true,
+	})
 }
