@@ -2,7 +2,8 @@
 //! driven by hand in virtual time: a plugin's wait ends by its allow or its timeout, a
 //! panicking plugin rejects the pod as its error and loses nothing, and a plugin that turns
 //! away the member that closed a gang's quorum splits the gang in Upstream mode only
-//! (docs/races.md) — Hardened asks it before the gang.
+//! (docs/races.md) — Hardened asks it before the gang; and Upstream drops a pod deleted while
+//! the cycle that a plugin rejects it in ran.
 #![cfg(not(loom))]
 
 use std::time::Duration;
@@ -168,4 +169,43 @@ fn a_plugin_turning_away_the_quorums_last_member_splits_an_upstream_gang_only() 
         assert!(scheduler.leaked_reservations().is_empty(), "{mode:?}");
         scheduler.check().unwrap();
     }
+}
+
+/// Upstream releases a pod Permit rejects in its scheduling cycle; one deleted while that cycle
+/// ran is dropped there — done with the queue, its reservation gone, nothing left in binding —
+/// as kube-scheduler's failure handler drops a pod the informer no longer has.
+#[test]
+fn an_upstream_pod_deleted_during_its_cycle_and_rejected_at_permit_is_dropped() {
+    use gangsched::checking::{scheduler_parts, steps, Parts};
+    use gangsched::scheduler::CycleOutcome;
+
+    let quota = quota(PermitVerdict::reject("over quota"), &[]);
+    let (scheduler, outcomes) = scheduler(Mode::Upstream, &quota);
+    let pod = Pod::new("solo", "ml", "solo");
+    scheduler.add_pod(pod.clone(), Time::ZERO).unwrap();
+    let mut parts = scheduler_parts(&scheduler);
+    let popped = parts.queue(|q, _| q.pop_tied(pod.id())).expect("solo pops");
+    let steps::Placed::Reserved { pod: placed, node } =
+        steps::place_and_reserve(&mut parts, popped, Time::ZERO).expect("placed")
+    else {
+        panic!("solo fits on n1");
+    };
+    // The informer's delete comes while the cycle is between Reserve and Permit.
+    assert!(steps::pod_deleted(&mut parts, &pod, Time::ZERO).unwrap());
+    let (outcome, _) = steps::permit(&mut parts, placed, node, Time::ZERO);
+    assert!(
+        matches!(outcome, CycleOutcome::Dropped { .. }),
+        "{outcome:?}"
+    );
+    drop(parts);
+    assert_eq!(scheduler.queue().place(pod.id()), None, "not requeued");
+    assert!(scheduler.in_binding().is_empty());
+    assert!(scheduler.leaked_reservations().is_empty());
+    assert_eq!(
+        scheduler.run_binding_cycles(Time::ZERO),
+        0,
+        "no binding cycle"
+    );
+    assert!(outcomes.try_recv().is_none(), "driven by steps: no sink");
+    scheduler.check().unwrap();
 }

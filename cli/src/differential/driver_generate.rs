@@ -9,6 +9,7 @@
 //! the trace's to choose.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 use gangsched::Time;
 
@@ -37,11 +38,11 @@ fn scripts(
         let script = match rng.range(0, 11) {
             0..=2 => {
                 let start = rng.range(0, WAITS.len() as u64 - 1) as usize;
+                // The first wait whose deadline is new; taking it records the deadline.
                 let free = (0..WAITS.len())
                     .map(|i| WAITS[(start + i) % WAITS.len()])
-                    .find(|&ms| !deadlines.contains(&(now + std::time::Duration::from_millis(ms))));
+                    .find(|&ms| deadlines.insert(now + Duration::from_millis(ms)));
                 let Some(wait_ms) = free else { continue };
-                deadlines.insert(now + std::time::Duration::from_millis(wait_ms));
                 Script {
                     code: "Wait".to_owned(),
                     wait_ms,

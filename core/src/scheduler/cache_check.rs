@@ -1,5 +1,6 @@
 //! The cache's own check of I5: every pod on the node it names, every node's requested
-//! resources the sum of its pods', the assumed index exact.
+//! resources the sum of its pods', the assumed index exact, a deleted node kept only while
+//! pods are on it.
 
 use super::cache::{CacheState, PodPhase};
 use super::Resources;
@@ -7,8 +8,8 @@ use super::Resources;
 impl CacheState {
     /// Verifies the node part of I5: each node's requested resources are the (saturating) sum
     /// of its pods' requests; each pod is on exactly the node it names, and that node is in
-    /// the cache; the assumed index lists exactly the assumed pods. The error describes the
-    /// first violation found.
+    /// the cache; the assumed index lists exactly the assumed pods; a deleted node is kept only
+    /// while pods are on it. The error describes the first violation found.
     pub fn check(&self) -> Result<(), String> {
         for (id, entry) in &self.pods {
             let Some(node) = self.nodes.get(&entry.node) else {
@@ -50,6 +51,11 @@ impl CacheState {
                 return Err(format!(
                     "node {name} has {} requested but its pods request {sum} (I5)",
                     node.requested
+                ));
+            }
+            if node.deleted && node.pods.is_empty() {
+                return Err(format!(
+                    "deleted node {name} is kept with no pod on it: it should be gone"
                 ));
             }
         }

@@ -94,6 +94,21 @@ fn remove_node_errors_on_unknown_and_keeps_its_pods_until_they_go() {
 }
 
 #[test]
+fn the_check_finds_a_deleted_node_kept_with_no_pod() {
+    let mut c = two_nodes();
+    c.add_bound(&pod("a", 100, 100).with_node("n1")).unwrap();
+    c.remove_node("n1").unwrap();
+    c.check().unwrap();
+    // The witness: the entry left behind as if its last pod had gone without taking it.
+    c.pods.remove(&id("a"));
+    let n1 = c.nodes.get_mut("n1").unwrap();
+    n1.pods.clear();
+    n1.requested = Resources::ZERO;
+    let err = c.check().unwrap_err();
+    assert!(err.contains("deleted node n1 is kept with no pod"), "{err}");
+}
+
+#[test]
 fn a_deleted_node_that_comes_back_has_its_pods_again() {
     // kube-scheduler keeps a deleted node's pods: forgetting them would overcommit the node
     // when it returns before their deletes (the driver differential found gangway doing so).

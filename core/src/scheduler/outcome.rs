@@ -114,12 +114,13 @@ impl PodOutcome {
             PodOutcome::BindFailed { error, .. } => PodScheduled {
                 status: false,
                 reason: PodScheduled::SCHEDULER_ERROR,
-                message: match error {
-                    BindError::Failed(why) => {
-                        format!("running Bind plugin \"DefaultBinder\": {why}")
+                message: format!(
+                    "running Bind plugin \"DefaultBinder\": {}",
+                    match error {
+                        BindError::Failed(why) => why.clone(),
+                        other => other.to_string(),
                     }
-                    other => format!("running Bind plugin \"DefaultBinder\": {other}"),
-                },
+                ),
             },
             PodOutcome::Dropped { .. } => return None,
         })

@@ -137,9 +137,10 @@ pub fn hand_back_unfit<P: Parts>(p: &mut P, pod: Pod, status: Status, now: Time)
 /// Permit for the pod its cycle reserved on `node`. Allowed at once: the decision goes to the
 /// binding cycles. Rejected at once: Upstream releases it here and hands it back, as
 /// kube-scheduler's scheduling cycle does (`permit_release.rs`); Hardened leaves it to its
-/// binding cycle, which hands a failed gang back whole (H2). Waiting: registered in the waiting map before this returns (so
-/// no sibling's decision can miss it), and its unscheduled siblings are activated. Returns the
-/// outcome, and with [`Flaw::RecordsAfterPermit`] planted the step still to run.
+/// binding cycle, which hands a failed gang back whole (H2). Waiting: registered in the
+/// waiting map before this returns (so no sibling's decision can miss it), and its
+/// unscheduled siblings are activated. Returns the outcome, and with
+/// [`Flaw::RecordsAfterPermit`] planted the step still to run.
 pub fn permit<P: Parts>(
     p: &mut P,
     pod: Pod,

@@ -6,8 +6,9 @@
 //!
 //! Before this, gangway's driver left the release to the pod's binding cycle, and in between
 //! a sibling's Permit could count the rejected member towards its gang's quorum and let a
-//! partial gang through — a race kube-scheduler does not have (I3; found by the driver
-//! differential, docs/races.md).
+//! partial gang through — a race kube-scheduler does not have (I3, docs/races.md; the driver
+//! differential, `upstream/traces/driver_permit_reject.jsonl`, runs this path against the real
+//! `ScheduleOne`).
 //!
 //! Hardened keeps the release in the binding cycle, where the first binding cycle of a failed
 //! gang attempt hands the whole gang back together (H2); a rejected member stops counting at
