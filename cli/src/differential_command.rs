@@ -45,6 +45,12 @@ pub struct DifferentialArgs {
     /// a differing one is written to target/differential-driver-SEED.jsonl.
     #[arg(long, default_value_t = 0)]
     generate_driver: u64,
+    /// Also run every input in this directory of the `queue_moves` fuzz corpus (repeatable:
+    /// fuzz/seeds/queue_moves, fuzz/regressions/queue_moves, a working corpus), decoded as the
+    /// fuzz target decodes it and made a queue trace with the lockstep's plugin profile (needs
+    /// --upstream); a differing one is written to target/differential-corpus-NAME.jsonl.
+    #[arg(long, value_name = "DIR")]
+    corpus: Vec<std::path::PathBuf>,
     /// The first generated trace's seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -52,11 +58,11 @@ pub struct DifferentialArgs {
     #[arg(long, default_value_t = 60, value_parser = gangway_cli::parse_count)]
     steps: usize,
     /// The traces (JSON lines, as upstream/README.md describes).
-    #[arg(value_name = "TRACE", required_unless_present_any = ["generate", "generate_gang", "generate_driver"])]
+    #[arg(value_name = "TRACE", required_unless_present_any = ["generate", "generate_gang", "generate_driver", "corpus"])]
     traces: Vec<std::path::PathBuf>,
 }
 
-/// Adds one trace's `outcome` to `totals` (steps, equal steps, differing traces) and prints
+/// Adds one trace's `outcome` to `totals` and prints
 /// it: a trace with a difference always, with the first difference; a generated one (named
 /// `prefix` and its seed) only then, written to target/`file`-SEED.jsonl.
 fn report<O: serde::Serialize, B: serde::Serialize + PartialEq>(
@@ -67,10 +73,11 @@ fn report<O: serde::Serialize, B: serde::Serialize + PartialEq>(
     file: &str,
     trace: impl FnOnce() -> String,
 ) {
-    totals.0 += outcome.steps;
-    totals.1 += outcome.equal;
+    totals.steps += outcome.steps;
+    totals.equal += outcome.equal;
+    totals.tie_pops += outcome.tie_pops;
     if let Some(step) = outcome.varies_from {
-        totals.3 += 1;
+        totals.varying += 1;
         println!(
             "{name}: {} steps equal; kube-scheduler varies run to run from step {step} \
              (its goroutines' order), not compared from there",
@@ -79,10 +86,10 @@ fn report<O: serde::Serialize, B: serde::Serialize + PartialEq>(
         return;
     }
     match &outcome.first {
-        None if name.starts_with("generated") => {}
+        None if name.starts_with(prefix) => {}
         None => println!("{name}: {} steps, all equal", outcome.steps),
         Some(first) => {
-            totals.2 += 1;
+            totals.differing += 1;
             println!(
                 "{name}: {} of {} steps equal; {first}",
                 outcome.equal, outcome.steps
@@ -98,8 +105,20 @@ fn report<O: serde::Serialize, B: serde::Serialize + PartialEq>(
     }
 }
 
-/// Steps run, steps equal, traces differing, traces where the real code varies.
-type Totals = (usize, usize, usize, usize);
+/// What a run of the differential adds up to.
+#[derive(Default)]
+struct Totals {
+    /// Steps run.
+    steps: usize,
+    /// Steps whose observations are equal.
+    equal: usize,
+    /// Traces with a difference.
+    differing: usize,
+    /// Traces compared only up to where the real code varies run to run.
+    varying: usize,
+    /// Pops among tied pods where gangway followed the real code's choice.
+    tie_pops: usize,
+}
 
 /// Runs `traces` of one kind (`gang`, `driver`) through the Go harness its flag names and
 /// through gangway, reporting each; `Err` with the exit code if the harness is missing or a
@@ -200,7 +219,7 @@ pub fn differential_command(args: &DifferentialArgs) -> ExitCode {
         let ops = differential::driver_generate::trace(seed, args.steps);
         driver_traces.push((format!("generated driver seed {seed}"), ops));
     }
-    let mut totals: Totals = (0, 0, 0, 0);
+    let mut totals = Totals::default();
     let gang = run_traces(
         "gang",
         &args.gang,
@@ -222,7 +241,14 @@ pub fn differential_command(args: &DifferentialArgs) -> ExitCode {
     if let Err(code) = driver {
         return code;
     }
-    let upstream = match (&args.upstream, traces.is_empty()) {
+    let corpus = match corpus_inputs(&args.corpus) {
+        Ok(corpus) => corpus,
+        Err(e) => {
+            eprintln!("gangway differential: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let upstream = match (&args.upstream, traces.is_empty() && corpus.is_empty()) {
         (_, true) => std::path::PathBuf::new(),
         (Some(bin), false) => bin.clone(),
         (None, false) => {
@@ -248,7 +274,41 @@ pub fn differential_command(args: &DifferentialArgs) -> ExitCode {
             trace,
         );
     }
-    let (steps, equal, differing, varying) = totals;
+    // An input the fuzz target itself fails is an error: a crash to fix, not a trace.
+    let mut left_out = 0;
+    for (name, input) in &corpus {
+        let (translation, outcome) = match differential::corpus_differential(&upstream, input) {
+            Ok(run) => run,
+            Err(e) => {
+                eprintln!("gangway differential: {name}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        left_out += translation.left_out;
+        let trace = || trace::to_json_lines(&translation.ops);
+        report(
+            name,
+            &outcome,
+            &mut totals,
+            "corpus ",
+            "differential-corpus",
+            trace,
+        );
+    }
+    if !corpus.is_empty() {
+        println!(
+            "corpus: {} inputs as traces, {left_out} fuzzer ops left out (no informer or \
+             scheduler makes them: differential::corpus)",
+            corpus.len()
+        );
+    }
+    let Totals {
+        steps,
+        equal,
+        differing,
+        varying,
+        tie_pops,
+    } = totals;
     let share = if steps == 0 {
         1.0
     } else {
@@ -257,14 +317,46 @@ pub fn differential_command(args: &DifferentialArgs) -> ExitCode {
     println!(
         "fidelity: {equal} of {steps} steps equal ({:.1}%), {differing} of {} traces differ",
         share * 100.0,
-        traces.len() + gang_traces.len() + driver_traces.len()
+        traces.len() + corpus.len() + gang_traces.len() + driver_traces.len()
     );
     if varying > 0 {
         println!("{varying} traces compared only up to where kube-scheduler varies run to run");
+    }
+    if tie_pops > 0 {
+        println!(
+            "{tie_pops} pops among pods tied in the queue's order took the pod kube-scheduler's \
+             heap popped, not gangway's first by id (either is the queue's contract)"
+        );
     }
     if differing == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The fuzz corpus inputs in `dirs`, named `corpus FILE`; how many each directory has and how
+/// many do not decode (the fuzz target skips them too) is printed.
+fn corpus_inputs(
+    dirs: &[std::path::PathBuf],
+) -> Result<Vec<(String, Vec<gangway_model::queue::lockstep::Op>)>, String> {
+    use gangway_cli::differential::corpus;
+    let mut inputs = Vec::new();
+    for dir in dirs {
+        let read = corpus::read_dir(dir)?;
+        let total = read.len();
+        let mut skipped = 0;
+        for (name, ops) in read {
+            match ops {
+                Some(ops) => inputs.push((format!("corpus {name}"), ops)),
+                None => skipped += 1,
+            }
+        }
+        println!(
+            "{}: {total} inputs, {} decode as the fuzz target decodes them",
+            dir.display(),
+            total - skipped
+        );
+    }
+    Ok(inputs)
 }

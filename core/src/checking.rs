@@ -77,3 +77,10 @@ pub fn waiting_shard_of(map: &WaitingPods, id: &PodId) -> usize {
 pub fn group_shard_of(registry: &GroupRegistry, key: &GroupKey) -> usize {
     registry.shard_of(key)
 }
+
+/// The outcomes a binding cycle's result stands for, as the scheduler delivers them to its
+/// sink: for a runner that drives [`steps::begin_binding`] and [`steps::end_binding`] itself
+/// (a binding cycle held between the two, as the driver differential holds one at PreBind).
+pub fn binding_outcomes(outcome: steps::BindingOutcome) -> Vec<crate::scheduler::PodOutcome> {
+    crate::scheduler::PodOutcome::of_binding(outcome)
+}

@@ -9,8 +9,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use gangsched::checking::{self, steps};
+use gangsched::checking::steps::Binding;
+use gangsched::checking::{self, steps, Parts};
 use gangsched::queue::QueuePlace;
+use gangsched::scheduler::PodPhase;
 use gangsched::scheduler::{outcome_channel, BindError, CycleOutcome, Node, PodOutcome};
 use gangsched::sync::{Arc, Mutex};
 use gangsched::waiting::Receiver;
@@ -26,6 +28,11 @@ const NODE_MEMORY: u64 = 64 << 30;
 
 /// The message of a bind the trace makes fail (the Go harness's API error).
 pub const BIND_REJECTED: &str = "binding rejected by the trace";
+
+/// The API server's answer to the bind of a pod deleted meanwhile.
+fn not_found(pod: &str) -> BindError {
+    BindError::Failed(format!("pods \"{pod}\" not found"))
+}
 
 /// Runs `ops` through a fresh scheduler in [`Mode::Upstream`]; one observation per step.
 pub fn run(ops: &[DriverOp]) -> Vec<DriverObservation> {
@@ -44,6 +51,13 @@ pub struct DriverRunner {
     outcomes: Receiver<PodOutcome>,
     scripts: Scripts,
     failing_binds: Arc<Mutex<BTreeSet<String>>>,
+    /// The pods whose binding cycles stop before the bind (`hold_bind`), those of them whose
+    /// scheduling cycle ran while held (kube-scheduler's HoldBind is asked at PreBindPreFlight,
+    /// in the scheduling cycle: a hold placed later does not stop that attempt), and the
+    /// cycles stopped there, each waiting for its `release_bind`.
+    held: BTreeSet<String>,
+    armed: BTreeSet<String>,
+    stopped: BTreeMap<String, Binding>,
     now: Time,
     /// The next instants the backoff flush and the leftover flush run.
     next_backoff_flush: Time,
@@ -94,6 +108,9 @@ impl DriverRunner {
             outcomes,
             scripts,
             failing_binds,
+            held: BTreeSet::new(),
+            armed: BTreeSet::new(),
+            stopped: BTreeMap::new(),
             now: Time::ZERO,
             pods: BTreeMap::new(),
             names: BTreeSet::new(),
@@ -135,6 +152,11 @@ impl DriverRunner {
             .map(|(name, pod)| (name.as_str(), pod.node().is_some()))
     }
 
+    /// The pods whose binding cycles the trace holds (`hold_bind`, not yet released).
+    pub fn held_pods(&self) -> Vec<String> {
+        self.held.iter().cloned().collect()
+    }
+
     /// The pods waiting at Permit now.
     pub fn waiting_pods(&self) -> Vec<String> {
         let waiting = self.scheduler.waiting().snapshot();
@@ -173,6 +195,13 @@ impl DriverRunner {
                 self.scripts.clear();
                 let outcome = cycle.ok_or("nothing to pop")?;
                 obs.popped = cycle_pod(&outcome).map(|id| id.as_str().to_owned());
+                if let Some(pod) = &obs.popped {
+                    if self.held.contains(pod) {
+                        self.armed.insert(pod.clone());
+                    } else {
+                        self.armed.remove(pod);
+                    }
+                }
                 if let CycleOutcome::Waiting { pod, .. } = &outcome {
                     // kube-scheduler writes a waiting pod's `status.nominatedNodeName` as its
                     // binding cycle starts; the informer reports the update.
@@ -200,9 +229,44 @@ impl DriverRunner {
                 let id = PodId::from(pod.as_str());
                 obs.decided = Some(s.waiting().reject(&id, plugin.clone(), message));
             }
+            DriverOp::HoldBind { pod } => {
+                if !self.names.contains(pod) {
+                    return Err(format!("pod {pod} is unknown"));
+                }
+                if !self.held.insert(pod.clone()) {
+                    return Err(format!("pod {pod} is held already"));
+                }
+            }
+            DriverOp::ReleaseBind { pod } => {
+                if !self.held.remove(pod) {
+                    return Err(format!("pod {pod} is not held"));
+                }
+                self.armed.remove(pod);
+                if let Some(binding) = self.stopped.remove(pod) {
+                    self.bind(binding);
+                }
+            }
             DriverOp::AdvanceMs { ms } => self.advance(Duration::from_millis(*ms)),
         }
         Ok(())
+    }
+
+    /// A binding cycle goes on to its end: the binder (the API server: a pod deleted
+    /// meanwhile is not found) is asked if the pod was allowed, and its outcomes are taken.
+    fn bind(&mut self, binding: Binding) {
+        let mut parts = checking::scheduler_parts(&self.scheduler);
+        let bound = binding.binds().then(|| {
+            if self.pods.contains_key(binding.pod().name()) {
+                parts.bind(binding.pod(), binding.node())
+            } else {
+                Err(not_found(binding.pod().name()))
+            }
+        });
+        let outcome = steps::end_binding(&mut parts, binding, bound, self.now);
+        drop(parts);
+        for outcome in checking::binding_outcomes(outcome) {
+            self.take_outcome(outcome);
+        }
     }
 
     /// Time moves by `by`: at each instant something is due — a Permit deadline, the backoff
@@ -246,16 +310,39 @@ impl DriverRunner {
     }
 
     /// The binding cycles that can run, run — as kube-scheduler's goroutines do before its
-    /// step settles — and the informer's report of each pod they bound.
+    /// step settles — and the informer's report of each pod they bound. A held pod's cycle
+    /// stops before its bind, until its release.
     fn run_binding_cycles(&mut self) {
-        while self.scheduler.run_binding_cycles(self.now) > 0 {}
+        self.take_outcomes();
+        loop {
+            let mut parts = checking::scheduler_parts(&self.scheduler);
+            let Some(job) = parts.driver(|d| d.next_job()) else {
+                break;
+            };
+            let begun = steps::begin_binding(&mut parts, job, self.now);
+            drop(parts);
+            let Some(binding) = begun else { continue };
+            let name = binding.pod().name().to_owned();
+            if binding.binds() && self.held.contains(&name) && self.armed.contains(&name) {
+                self.stopped.insert(name, binding);
+            } else {
+                self.bind(binding);
+            }
+        }
         self.take_outcomes();
     }
 
-    /// The outcomes delivered so far: a bound pod's object gets its node and the informer
-    /// reports the update; every outcome writes its pod's condition.
+    /// The outcomes the scheduler delivered so far (see [`take_outcome`](Self::take_outcome)).
     fn take_outcomes(&mut self) {
         for outcome in self.outcomes.drain() {
+            self.take_outcome(outcome);
+        }
+    }
+
+    /// A pod's outcome: a bound pod's object gets its node and the informer reports the
+    /// update; every outcome writes its pod's condition.
+    fn take_outcome(&mut self, outcome: PodOutcome) {
+        {
             let name = outcome.pod().name().to_owned();
             if let PodOutcome::Bound { pod, node } = &outcome {
                 let old = self.pods.get(&name).cloned().unwrap_or_else(|| pod.clone());
@@ -310,6 +397,7 @@ impl DriverRunner {
                 // The API server's object, as the informer has it (a pod on a deleted node
                 // stays bound until it is deleted itself).
                 None if self.pods.get(name).is_some_and(|p| p.node().is_some()) => "bound",
+                None if self.scheduler.cache().phase(&id) == Some(PodPhase::Assumed) => "binding",
                 None => "absent",
             };
             obs.places.insert(name.clone(), place.to_owned());

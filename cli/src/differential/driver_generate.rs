@@ -96,7 +96,8 @@ pub fn trace(seed: u64, steps: usize) -> Vec<DriverOp> {
             .collect();
         let waiting = runner.waiting_pods();
         let plugin = SCRIPTED_PLUGINS[rng.range(0, 1) as usize].to_owned();
-        let op = match rng.range(0, 99) {
+        let held = runner.held_pods();
+        let op = match rng.range(0, 109) {
             0..=14 if made < PODS => {
                 made += 1;
                 DriverOp::Add {
@@ -144,6 +145,19 @@ pub fn trace(seed: u64, steps: usize) -> Vec<DriverOp> {
             70..=99 => DriverOp::AdvanceMs {
                 ms: ADVANCES[rng.range(0, ADVANCES.len() as u64 - 1) as usize],
             },
+            // A binding held at PreBind, so deletes, node removals and other pods' cycles meet
+            // a pod in the middle of its binding.
+            100..=104 => {
+                let free: Vec<String> = unbound.into_iter().filter(|p| !held.contains(p)).collect();
+                match pick(&mut rng, &free) {
+                    Some(pod) => DriverOp::HoldBind { pod },
+                    None => continue,
+                }
+            }
+            105..=109 => match pick(&mut rng, &held) {
+                Some(pod) => DriverOp::ReleaseBind { pod },
+                None => continue,
+            },
             _ => continue,
         };
         let stamps = !matches!(op, DriverOp::AdvanceMs { .. });
@@ -166,14 +180,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn generated_traces_bind_wait_time_out_fail_and_delete() {
+    fn generated_traces_bind_wait_time_out_fail_delete_and_hold_binds() {
         let (mut bound, mut waited, mut timed_out, mut bind_failed, mut rejected) = (0, 0, 0, 0, 0);
+        let mut held = 0;
         for seed in 1..=20 {
             let ops = trace(seed, 80);
             assert_eq!(ops.len(), 80);
             for (op, obs) in ops.iter().zip(run(&ops)) {
                 assert_eq!(obs.error, None, "seed {seed}: {op:?}");
                 waited += usize::from(!obs.waiting.is_empty());
+                held += obs.places.values().filter(|p| *p == "binding").count();
                 for condition in obs.conditions.values() {
                     bound += usize::from(condition.status == "True");
                     timed_out += usize::from(condition.message.contains("timeout"));
@@ -183,8 +199,8 @@ mod tests {
             }
         }
         assert!(
-            bound > 0 && waited > 0 && timed_out > 0 && bind_failed > 0 && rejected > 0,
-            "{bound} {waited} {timed_out} {bind_failed} {rejected}"
+            bound > 0 && waited > 0 && timed_out > 0 && bind_failed > 0 && rejected > 0 && held > 0,
+            "{bound} {waited} {timed_out} {bind_failed} {rejected} {held}"
         );
     }
 }

@@ -70,6 +70,19 @@ pub enum DriverOp {
         /// Why.
         message: String,
     },
+    /// The pod's binding cycles stop before the bind (past Permit, its node assumed: the Go
+    /// harness's HoldBind at PreBind) until `release_bind` — those of attempts whose scheduling
+    /// cycle starts while it is held (HoldBind answers PreBindPreFlight there).
+    HoldBind {
+        /// The pod.
+        pod: String,
+    },
+    /// The held pod's binding cycle, if one is stopped, goes on to its bind; its next ones
+    /// do not stop.
+    ReleaseBind {
+        /// The pod.
+        pod: String,
+    },
     /// Time moves forward: the queue's periodic flushes and the Permit timers fire as due.
     AdvanceMs {
         /// By this many milliseconds.
@@ -97,6 +110,8 @@ impl DriverOp {
             DriverOp::Delete { .. } => "delete",
             DriverOp::Allow { .. } => "allow",
             DriverOp::Reject { .. } => "reject",
+            DriverOp::HoldBind { .. } => "hold_bind",
+            DriverOp::ReleaseBind { .. } => "release_bind",
             DriverOp::AdvanceMs { .. } => "advance_ms",
         }
     }
@@ -126,7 +141,8 @@ pub struct DriverObservation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub popped: Option<String>,
     /// Where each pod the trace added is: a queue place (`active`, `backoff`,
-    /// `error_backoff`, `unschedulable`, `gated`, `in_flight`), else `bound`, else `absent`.
+    /// `error_backoff`, `unschedulable`, `gated`, `in_flight`), else `bound`, else `binding`
+    /// (assumed on its node, its binding cycle under way), else `absent`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub places: BTreeMap<String, String>,
     /// The waiting pods and their pending plugins, sorted.

@@ -61,8 +61,11 @@ pub fn trace(seed: u64, steps: usize, pods: usize, config: QueueConfig) -> Vec<O
             62..=69 => Op::MoveAll {
                 event: EVENTS[rng.range(0, EVENTS.len() as u64 - 1) as usize].to_owned(),
                 node: None,
+                pod: None,
+                priority: None,
                 precheck: None,
                 min: None,
+                exclude: None,
             },
             70..=73 if added > 0 => Op::Activate {
                 pods: vec![any_pod(&mut rng)],

@@ -3,6 +3,7 @@
 //! (`queue.rs`), observation by observation; the first step where they differ is reported
 //! with both observations (upstream/README.md).
 
+pub mod corpus;
 pub mod driver;
 pub mod driver_generate;
 pub mod driver_trace;
@@ -68,6 +69,9 @@ pub struct Outcome<O = Op, B = Observation> {
     /// The step from which the real code itself gave different observations run to run (the
     /// order its goroutines took): the steps before it are compared, the rest are not.
     pub varies_from: Option<usize>,
+    /// Pops where several pods tied in the queue's order and gangway took the one the real
+    /// code popped instead of its own first (queue traces: `queue::run_following`).
+    pub tie_pops: usize,
 }
 
 /// Compares two runs of `ops` step by step.
@@ -93,6 +97,7 @@ pub fn compare<O: Clone, B: Clone + PartialEq>(
         equal,
         first,
         varies_from: None,
+        tie_pops: 0,
     }
 }
 
@@ -129,12 +134,59 @@ pub fn run_harness(harness: &Path, input: &str) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// Runs `ops` through both — gangway's queue configured as `config` — and compares them.
+/// Runs `ops` through both — gangway's queue configured as `config`, following the real code's
+/// choice among pods tied at a pop (`queue::run_following`) — and compares them.
 pub fn differential(harness: &Path, ops: &[Op], config: QueueConfig) -> Result<Outcome, String> {
     let upstream = run_upstream(harness, ops)?;
-    let gangway = queue::run(ops, config);
-    Ok(compare(ops, &upstream, &gangway))
+    let (gangway, tie_pops) = queue::run_following(ops, config, &upstream);
+    Ok(Outcome {
+        tie_pops,
+        ..compare(ops, &upstream, &gangway)
+    })
 }
+
+/// Runs one `queue_moves` fuzz corpus input through both queues: made a trace
+/// ([`corpus::trace_of`]) and run through the Go harness at `harness`; where the real heap
+/// popped another tied pod than the lockstep did, made a trace again following the real
+/// code's pops ([`corpus::trace_following`]), so that the picks and the ops left out are
+/// decided on the queue it has — until the pops agree (at most [`CORPUS_ROUNDS`] runs).
+/// Returns the trace and the comparison of its last run.
+pub fn corpus_differential(
+    harness: &Path,
+    input: &[gangway_model::queue::lockstep::Op],
+) -> Result<(corpus::Translation, Outcome), String> {
+    let mut translation = corpus::trace_of(input)?;
+    for round in 1..=CORPUS_ROUNDS {
+        let upstream = run_upstream(harness, &translation.ops)?;
+        let real_pops: Vec<Option<String>> = translation
+            .ops
+            .iter()
+            .zip(&upstream)
+            .filter(|(op, _)| matches!(op, Op::Pop))
+            .map(|(_, o)| o.popped.clone())
+            .collect();
+        let next = (real_pops != translation.pops && round < CORPUS_ROUNDS)
+            .then(|| corpus::trace_following(input, &real_pops))
+            .transpose()?
+            .filter(|next| next.ops != translation.ops || next.pops != translation.pops);
+        match next {
+            Some(next) => translation = next,
+            None => {
+                let (gangway, tie_pops) =
+                    queue::run_following(&translation.ops, corpus::CONFIG, &upstream);
+                let outcome = Outcome {
+                    tie_pops,
+                    ..compare(&translation.ops, &upstream, &gangway)
+                };
+                return Ok((translation, outcome));
+            }
+        }
+    }
+    unreachable!("the last round compares")
+}
+
+/// How many times at most [`corpus_differential`] runs one input through the Go harness.
+pub const CORPUS_ROUNDS: usize = 8;
 
 /// Runs a gang trace through the Go harness at `harness` (`upstream/cmd/gangtrace`) and
 /// through gangway's gang plugin in `Mode::Upstream`, and compares them.

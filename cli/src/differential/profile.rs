@@ -1,6 +1,6 @@
 //! The plugin profiles a trace can choose (its `config` op): the queueing hints and PreEnqueue
-//! plugins gangway's queue runs, the same as `upstream/cmd/queuetrace/profile.go` registers on
-//! kube-scheduler's.
+//! plugins gangway's queue runs, the same as `upstream/cmd/queuetrace/profile.go` (and
+//! `lockstep.go`) registers on kube-scheduler's.
 
 use gangsched::sync::atomic::{AtomicBool, Ordering};
 
@@ -27,6 +27,9 @@ pub enum Profile {
     Default,
     /// The queue conformance table's fixture set ([`conformance_plugins`]).
     Conformance,
+    /// The queue lockstep driver's set, the one the `queue_moves` fuzz target and
+    /// `prop_queue` run (`gangway_model::queue::plugins`), for the fuzz corpus as traces.
+    Lockstep,
 }
 
 impl Profile {
@@ -35,6 +38,7 @@ impl Profile {
         match name {
             None | Some("default") => Ok(Profile::Default),
             Some("conformance") => Ok(Profile::Conformance),
+            Some("lockstep") => Ok(Profile::Lockstep),
             Some(other) => Err(format!("unknown profile {other:?}")),
         }
     }

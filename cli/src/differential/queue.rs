@@ -24,6 +24,31 @@ pub fn run(ops: &[Op], config: QueueConfig) -> Vec<Observation> {
     ops.iter().map(|op| runner.step(op)).collect()
 }
 
+/// Runs `ops` through a fresh queue as [`run`] does, but where a pop finds several pods tied
+/// in the queue's order ([`QueueState::heads`]: equal priority and timestamp, or equal
+/// backoff expiry) and `upstream`'s observation of that step popped one of them, takes that
+/// one ([`QueueState::pop_tied`], the seam the model checker explores tie orders through).
+/// kube-scheduler's heap leaves the order among equals to its layout, gangway's queue orders
+/// them by pod id: either is a pop the queue's contract allows, so following the real code
+/// there compares what comes after. Returns the observations and how many pops followed it to
+/// another pod than gangway's own order would have taken.
+pub fn run_following(
+    ops: &[Op],
+    config: QueueConfig,
+    upstream: &[Observation],
+) -> (Vec<Observation>, usize) {
+    let mut runner = Runner::new(config);
+    let observations = ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            let popped = upstream.get(i).and_then(|o| o.popped.as_deref());
+            runner.step_preferring(op, popped)
+        })
+        .collect();
+    (observations, runner.tie_pops)
+}
+
 /// gangway's queue driven one operation at a time, with the clock and each pod's latest
 /// object (what the informer's cache holds) beside it.
 pub struct Runner {
@@ -40,6 +65,8 @@ pub struct Runner {
     names: Vec<String>,
     objects: BTreeMap<String, Pod>,
     steps: usize,
+    /// Pops that took a tied pod other than gangway's own first ([`run_following`]).
+    tie_pops: usize,
 }
 
 /// The configuration a `config` op sets on top of `base`.
@@ -102,6 +129,7 @@ impl Runner {
             names: Vec::new(),
             objects: BTreeMap::new(),
             steps: 0,
+            tie_pops: 0,
         }
     }
 
@@ -123,12 +151,19 @@ impl Runner {
         self.plugins = match Profile::named(profile.as_deref())? {
             Profile::Default => Box::new(SchedulerPlugins::new(self.gang.registry().clone())),
             Profile::Conformance => Box::new(conformance_plugins(self.open.clone())),
+            Profile::Lockstep => Box::new(gangway_model::queue::plugins()),
         };
         Ok(())
     }
 
     /// Applies `op`; what it saw.
     pub fn step(&mut self, op: &Op) -> Observation {
+        self.step_preferring(op, None)
+    }
+
+    /// Applies `op` as [`step`](Self::step) does, but a pop takes `prefer` if it is one of the
+    /// pods tied at the head ([`run_following`]).
+    pub fn step_preferring(&mut self, op: &Op, prefer: Option<&str>) -> Observation {
         let mut popped = None;
         let mut error = None;
         if let Op::Config { .. } = op {
@@ -175,7 +210,20 @@ impl Runner {
                 self.objects.insert(pod.clone(), new.clone());
                 queue.update(old, new, now, plugins);
             }
-            Op::Pop => popped = queue.pop().map(|p| p.info.id().to_string()),
+            Op::Pop => {
+                let own = queue.heads().next().cloned();
+                let tied = prefer
+                    .map(PodId::from)
+                    .filter(|p| own.as_ref() != Some(p) && queue.heads().any(|h| h == p));
+                let taken = match tied {
+                    Some(pod) => {
+                        self.tie_pops += 1;
+                        queue.pop_tied(&pod)
+                    }
+                    None => queue.pop(),
+                };
+                popped = taken.map(|p| p.info.id().to_string());
+            }
             Op::Unschedulable {
                 pod,
                 plugins: by,
@@ -214,12 +262,16 @@ impl Runner {
             Op::MoveAll {
                 event,
                 node,
+                pod,
+                priority,
                 precheck,
                 min,
-            } => match cluster_event(event, node.as_deref()) {
+                exclude,
+            } => match cluster_event(event, node.as_deref(), pod.as_deref(), *priority) {
                 Some(event) => {
                     let called = RefCell::new(None);
-                    let check = precheck_fn(*precheck, min.unwrap_or(0), &called);
+                    let check =
+                        precheck_fn(*precheck, min.unwrap_or(0), exclude.as_deref(), &called);
                     queue.move_all_to_active_or_backoff(event, check.as_deref(), now, plugins);
                     drop(check);
                     error = called.into_inner();
@@ -279,41 +331,76 @@ impl Runner {
     }
 }
 
-/// A precheck over the pod's priority; `called` records a call of `Never`'s.
+/// A precheck over the pod's priority that leaves out `exclude`; `called` records a call of
+/// `Never`'s.
 type Check<'a> = Box<dyn Fn(&QueuedPodInfo) -> bool + 'a>;
 
-fn precheck_fn(
+fn precheck_fn<'a>(
     precheck: Option<Precheck>,
     min: i32,
-    called: &RefCell<Option<String>>,
-) -> Option<Check<'_>> {
+    exclude: Option<&'a str>,
+    called: &'a RefCell<Option<String>>,
+) -> Option<Check<'a>> {
     let priority = |i: &QueuedPodInfo| i.pod().priority();
-    Some(match precheck? {
-        Precheck::All => return None,
-        Precheck::MinPriority => Box::new(move |i| priority(i) >= min),
-        Precheck::EvenAtLeast => Box::new(move |i| priority(i) % 2 == 0 && priority(i) >= min),
-        Precheck::EvenNegative => Box::new(move |i| priority(i) % 2 == 0 && priority(i) < 0),
-        Precheck::Never => Box::new(move |i| {
+    let check: Check<'a> = match precheck {
+        None | Some(Precheck::All) => match exclude {
+            None => return None,
+            Some(_) => Box::new(|_| true),
+        },
+        Some(Precheck::MinPriority) => Box::new(move |i| priority(i) >= min),
+        Some(Precheck::EvenAtLeast) => {
+            Box::new(move |i| priority(i) % 2 == 0 && priority(i) >= min)
+        }
+        Some(Precheck::EvenNegative) => Box::new(move |i| priority(i) % 2 == 0 && priority(i) < 0),
+        Some(Precheck::Never) => Box::new(move |i| {
             called
                 .borrow_mut()
                 .get_or_insert_with(|| format!("precheck called for {}", i.id()));
             false
         }),
+    };
+    Some(match exclude {
+        None => check,
+        Some(pod) => Box::new(move |i| i.id().as_str() != pod && check(i)),
     })
 }
 
-/// The cluster event a trace names, on the node `node` (default `node`).
-fn cluster_event(name: &str, node: Option<&str>) -> Option<ClusterEvent> {
+/// The cluster event a trace names, on the node `node` (default `node`) or the pod `pod`
+/// (default `assigned`; an `UnscheduledPodUpdate` raises its priority from 0 to `priority`),
+/// as `upstream/cmd/queuetrace`'s `eventObjects` builds it.
+fn cluster_event(
+    name: &str,
+    node: Option<&str>,
+    pod: Option<&str>,
+    priority: Option<i32>,
+) -> Option<ClusterEvent> {
     let node = node.unwrap_or("node");
+    let pod = Pod::new(pod.unwrap_or("assigned"), "ns", pod.unwrap_or("assigned"));
+    let group = |min: Option<u32>| {
+        let group = match min {
+            None => PodGroup::new("ns", "pg", Policy::Basic),
+            Some(min) => PodGroup::gang("ns", "pg", min),
+        };
+        group.expect("valid")
+    };
     Some(match name {
         "NodeAdd" => ClusterEvent::NodeAdd(node.into()),
         "NodeUpdate" => ClusterEvent::NodeUpdate(node.into()),
-        "AssignedPodDelete" => ClusterEvent::AssignedPodDelete(Pod::new("assigned", "ns", "x")),
-        "AssignedPodAdd" => ClusterEvent::AssignedPodAdd(Pod::new("assigned", "ns", "x")),
-        "PodGroupAdd" => {
-            ClusterEvent::PodGroupAdd(PodGroup::new("ns", "pg", Policy::Basic).expect("valid"))
-        }
+        "AssignedPodDelete" => ClusterEvent::AssignedPodDelete(pod),
+        "AssignedPodAdd" => ClusterEvent::AssignedPodAdd(pod),
+        "UnscheduledPodAdd" => ClusterEvent::UnscheduledPodAdd(pod),
+        "UnscheduledPodUpdate" => ClusterEvent::UnscheduledPodUpdate {
+            new: pod.clone().with_priority(priority.unwrap_or(0)),
+            old: pod,
+        },
+        "PodGroupAdd" => ClusterEvent::PodGroupAdd(group(None)),
+        "PodGroupUpdate" => ClusterEvent::PodGroupUpdate {
+            old: group(Some(3)),
+            new: group(Some(2)),
+        },
         "UnschedulableTimeout" => ClusterEvent::UnschedulableTimeout,
+        "ForceActivate" => ClusterEvent::ForceActivate,
+        "BackoffComplete" => ClusterEvent::BackoffComplete,
         _ => return None,
     })
 }

@@ -79,13 +79,25 @@ pub enum Op {
         pod: String,
     },
     /// A cluster event moves the pods it may help (`NodeAdd`, `NodeUpdate`,
-    /// `AssignedPodDelete`, `AssignedPodAdd`, `PodGroupAdd`, `UnschedulableTimeout`).
+    /// `AssignedPodDelete`, `AssignedPodAdd`, `UnscheduledPodAdd`, `UnscheduledPodUpdate`,
+    /// `PodGroupAdd`, `PodGroupUpdate`, and the wildcards `UnschedulableTimeout`,
+    /// `ForceActivate`, `BackoffComplete`).
     MoveAll {
         /// The event's name.
         event: String,
         /// The node's name, for a node event (default `node`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         node: Option<String>,
+        /// The pod's name, for a pod event (default `assigned`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pod: Option<String>,
+        /// An `UnscheduledPodUpdate`'s new priority (the old one is 0).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        priority: Option<i32>,
+        /// A pod the precheck leaves out besides what `precheck` says (the failed pod a
+        /// scheduler's deferred move-all excludes).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exclude: Option<String>,
         /// Which pods the move considers (none: all).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         precheck: Option<Precheck>,

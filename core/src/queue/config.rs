@@ -52,6 +52,15 @@ pub struct QueueConfig {
     /// (upstream/traces/group_member_backs_off.jsonl). A member gated by PreEnqueue still
     /// waits for its gate.
     pub group_members_back_off: bool,
+    /// Whether an update of a pod in flight is replayed for every pod in flight, not just that
+    /// one: kube-scheduler keeps one list of in-flight events (`addEventsIfPodInFlight` pushes
+    /// onto it, `clusterEventsForPod` returns every event since a pod was popped), so a pod
+    /// handed back hears another pod's update, and its rejectors' hints decide, given that
+    /// other pod. (An activation stays the activated pod's own: a wildcard naming a pod is for
+    /// that pod alone.) On by default — measured by `gangway differential --corpus` on the
+    /// fuzz corpus; off, an update is replayed only for the pod it concerns: fewer retries,
+    /// I7 kept for hints that only requeue a pod on its own update.
+    pub shared_in_flight_events: bool,
 }
 
 impl Default for QueueConfig {
@@ -74,6 +83,7 @@ impl QueueConfig {
         ordering_window: Some(Duration::from_secs(1)),
         pop_from_backoff: true,
         group_members_back_off: false,
+        shared_in_flight_events: true,
     };
 
     /// kube-scheduler's queue before 1.33 (or with `SchedulerPopFromBackoffQ` off): the
@@ -117,6 +127,14 @@ impl QueueConfig {
     /// (see [`group_members_back_off`](Self::group_members_back_off)).
     pub const fn with_group_members_back_off(mut self, back_off: bool) -> Self {
         self.group_members_back_off = back_off;
+        self
+    }
+
+    /// This configuration replaying an in-flight pod's update for every pod in flight, or
+    /// only for that pod (see
+    /// [`shared_in_flight_events`](Self::shared_in_flight_events)).
+    pub const fn with_shared_in_flight_events(mut self, shared: bool) -> Self {
+        self.shared_in_flight_events = shared;
         self
     }
 

@@ -321,7 +321,16 @@ impl QueueState {
         self.events
             .iter()
             .filter(|r| r.seq >= flight.since)
-            .filter(|r| r.target.as_ref().is_none_or(|t| t == info.id()))
+            // An event about one pod (its update, its activation) is its own, or — with
+            // kube-scheduler's shared list — every pod's, but for an activation: a wildcard
+            // naming a pod is for that pod only (`isPodWorthRequeuing`).
+            .filter(|r| match &r.target {
+                None => true,
+                Some(t) => {
+                    t == info.id()
+                        || (self.config.shared_in_flight_events && !r.event.is_wildcard())
+                }
+            })
             .map(|r| self.worth_requeuing(info, &r.event, plugins))
             .max()
             .unwrap_or(Requeue::Skip)

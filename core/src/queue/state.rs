@@ -349,6 +349,20 @@ impl QueueState {
         }
     }
 
+    /// Ends pod `id`'s attempt as [`done`](Self::done) does and returns its record: a binding
+    /// cycle past Permit keeps it, to hand the pod back with its attempts counted if its bind
+    /// fails (kube-scheduler's binding goroutine calls `Done` once `WaitOnPermit` passed and
+    /// keeps its `QueuedPodInfo` for the failure handler). `None`, changing nothing, if the
+    /// pod is not in flight.
+    pub fn take_done(&mut self, id: &PodId) -> Option<QueuedPodInfo> {
+        if self.place(id) != Some(QueuePlace::InFlight) {
+            return None;
+        }
+        let info = self.info(id).cloned();
+        self.done(id);
+        info
+    }
+
     /// The pod's attempt is over (bound, or handed back): it stops being in flight and events
     /// nobody needs any more are dropped. Returns whether it was in flight.
     pub fn done(&mut self, id: &PodId) -> bool {

@@ -128,7 +128,7 @@ impl PodOutcome {
 
     /// The outcomes a binding cycle's result stands for (a Hardened gang's hand-back is one
     /// per member; a decision nobody was binding, none).
-    pub(super) fn of_binding(outcome: BindingOutcome) -> Vec<PodOutcome> {
+    pub(crate) fn of_binding(outcome: BindingOutcome) -> Vec<PodOutcome> {
         match outcome {
             BindingOutcome::Ignored => Vec::new(),
             BindingOutcome::Bound { pod, node } => vec![PodOutcome::Bound { pod, node }],

@@ -372,6 +372,11 @@ impl QueueModel {
             old,
             new: new.clone(),
         };
+        let shared = self.config.shared_in_flight_events;
+        if shared && matches!(self.place(&id), Some(QueuePlace::InFlight)) {
+            // kube-scheduler's one list of in-flight events: every pod in flight hears it.
+            self.see(&event);
+        }
         match self.find(&id) {
             None => {
                 self.enter(ModelInfo::new(new, now), now, plugins);
@@ -380,7 +385,9 @@ impl QueueModel {
                 let record = &mut self.records[i];
                 match &mut record.place {
                     ModelPlace::InFlight { seen, .. } => {
-                        seen.push(event);
+                        if !shared {
+                            seen.push(event);
+                        }
                         // Handed back, it comes back as it is now.
                         record.info.pod = new;
                     }
@@ -440,7 +447,17 @@ impl QueueModel {
             Some(id) => (*id).clone(),
             None => self.backoff_head()?.clone(),
         };
-        let i = self.find(&id).expect("listed");
+        self.pop_pod(&id)
+    }
+
+    /// Takes pod `id` in flight as [`pop`](Self::pop) would take the head: for a driver
+    /// following another tie order among pods the real queue says tie at the head
+    /// (`QueueState::heads`). `None` if `id` is not queued.
+    pub fn pop_pod(&mut self, id: &PodId) -> Option<ModelPopped> {
+        let i = self.find(id)?;
+        if matches!(self.records[i].place, ModelPlace::InFlight { .. }) {
+            return None;
+        }
         self.cycle += 1;
         let record = &mut self.records[i];
         record.info.attempts = record.info.attempts.saturating_add(1);

@@ -81,6 +81,8 @@ impl QueueModel {
             let Some(i) = self.find(id) else { continue };
             match &mut self.records[i].place {
                 ModelPlace::Active => {}
+                // For this pod only, even on kube-scheduler's shared list of in-flight events:
+                // a wildcard naming a pod concerns that pod alone.
                 ModelPlace::InFlight { seen, .. } => seen.push(ClusterEvent::ForceActivate),
                 ModelPlace::Unschedulable => {
                     let info = self.take(id);
@@ -201,7 +203,7 @@ impl QueueModel {
     // ---- helpers ------------------------------------------------------------------------
 
     /// Every pod in flight sees `event`.
-    fn see(&mut self, event: &ClusterEvent) {
+    pub(super) fn see(&mut self, event: &ClusterEvent) {
         for r in &mut self.records {
             if let ModelPlace::InFlight { seen, .. } = &mut r.place {
                 seen.push(event.clone());

@@ -222,7 +222,10 @@ fn move_all(ev: Ev, pre: Pre) -> Op {
     Op::MoveAll {
         event: event.into(),
         node,
+        pod: None,
+        priority: None,
         precheck,
         min,
+        exclude: None,
     }
 }

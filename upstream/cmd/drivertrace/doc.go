@@ -35,18 +35,22 @@
 //	{"op":"advance_ms","ms":1500}
 //	{"op":"reject","pod":"p1","plugin":"PermitA","message":"m"}
 //	{"op":"allow","pod":"p1","plugin":"PermitA"}
+//	{"op":"hold_bind","pod":"p1"}
+//	{"op":"release_bind","pod":"p1"}
 //
 // node creates a ready node (cpu as given, 64Gi memory, 110 pods); add an unscheduled pod in
 // namespace ns (UID its name, one container requesting the cpu, none for 0); schedule_one
 // runs one ScheduleOne, the scripts (code Success, Wait, Unschedulable,
 // UnschedulableAndUnresolvable or Error, a message, a wait) answering in its scheduling cycle
 // only, an unscripted plugin allowing; fail_bind makes the pod's next binding fail with an
-// API error; reject and allow act on the framework's waiting pod.
+// API error; reject and allow act on the framework's waiting pod; hold_bind stops the pod's
+// binding cycles at PreBind (HoldBind, holdbind.go) until release_bind lets the held one go on
+// to its bind.
 //
 // Each observation is one JSON line: the step and op, the pod ScheduleOne popped, the place
 // of every pod added ("active", "backoff", "error_backoff", "unschedulable", "gated",
 // "in_flight" as the queue says, in that precedence; else "bound" if the informer's pod is
-// assigned; else "absent"), the waiting pods and their pending plugins, the node of every
+// assigned; else "binding" if the cache has it assumed; else "absent"), the waiting pods and their pending plugins, the node of every
 // assigned pod, the PodScheduled condition (status, reason, message) of each pod whose
 // condition on the API server changed in the step, whether a reject decided, and an error.
 //

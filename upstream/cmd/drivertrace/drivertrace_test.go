@@ -77,7 +77,8 @@ const (
 
 // profile is kube-scheduler's default profile (the default KubeSchedulerConfiguration's, as
 // the component builds it) without preemption, with the scripted Permit plugins after the
-// default set's (which has none at Permit).
+// default set's (which has none at Permit), and HoldBind (holdbind.go) after the default
+// PreBind plugins.
 func profile() (schedulerapi.KubeSchedulerProfile, error) {
 	cfg, err := latest.Default()
 	if err != nil {
@@ -95,6 +96,7 @@ func profile() (schedulerapi.KubeSchedulerProfile, error) {
 	for _, name := range scripted.Plugins {
 		prof.Plugins.Permit.Enabled = append(prof.Plugins.Permit.Enabled, schedulerapi.Plugin{Name: name})
 	}
+	prof.Plugins.PreBind.Enabled = append(prof.Plugins.PreBind.Enabled, schedulerapi.Plugin{Name: holdBindName})
 	return prof, nil
 }
 
@@ -118,6 +120,9 @@ type harness struct {
 
 	// What the scripted Permit plugins answer in the schedule_one op being applied.
 	script *map[string]scripted.Script
+
+	// The binding cycles the trace holds at PreBind.
+	holds *holdBind
 }
 
 func newHarness(ctx context.Context) (*harness, error) {
@@ -125,7 +130,7 @@ func newHarness(ctx context.Context) (*harness, error) {
 	h := &harness{
 		ctx: ctx, logger: logger, api: newAPIServer(),
 		added: map[string]bool{}, conditions: map[string]*Condition{},
-		script: &map[string]scripted.Script{},
+		script: &map[string]scripted.Script{}, holds: newHoldBind(),
 	}
 	prof, err := profile()
 	if err != nil {
@@ -135,6 +140,7 @@ func newHarness(ctx context.Context) (*harness, error) {
 	for _, name := range scripted.Plugins {
 		registry[name] = scripted.Factory(name, h.script)
 	}
+	registry[holdBindName] = h.holds.factory()
 	// As kube-scheduler builds its informers (the pod informer without terminated pods).
 	h.informers = scheduler.NewInformerFactory(h.api.client, 0)
 	// Events are thrown away (a recorder with no channel).
@@ -265,6 +271,13 @@ func (h *harness) apply(op Op, obs *Observation) error {
 			return fmt.Errorf("pod %s is unknown", op.Pod)
 		}
 		return pods.Delete(ctx, op.Pod, metav1.DeleteOptions{})
+	case "hold_bind":
+		if !h.added[op.Pod] {
+			return fmt.Errorf("pod %s is unknown", op.Pod)
+		}
+		return h.holds.hold(op.Pod)
+	case "release_bind":
+		return h.holds.release(op.Pod)
 	case "delete_node":
 		return nodes.Delete(ctx, op.Node, metav1.DeleteOptions{})
 	case "advance_ms":
@@ -289,7 +302,8 @@ func (h *harness) apply(op Op, obs *Observation) error {
 }
 
 // places is where the scheduling queue has each pod the trace added (as queuetrace's places,
-// in-flight last), else bound if the informer's pod is assigned, else absent.
+// in-flight last), else bound if the informer's pod is assigned, else binding if the cache
+// has it assumed (past Permit, in its binding cycle), else absent.
 func (h *harness) places() map[string]string {
 	q := h.sched.SchedulingQueue
 	places := map[string]string{}
@@ -297,6 +311,8 @@ func (h *harness) places() map[string]string {
 		places[name] = "absent"
 		if p, err := h.informers.Core().V1().Pods().Lister().Pods(namespace).Get(name); err == nil && p.Spec.NodeName != "" {
 			places[name] = "bound"
+		} else if assumed, _ := h.sched.Cache.IsAssumedPod(&v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID(name)}}); assumed {
+			places[name] = "binding"
 		}
 	}
 	mark := func(pods []*v1.Pod, place string) {
@@ -428,6 +444,7 @@ func TestTrace(t *testing.T) {
 		// Every binding cycle still waiting ends, the scheduler's loops stop and its context
 		// ends (the informers, the cache's and the metrics recorder's loops), so the bubble
 		// empties.
+		h.holds.releaseAll()
 		h.fw.IterateOverWaitingPods(func(wp fwk.WaitingPod) { wp.Reject("", "end of trace") })
 		synctest.Wait()
 		h.close()

@@ -23,10 +23,11 @@
 //
 // and, for the conformance table's traces (upstream/README.md):
 //
-//	{"op":"config","profile":"conformance","initial_backoff_ms":1000,"max_backoff_ms":10000,
+//	{"op":"config","profile":"conformance",   (or "lockstep": lockstep.go)"initial_backoff_ms":1000,"max_backoff_ms":10000,
 //	 "max_in_unschedulable_ms":300000,"pop_from_backoff":false}   (first, if at all)
 //	{"op":"unschedulable","pod":"a","plugins":["Fit"],"pending":["Pending"]}
 //	{"op":"move_all","event":"NodeAdd","node":"big","precheck":"min_priority","min":2}
+//	{"op":"move_all","event":"UnscheduledPodUpdate","pod":"other","priority":1,"exclude":"a"}
 //	{"op":"gate","open":true}
 //	{"op":"advance_ns","ns":1}
 //
@@ -84,6 +85,7 @@ type Op struct {
 	Pending  []string `json:"pending,omitempty"`
 	Node     string   `json:"node,omitempty"`
 	Precheck string   `json:"precheck,omitempty"`
+	Exclude  string   `json:"exclude,omitempty"`
 	Min      int32    `json:"min,omitempty"`
 	Open     bool     `json:"open,omitempty"`
 	// The config op's fields (0 / absent: kube-scheduler's default).
@@ -259,15 +261,11 @@ func (h *harness) apply(op Op) (*string, error) {
 			return nil, fmt.Errorf("unknown event %q", op.Event)
 		}
 		var called string
-		check, err := precheck(op.Precheck, op.Min, &called)
+		check, err := precheck(op.Precheck, op.Min, op.Exclude, &called)
 		if err != nil {
 			return nil, err
 		}
-		var oldObj interface{}
-		newObj := eventObject(op.Event, op.Node)
-		if op.Event == "AssignedPodDelete" {
-			oldObj, newObj = newObj, nil
-		}
+		oldObj, newObj := eventObjects(op.Event, op.Node, op.Pod, op.Priority)
 		h.q.MoveAllToActiveOrBackoffQueue(h.logger, event, oldObj, newObj, check)
 		if called != "" {
 			return nil, errors.New(called)

@@ -11,6 +11,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
@@ -38,26 +39,47 @@ var events = map[string]fwk.ClusterEvent{
 	"NodeUpdate":           {Resource: fwk.Node, ActionType: fwk.Update},
 	"AssignedPodDelete":    framework.EventAssignedPodDelete,
 	"AssignedPodAdd":       framework.EventAssignedPodAdd,
+	"UnscheduledPodAdd":    framework.EventUnscheduledPodAdd,
+	"UnscheduledPodUpdate": framework.EventUnscheduledPodUpdate,
 	"PodGroupAdd":          {Resource: fwk.PodGroup, ActionType: fwk.Add},
+	"PodGroupUpdate":       {Resource: fwk.PodGroup, ActionType: fwk.Update},
 	"UnschedulableTimeout": framework.EventUnschedulableTimeout,
+	"ForceActivate":        framework.EventForceActivate,
+	// 1.36 names it (framework.BackoffComplete) but builds no event of it: a wildcard, as
+	// gangway's ClusterEvent::BackoffComplete is.
+	"BackoffComplete": {Resource: fwk.WildCard, ActionType: fwk.All, CustomLabel: framework.BackoffComplete},
 }
 
-// The event's objects, as its informer would hand them over: a node named `node` (default
-// "node"), a bound pod, a PodGroup.
-func eventObject(name, node string) interface{} {
+// eventObjects are the event's old and new objects, as its informer would hand them over: a
+// node named `node` (default "node"); a pod named `pod` (default "assigned"; an unscheduled
+// pod's update raises its priority from 0 to `priority`; a delete has only the old object).
+// PodGroup events carry none (no profile's hint reads them).
+func eventObjects(name, node, pod string, priority int32) (oldObj, newObj interface{}) {
 	if node == "" {
 		node = "node"
 	}
-	switch name {
-	case "NodeAdd", "NodeUpdate":
-		return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}
-	case "AssignedPodDelete", "AssignedPodAdd":
+	if pod == "" {
+		pod = "assigned"
+	}
+	podObject := func(priority int32, nodeName string) *v1.Pod {
 		return &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: "assigned", Namespace: "ns", UID: "assigned"},
-			Spec:       v1.PodSpec{NodeName: node},
+			ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: "ns", UID: types.UID(pod)},
+			Spec:       v1.PodSpec{NodeName: nodeName, Priority: &priority},
 		}
 	}
-	return nil
+	switch name {
+	case "NodeAdd", "NodeUpdate":
+		return nil, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}
+	case "AssignedPodDelete":
+		return podObject(0, node), nil
+	case "AssignedPodAdd":
+		return nil, podObject(0, node)
+	case "UnscheduledPodAdd":
+		return nil, podObject(0, "")
+	case "UnscheduledPodUpdate":
+		return podObject(0, ""), podObject(priority, "")
+	}
+	return nil, nil
 }
 
 type hintFn = fwk.QueueingHintFn
@@ -122,12 +144,24 @@ func profile(name string, open *bool) ([]queue.Option, error) {
 			queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{"": m}),
 			queue.WithPreEnqueuePluginMap(pre),
 		}, nil
+	case "lockstep":
+		return lockstepProfile(), nil
 	}
 	return nil, fmt.Errorf("unknown profile %q", name)
 }
 
-// precheck is move_all's PreEnqueueCheck: nil for none; "never" records that it was called.
-func precheck(kind string, min int32, called *string) (queue.PreEnqueueCheck, error) {
+// precheck is move_all's PreEnqueueCheck, leaving out the pod named exclude (if any): nil for
+// none; "never" records that it was called.
+func precheck(kind string, min int32, exclude string, called *string) (queue.PreEnqueueCheck, error) {
+	check, err := priorityCheck(kind, min, called)
+	if err != nil || exclude == "" {
+		return check, err
+	}
+	return func(p *v1.Pod) bool { return p.Name != exclude && (check == nil || check(p)) }, nil
+}
+
+// priorityCheck is the precheck over the pod's priority that kind names.
+func priorityCheck(kind string, min int32, called *string) (queue.PreEnqueueCheck, error) {
 	priority := func(p *v1.Pod) int32 {
 		if p.Spec.Priority == nil {
 			return 0

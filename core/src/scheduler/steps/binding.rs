@@ -65,13 +65,15 @@ enum Failure {
 }
 
 /// A binding cycle under way: its pod's assignment claimed ([`begin_binding`]), the decision
-/// it acts on, and what it found.
+/// it acts on, what it found, and — once it binds — the pod's queue record, taken out of the
+/// queue.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
     pod: Pod,
     node: crate::sync::Arc<str>,
     deleted: bool,
     decision: crate::Decision,
+    record: Option<QueuedPodInfo>,
 }
 
 impl Binding {
@@ -103,8 +105,11 @@ pub fn binding_cycle<P: Parts>(p: &mut P, job: Job, now: Time) -> BindingOutcome
 }
 
 /// A binding cycle begins: it claims its pod's assignment — so a sibling's whole-gang
-/// hand-back (H2) cannot take it while this cycle runs — and notes the Permit wait. `None`:
-/// no pod in binding has this decision.
+/// hand-back (H2) cannot take it while this cycle runs — and notes the Permit wait. A pod that
+/// binds (allowed, not deleted) is done with the queue from here: its attempt ends and the
+/// events recorded for it go, its record kept in the cycle for a failed bind's hand-back — as
+/// kube-scheduler calls `Done` once `WaitOnPermit` has passed, before PreBind and Bind.
+/// `None`: no pod in binding has this decision.
 pub fn begin_binding<P: Parts>(p: &mut P, job: Job, now: Time) -> Option<Binding> {
     let id = job.decision.pod.id().clone();
     let (node, deleted, wait) = p.driver(|d| {
@@ -116,11 +121,15 @@ pub fn begin_binding<P: Parts>(p: &mut P, job: Job, now: Time) -> Option<Binding
     if let (true, Some(wait)) = (job.waited, wait) {
         telemetry::permit_waited(wait, job.decision.status.code());
     }
+    let record = (!deleted && job.decision.cause.is_allowed())
+        .then(|| p.queue(|q, _| q.take_done(&id)))
+        .flatten();
     Some(Binding {
         pod: job.decision.pod.clone(),
         node,
         deleted,
         decision: job.decision,
+        record,
     })
 }
 
@@ -137,6 +146,7 @@ pub fn end_binding<P: Parts>(
         node,
         deleted,
         decision,
+        record,
     } = binding;
     let id = pod.id().clone();
     let _span = tracing::debug_span!(
@@ -153,7 +163,7 @@ pub fn end_binding<P: Parts>(
     };
     // From the finish to the release the pod has left the driver but not yet the cache and
     // the queue: one step that the scheduler's check never sees half done.
-    p.unobserved(|p| finish(p, pod, node, outcome, now))
+    p.unobserved(|p| finish(p, pod, node, outcome, record, now))
 }
 
 /// The end of a binding cycle past the binder (see [`end_binding`]).
@@ -162,6 +172,7 @@ fn finish<P: Parts>(
     pod: Pod,
     node: crate::sync::Arc<str>,
     outcome: Result<(), Failure>,
+    record: Option<QueuedPodInfo>,
     now: Time,
 ) -> BindingOutcome {
     let id = pod.id().clone();
@@ -185,20 +196,29 @@ fn finish<P: Parts>(
             }
         }
         (Ok(()), true) => {
-            // Bound, but deleted meanwhile: it is gone, its resources are free.
-            p.cache(|c| c.remove_pod(&id));
+            // Bound, but deleted meanwhile: it is gone, its resources are free — announced
+            // here unless its delete freed them already (`pod_deleted`).
+            let removed = p.cache(|c| c.remove_pod(&id));
             p.queue(|q, _| q.done(&id));
             count(p, Counted::DeletedInFlight);
             telemetry::binding_attempt(BindingResult::Deleted);
-            announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
+            if removed.is_some() {
+                announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
+            }
             BindingOutcome::Deleted { pod }
         }
-        (Err(_), true) => failed(p, pod, Failure::Deleted, now),
-        (Err(failure), false) => failed(p, pod, failure, now),
+        (Err(_), true) => failed(p, pod, Failure::Deleted, record, now),
+        (Err(failure), false) => failed(p, pod, failure, record, now),
     }
 }
 
-fn failed<P: Parts>(p: &mut P, pod: Pod, failure: Failure, now: Time) -> BindingOutcome {
+fn failed<P: Parts>(
+    p: &mut P,
+    pod: Pod,
+    failure: Failure,
+    record: Option<QueuedPodInfo>,
+    now: Time,
+) -> BindingOutcome {
     let id = pod.id().clone();
     ops::unreserve(p.gang(), &pod);
     let node_too = match failure {
@@ -206,16 +226,16 @@ fn failed<P: Parts>(p: &mut P, pod: Pod, failure: Failure, now: Time) -> Binding
         Failure::Rejected(..) => !p.planted(Flaw::ReleaseKeepsNodeReservation),
         Failure::Deleted => true,
     };
-    if node_too {
-        p.cache(|c| c.forget(&id));
-    }
+    // `None` if its delete already freed its room (`pod_deleted`): then nothing is announced
+    // again (kube-scheduler's ForgetPod fails, and it moves nothing).
+    let forgotten = node_too && p.cache(|c| c.forget(&id)).is_some();
     let freed = ClusterEvent::AssignedPodDelete(pod.clone());
     match failure {
         Failure::Deleted => {
             telemetry::binding_attempt(BindingResult::Deleted);
             p.queue(|q, _| q.done(&id));
             count(p, Counted::DeletedInFlight);
-            if !p.planted(Flaw::DeleteAnnouncesNothing) {
+            if forgotten && !p.planted(Flaw::DeleteAnnouncesNothing) {
                 announce(p, freed, None, now);
             }
             BindingOutcome::Deleted { pod }
@@ -250,11 +270,18 @@ fn failed<P: Parts>(p: &mut P, pod: Pod, failure: Failure, now: Time) -> Binding
             tracing::debug!(pod = %id, error = %error, "bind failed");
             count(p, Counted::BindFailure);
             announce(p, freed, None, now);
-            if p.planted(Flaw::BindFailureLosesPod) {
-                p.queue(|q, _| q.done(&id));
-            } else {
-                // No rejecting plugin: it backs off in the error backoff.
-                requeue(p, &id, None, now);
+            match record {
+                _ if p.planted(Flaw::BindFailureLosesPod) => {
+                    p.queue(|q, _| q.done(&id));
+                }
+                // No rejecting plugin: it backs off in the error backoff, with the record its
+                // binding cycle took from the queue.
+                Some(record) => {
+                    let _ = p.queue(|q, plugins| {
+                        q.add_unschedulable_if_not_present(record, now, plugins)
+                    });
+                }
+                None => requeue(p, &id, None, now),
             }
             BindingOutcome::BindFailed { pod, error }
         }

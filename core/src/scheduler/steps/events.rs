@@ -4,7 +4,7 @@
 use crate::gang::ops;
 use crate::gang::parts::GangParts;
 use crate::queue::ClusterEvent;
-use crate::{GroupKey, Pod, PodGroup, PodId, Time};
+use crate::{GroupKey, Mode, Pod, PodGroup, PodId, Time};
 
 use super::super::parts::{Flaw, Parts};
 use super::super::{
@@ -114,6 +114,15 @@ pub fn pod_deleted<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> Result<bool, De
         // Its binding cycle (running, or started by its Permit decision) cleans up; make sure
         // a decision comes if it is still waiting (upstream's `RejectWaitingPod`).
         p.gang().remove_waiting(id);
+        // Upstream, a pod whose binding cycle is under way (past Permit, its bind may take
+        // long) has its room freed now and announced, as kube-scheduler's
+        // handleAssumedPodDeletion forgets a deleted assumed pod that is no longer waiting;
+        // its cycle's end then frees and announces nothing more. Hardened keeps the room
+        // until the cycle ends, so the cache and the driver release it in one step.
+        let claimed = p.read_driver(|d| d.assignment(id).is_some_and(|a| a.claimed));
+        if claimed && p.mode() == Mode::Upstream && p.cache(|c| c.forget(id)).is_some() {
+            announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
+        }
         return Ok(true);
     }
     let removed = if p.read_cache(|c| c.phase(id).is_some()) {

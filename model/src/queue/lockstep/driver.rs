@@ -131,6 +131,13 @@ impl Lockstep {
     /// Applies `op` to both queues and checks everything (see the
     /// [module documentation](super)).
     pub fn step(&mut self, op: &Op) -> Result<(), String> {
+        self.step_preferring(op, None)
+    }
+
+    /// Like [`step`](Self::step), but a pop takes `prefer` if the real queue says it ties at
+    /// the head ([`QueueState::heads`]) — for a driver following another queue's tie order
+    /// (the corpus differential follows kube-scheduler's heap).
+    pub fn step_preferring(&mut self, op: &Op, prefer: Option<&PodId>) -> Result<(), String> {
         let now = self.now;
         let p = &self.plugins;
         match op {
@@ -159,8 +166,11 @@ impl Lockstep {
                 same("delete", self.state.delete(&id), self.model.delete(&id))?;
             }
             Op::Pop => {
-                let real = self.state.pop();
-                let model = self.model.pop();
+                let tied = prefer.filter(|p| self.state.heads().any(|h| h == *p));
+                let (real, model) = match tied {
+                    Some(p) => (self.state.pop_tied(p), self.model.pop_pod(p)),
+                    None => (self.state.pop(), self.model.pop()),
+                };
                 match (&real, &model) {
                     (None, None) => {}
                     (Some(r), Some(m)) if m.info.matches(&r.info) && r.cycle == m.cycle => {

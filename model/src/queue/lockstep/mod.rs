@@ -25,7 +25,11 @@ use gangsched::queue::QueueState;
 use super::QueueModel;
 
 mod driver;
+mod input;
 mod ops;
 
 pub use driver::{run, Lockstep};
+#[cfg(feature = "arbitrary")]
+pub use input::decode;
+pub use input::{bounded, runnable, MAX_OPS, MAX_PODS_PER_OP};
 pub use ops::{event, pod_id, rejectors, universe_pod, Op, EVENTS, POD_NAMES, PRIORITIES, STEPS};
