@@ -373,6 +373,39 @@ pub fn seeds() -> Vec<(&'static str, Vec<Op>)> {
                 Done { pick: 0 },
             ],
         ),
+        (
+            // p5 names a pod group: deleted while queued and while in flight, then added
+            // again, it joins the group afresh each time (the corpus differential's runner
+            // once kept the deleted member in its group).
+            "group-member-deleted-readded",
+            vec![
+                Add {
+                    pod: 5,
+                    priority: 0,
+                },
+                Delete { pod: 5 },
+                Add {
+                    pod: 5,
+                    priority: 0,
+                },
+                Pop,
+                Delete { pod: 5 },
+                Done { pick: 0 },
+                Add {
+                    pod: 5,
+                    priority: 1,
+                },
+                Pop,
+                HandBack {
+                    pick: 0,
+                    rejectors: 1,
+                },
+                MoveAll {
+                    event: 0,
+                    exclude: None,
+                },
+            ],
+        ),
     ]
 }
 

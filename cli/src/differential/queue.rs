@@ -284,7 +284,11 @@ impl Runner {
                 queue.activate(&ids, now, plugins);
             }
             Op::Delete { pod } => {
-                self.objects.remove(pod);
+                // The informer's delete reaches the gang plugin too: the pod leaves its
+                // group, so a pod of that name added later joins afresh.
+                if let Some(object) = self.objects.remove(pod) {
+                    self.gang.on_pod_deleted(&object);
+                }
                 queue.delete(&PodId::from(pod.as_str()));
             }
             Op::AdvanceMs { ms } => self.now += Duration::from_millis(*ms),
