@@ -17,10 +17,15 @@
 //! - a second close (a scheduler closes its queue once; kube-scheduler's panics on a closed
 //!   channel).
 //!
+//! An add of a pod the queue has forgotten (bound, or its attempt ended by a close) while the
+//! informer still has it becomes a delete and an add: the pod deleted and created again under
+//! its name, the only way an informer adds it a second time.
+//!
 //! A gang hand back (`add_gang_unschedulable`, the Hardened whole-gang hand-back) becomes one
 //! hand back per distinct member in flight, in the order listed: upstream hands each member
 //! back alone, as `Mode::Upstream`'s driver does.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use gangsched::queue::QueuePlace;
@@ -70,17 +75,27 @@ pub fn trace_following(input: &[FuzzOp], pops: &[Option<String>]) -> Result<Tran
     // Pods deleted while in flight: their delete is final (the informer sends nothing more
     // of them) until their attempt ends.
     let mut gone: Vec<PodId> = Vec::new();
+    // The pods the informer has: added or updated, and not deleted since.
+    let mut existing: BTreeSet<PodId> = BTreeSet::new();
     let mut closed = false;
     let mut own_pops: Vec<Option<String>> = Vec::new();
     let mut prefer: Option<PodId> = None;
     for (i, op) in lockstep::runnable(input).enumerate() {
-        let in_flight = |id: &PodId| l.state.place(id) == Some(QueuePlace::InFlight);
         // Each trace op with the lockstep op it is (a gang hand back is several).
         let mut steps: Vec<(Op, FuzzOp)> = Vec::new();
         match &op {
-            FuzzOp::Add { pod, priority } => {
-                let pod = lockstep::universe_pod(*pod, *priority);
+            FuzzOp::Add {
+                pod: index,
+                priority,
+            } => {
+                let pod = lockstep::universe_pod(*index, *priority);
                 if l.state.place(pod.id()).is_none() {
+                    if existing.contains(pod.id()) {
+                        let delete = Op::Delete {
+                            pod: pod.name().to_owned(),
+                        };
+                        steps.push((delete, FuzzOp::Delete { pod: *index }));
+                    }
                     let add = Op::Add {
                         pod: pod.name().to_owned(),
                         priority: pod.priority(),
@@ -101,7 +116,7 @@ pub fn trace_following(input: &[FuzzOp], pops: &[Option<String>]) -> Result<Tran
             }
             FuzzOp::Delete { pod } => {
                 let id = lockstep::pod_id(*pod);
-                if in_flight(&id) {
+                if is_in_flight(&l, &id) {
                     gone.push(id.clone());
                 }
                 let delete = Op::Delete {
@@ -121,7 +136,7 @@ pub fn trace_following(input: &[FuzzOp], pops: &[Option<String>]) -> Result<Tran
             }
             FuzzOp::HandBack { pick, rejectors } => {
                 let id = l.pick(*pick);
-                if in_flight(&id) {
+                if is_in_flight(&l, &id) {
                     steps.push((hand_back(&id, *rejectors), op.clone()));
                 }
             }
@@ -129,7 +144,7 @@ pub fn trace_following(input: &[FuzzOp], pops: &[Option<String>]) -> Result<Tran
                 let mut seen: Vec<PodId> = Vec::new();
                 for &(pick, rejectors) in members {
                     let id = l.pick(pick);
-                    if !seen.contains(&id) && in_flight(&id) {
+                    if !seen.contains(&id) && is_in_flight(&l, &id) {
                         let direct = FuzzOp::HandBack {
                             pick: universe_pick(&id),
                             rejectors,
@@ -181,9 +196,18 @@ pub fn trace_following(input: &[FuzzOp], pops: &[Option<String>]) -> Result<Tran
                 let popped = in_flight_now(&l).into_iter().find(|p| !before.contains(p));
                 own_pops.push(popped.map(|p| p.to_string()));
             }
+            match &trace_op {
+                Op::Add { pod, .. } | Op::Update { pod, .. } => {
+                    existing.insert(PodId::from(pod.as_str()));
+                }
+                Op::Delete { pod } => {
+                    existing.remove(&PodId::from(pod.as_str()));
+                }
+                _ => {}
+            }
             ops.push(trace_op);
         }
-        gone.retain(|id| in_flight_after(&l, id));
+        gone.retain(|id| is_in_flight(&l, id));
     }
     Ok(Translation {
         ops,
@@ -192,7 +216,8 @@ pub fn trace_following(input: &[FuzzOp], pops: &[Option<String>]) -> Result<Tran
     })
 }
 
-fn in_flight_after(l: &Lockstep, id: &PodId) -> bool {
+/// Whether `id` is in flight in the lockstep's real queue.
+fn is_in_flight(l: &Lockstep, id: &PodId) -> bool {
     l.state.place(id) == Some(QueuePlace::InFlight)
 }
 
@@ -369,6 +394,49 @@ mod tests {
             r#"{"op":"unschedulable","pod":"p5","plugins":["NodeResourcesFit"],"pending":["DynamicResources"]}"#,
             r#"{"op":"move_all","event":"UnscheduledPodUpdate","pod":"other","priority":1,"exclude":"p0"}"#,
             r#"{"op":"advance_ns","ns":1}"#,
+        ];
+        assert_eq!(lines.lines().collect::<Vec<_>>(), expected);
+    }
+
+    #[test]
+    fn a_pod_added_again_after_its_queue_forgot_it_is_deleted_and_created_again() {
+        use FuzzOp::*;
+        let add = Add {
+            pod: 5,
+            priority: 0,
+        };
+        // Bound, then added again; then its attempt ended by the close, added again; then
+        // deleted and added: an add as it is.
+        let input = vec![
+            add.clone(),
+            Pop,
+            Done { pick: 0 },
+            add.clone(),
+            Pop,
+            Close,
+            add.clone(),
+            Delete { pod: 5 },
+            add,
+        ];
+        let t = trace_of(&input).unwrap();
+        assert_eq!(t.left_out, 0);
+        let lines = super::super::trace::to_json_lines(&t.ops[1..]);
+        let (add, delete) = (
+            r#"{"op":"add","pod":"p5","priority":0,"group":"pg"}"#,
+            r#"{"op":"delete","pod":"p5"}"#,
+        );
+        let expected = [
+            add,
+            r#"{"op":"pop"}"#,
+            r#"{"op":"done","pod":"p5"}"#,
+            delete,
+            add,
+            r#"{"op":"pop"}"#,
+            r#"{"op":"close"}"#,
+            delete,
+            add,
+            delete,
+            add,
         ];
         assert_eq!(lines.lines().collect::<Vec<_>>(), expected);
     }

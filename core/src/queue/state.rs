@@ -358,20 +358,22 @@ impl QueueState {
         if self.place(id) != Some(QueuePlace::InFlight) {
             return None;
         }
-        let info = self.info(id).cloned();
-        self.done(id);
-        info
+        self.end_attempt(id).flatten()
     }
 
     /// The pod's attempt is over (bound, or handed back): it stops being in flight and events
     /// nobody needs any more are dropped. Returns whether it was in flight.
     pub fn done(&mut self, id: &PodId) -> bool {
-        if self.in_flight.remove(id).is_none() {
-            return false;
-        }
-        self.forget_in_flight(id);
+        self.end_attempt(id).is_some()
+    }
+
+    /// Ends `id`'s attempt: `None` if it was not in flight, else the record the queue still
+    /// held of it in flight (none if it was deleted meanwhile).
+    fn end_attempt(&mut self, id: &PodId) -> Option<Option<QueuedPodInfo>> {
+        self.in_flight.remove(id)?;
+        let record = self.forget_in_flight(id);
         self.prune_events();
-        true
+        Some(record)
     }
 
     /// Closes the queue: `pop` on the concurrent queue returns `None` from now on, and every
@@ -615,13 +617,11 @@ impl QueueState {
         Some(info)
     }
 
-    /// Drops the record of a pod in flight (its attempt is over or it is being handed back).
-    pub(super) fn forget_in_flight(&mut self, id: &PodId) {
-        if let Some(slot) = self.ids.get(id).copied() {
-            if self.places[slot as usize] == QueuePlace::InFlight {
-                self.release(id, slot);
-            }
-        }
+    /// Drops the record of a pod in flight (its attempt is over or it is being handed back)
+    /// and returns it; `None` if the queue holds no record of `id` in flight.
+    pub(super) fn forget_in_flight(&mut self, id: &PodId) -> Option<QueuedPodInfo> {
+        let slot = self.ids.get(id).copied()?;
+        (self.places[slot as usize] == QueuePlace::InFlight).then(|| self.release(id, slot))
     }
 
     /// Frees `slot`, which holds pod `id`, and returns its record.
