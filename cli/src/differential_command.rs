@@ -31,6 +31,11 @@ pub struct DifferentialArgs {
     /// harness runs (`group_members_back_off`: it backs off whatever happened).
     #[arg(long)]
     group_members_wait: bool,
+    /// gangway's queue with kubernetes#139162 (`QueueConfig::wildcards_move_gated`: a
+    /// wildcard event, the leftover flush's above all, moves a gated pod) instead of v1.36.3's
+    /// rule, which the Go harness runs: traces with a gated pod left past the flush differ.
+    #[arg(long)]
+    wildcards_move_gated: bool,
     /// Also run this many generated traces (random valid operations over six pods, seeds
     /// from --seed on); a differing one is written to target/differential-SEED.jsonl.
     #[arg(long, default_value_t = 0)]
@@ -166,7 +171,8 @@ pub fn differential_command(args: &DifferentialArgs) -> ExitCode {
     } else {
         gangsched::QueueConfig::DEFAULT
     }
-    .with_group_members_back_off(!args.group_members_wait);
+    .with_group_members_back_off(!args.group_members_wait)
+    .with_wildcards_move_gated(args.wildcards_move_gated);
     // Each trace by name: the files, then the generated ones; gang traces apart.
     let mut traces: Vec<(String, Vec<Op>)> = Vec::new();
     let mut gang_traces = Vec::new();

@@ -69,6 +69,7 @@ pub fn trace_following(input: &[FuzzOp], pops: &[Option<String>]) -> Result<Tran
         max_in_unschedulable_ms: Some(millis(CONFIG.max_in_unschedulable)),
         pop_from_backoff: Some(CONFIG.pop_from_backoff),
         gang_gates: Some(CONFIG.group_members_back_off),
+        wildcards_move_gated: CONFIG.wildcards_move_gated.then_some(true),
     }];
     let mut left_out = 0;
     let mut l = Lockstep::new(CONFIG);

@@ -77,6 +77,7 @@ pub fn configured(base: QueueConfig, op: &Op) -> QueueConfig {
         max_in_unschedulable_ms,
         pop_from_backoff,
         gang_gates,
+        wildcards_move_gated,
         ..
     } = op
     else {
@@ -97,6 +98,7 @@ pub fn configured(base: QueueConfig, op: &Op) -> QueueConfig {
     let pop = pop_from_backoff.unwrap_or(base.pop_from_backoff);
     config
         .with_group_members_back_off(gang_gates.unwrap_or(base.group_members_back_off))
+        .with_wildcards_move_gated(wildcards_move_gated.unwrap_or(base.wildcards_move_gated))
         .with_pop_from_backoff(pop)
         .with_ordering_window(pop.then_some(Duration::from_secs(1)))
 }

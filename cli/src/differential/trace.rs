@@ -36,6 +36,12 @@ pub enum Op {
         /// (`QueueConfig::group_members_back_off` on gangway's side).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         gang_gates: Option<bool>,
+        /// gangway's side only: `QueueConfig::wildcards_move_gated` (kubernetes#139162, a
+        /// wildcard event moves a gated pod), absent: the runner's own setting (off). v1.36.3
+        /// has no such rule; the Go harness ignores the field and runs the real code, so a
+        /// trace that turns it on shows the difference.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wildcards_move_gated: Option<bool>,
     },
     /// A pod is created (`priority` defaults to 0), at the clock's time.
     Add {

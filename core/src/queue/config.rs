@@ -61,6 +61,16 @@ pub struct QueueConfig {
     /// fuzz corpus; off, an update is replayed only for the pod it concerns: fewer retries,
     /// I7 kept for hints that only requeue a pod on its own update.
     pub shared_in_flight_events: bool,
+    /// Whether a wildcard event — the leftover flush's `UnschedulableTimeout` above all —
+    /// moves a pod a PreEnqueue plugin gated, so its gate is checked again, whatever the gate
+    /// registered for: kubernetes#139162, which is not in v1.36.3. Off by default, as
+    /// v1.36.3's `movePodsToActiveOrBackoffQueue` has it (a gated pod moves only for an event
+    /// its gate registered, and a wildcard matches no registration): a gated pod is never
+    /// retried by the flush, stays stale, and every later flush announces
+    /// `UnschedulableTimeout` again to the pods in flight (docs/races.md). On, a gated pod the
+    /// flush leaves gated is flushed at that time (its timestamp kept), so it is retried once
+    /// per [`max_in_unschedulable`](Self::max_in_unschedulable).
+    pub wildcards_move_gated: bool,
 }
 
 impl Default for QueueConfig {
@@ -84,6 +94,7 @@ impl QueueConfig {
         pop_from_backoff: true,
         group_members_back_off: false,
         shared_in_flight_events: true,
+        wildcards_move_gated: false,
     };
 
     /// kube-scheduler's queue before 1.33 (or with `SchedulerPopFromBackoffQ` off): the
@@ -135,6 +146,13 @@ impl QueueConfig {
     /// [`shared_in_flight_events`](Self::shared_in_flight_events)).
     pub const fn with_shared_in_flight_events(mut self, shared: bool) -> Self {
         self.shared_in_flight_events = shared;
+        self
+    }
+
+    /// This configuration moving gated pods on wildcard events (kubernetes#139162), or not (see
+    /// [`wildcards_move_gated`](Self::wildcards_move_gated)).
+    pub const fn with_wildcards_move_gated(mut self, moves: bool) -> Self {
+        self.wildcards_move_gated = moves;
         self
     }
 

@@ -12,6 +12,8 @@
 mod config;
 mod error;
 mod event;
+#[cfg(test)]
+mod flush_tests;
 mod info;
 mod keyed_heap;
 mod plugins;

@@ -184,10 +184,11 @@ impl QueueState {
         if !plugins.is_event_of_interest(event.kind()) {
             return 0;
         }
+        let wildcards_move_gated = self.config.wildcards_move_gated;
         let moved = self.move_where(now, plugins, |info| {
             precheck
                 .is_none_or(|keep| keep(info))
-                .then(|| verdict(info, &event, plugins))
+                .then(|| verdict(info, &event, plugins, wildcards_move_gated))
                 .flatten()
         });
         self.record(event, None);
@@ -221,10 +222,13 @@ impl QueueState {
     }
 
     /// Retries every pod that has sat in the unschedulable pool longer than the configured
-    /// maximum (a wildcard event: hints are not asked; recorded for the pods in flight). A
-    /// gated pod that stays gated starts a new wait — its flush time, not its queue timestamp,
-    /// which keeps its order and backoff (upstream #139331) — so it is not flushed again at
-    /// every call. Returns how many pods moved.
+    /// maximum (a wildcard event: hints are not asked; recorded for the pods in flight if any
+    /// pod was stale). A gated pod is not retried (v1.36.3): it stays stale and each later
+    /// flush announces the event again. With
+    /// [`wildcards_move_gated`](super::QueueConfig::wildcards_move_gated) it is, and one that stays
+    /// gated starts a new wait — its flush time, not its queue timestamp, which keeps its order
+    /// and backoff (upstream #139331) — so it is not flushed again at every call. Returns how
+    /// many pods moved.
     pub fn flush_unschedulable_leftover(&mut self, now: Time, plugins: &dyn QueuePlugins) -> usize {
         let max = self.config.max_in_unschedulable;
         let stale: Vec<u32> = self
@@ -237,9 +241,13 @@ impl QueueState {
         }
         let event = ClusterEvent::UnschedulableTimeout;
         let moved = self.move_slots(&stale, &event, now, plugins);
-        for &slot in &stale {
-            if self.places[slot as usize] == QueuePlace::Unschedulable {
-                self.info_at_mut(slot).set_flushed_at(now);
+        // Without kubernetes#139162 a gated pod is not even considered and stays stale, as in
+        // v1.36.3; with it, a pod the flush left gated waits another full period.
+        if self.config.wildcards_move_gated {
+            for &slot in &stale {
+                if self.places[slot as usize] == QueuePlace::Unschedulable {
+                    self.info_at_mut(slot).set_flushed_at(now);
+                }
             }
         }
         self.record(event, None);
@@ -366,10 +374,11 @@ impl QueueState {
         plugins: &dyn QueuePlugins,
     ) -> usize {
         let mut moved = 0;
+        let wildcards_move_gated = self.config.wildcards_move_gated;
         for &slot in slots {
             let clock = self.clock;
             let info = self.slots[slot as usize].as_mut().expect("slot in use");
-            let Some(strategy) = verdict(info, event, plugins) else {
+            let Some(strategy) = verdict(info, event, plugins, wildcards_move_gated) else {
                 continue;
             };
             let (place, was_gated) = relocate(&clock, info, strategy, now, plugins);
@@ -481,15 +490,18 @@ fn place_for(
 }
 
 /// Whether `event` moves `info` (in the unschedulable pool) and how; `None` to stay. A gated
-/// pod moves only for an event its gate registered for, or a wildcard.
+/// pod moves only for an event its gate registered for, or a wildcard if `wildcards_move_gated`
+/// (kubernetes#139162).
 #[inline]
 fn verdict(
     info: &QueuedPodInfo,
     event: &ClusterEvent,
     plugins: &dyn QueuePlugins,
+    wildcards_move_gated: bool,
 ) -> Option<Requeue> {
     if let Some(gate) = info.gated_by() {
-        if !event.is_wildcard() && !plugins.registered(gate, event.kind()) {
+        let wildcard = wildcards_move_gated && event.is_wildcard();
+        if !wildcard && !plugins.registered(gate, event.kind()) {
             return None;
         }
     }

@@ -444,12 +444,19 @@ impl QueueState {
 
     /// The earliest time at which [`flush_unschedulable_leftover`](Self::flush_unschedulable_leftover)
     /// would retry some pod of the unschedulable pool (it retries pods parked *longer* than the
-    /// configured maximum, so one nanosecond after that). One pass over the pool.
+    /// configured maximum, so one nanosecond after that). Gated pods count only with
+    /// [`wildcards_move_gated`](QueueConfig::wildcards_move_gated): without it the flush never
+    /// retries them, and a stale one would make every instant a deadline. One pass over the
+    /// pool.
     pub fn next_leftover_flush(&self) -> Option<Time> {
         let max = self.config.max_in_unschedulable;
+        let retried =
+            |info: &&QueuedPodInfo| self.config.wildcards_move_gated || info.gated_by().is_none();
         self.pool
             .iter()
-            .map(|slot| self.info_at(slot).parked_since() + max + Duration::from_nanos(1))
+            .map(|slot| self.info_at(slot))
+            .filter(retried)
+            .map(|info| info.parked_since() + max + Duration::from_nanos(1))
             .min()
     }
 

@@ -11,7 +11,7 @@ pub(super) fn pod(id: &str, priority: i32) -> Pod {
     Pod::new(id, "ns", id).with_priority(priority)
 }
 
-fn id(s: &str) -> PodId {
+pub(super) fn id(s: &str) -> PodId {
     PodId::from(s)
 }
 
@@ -39,12 +39,12 @@ pub(super) fn plugins() -> PluginSet {
         })
 }
 
-fn checked(q: &QueueState) {
+pub(super) fn checked(q: &QueueState) {
     q.check().unwrap();
 }
 
 /// Pops `name` (which must be first) and hands it back rejected by NodeResourcesFit at `now`.
-fn fail_unschedulable(
+pub(super) fn fail_unschedulable(
     q: &mut QueueState,
     name: &str,
     now: Time,
@@ -358,33 +358,6 @@ fn gated_pods_wait_in_the_pool_and_move_only_for_their_gate() {
 }
 
 #[test]
-fn leftover_flush_retries_old_unschedulable_pods_once() {
-    let p = plugins();
-    let mut q = QueueState::new(QueueConfig::default());
-    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
-    q.add(pod("gated-b", 0), Time::ZERO, &p).unwrap();
-    fail_unschedulable(&mut q, "a", Time::ZERO, &p);
-    assert_eq!(
-        q.flush_unschedulable_leftover(Time::from_secs(300), &p),
-        0,
-        "exactly 5 min is not past"
-    );
-    assert_eq!(q.flush_unschedulable_leftover(Time::from_secs(301), &p), 1);
-    assert!(matches!(q.place(&id("a")), Some(QueuePlace::Active(_))));
-    assert_eq!(
-        q.place(&id("gated-b")),
-        Some(QueuePlace::Unschedulable),
-        "still gated"
-    );
-    assert_eq!(
-        q.flush_unschedulable_leftover(Time::from_secs(330), &p),
-        0,
-        "not re-flushed at once"
-    );
-    checked(&q);
-}
-
-#[test]
 fn a_pod_deleted_in_flight_does_not_come_back() {
     let p = plugins();
     let mut q = QueueState::new(QueueConfig::default());
@@ -476,65 +449,6 @@ fn hand_back_takes_the_queues_own_record_and_refuses_a_pod_not_in_flight() {
 fn a_queue_slot_is_two_cache_lines() {
     assert_eq!(std::mem::size_of::<Option<QueuedPodInfo>>(), 128);
     assert_eq!(std::mem::align_of::<QueuedPodInfo>(), 64);
-}
-
-#[test]
-fn next_backoff_expiry_and_leftover_flush_say_when_the_flushes_have_work() {
-    let p = plugins();
-    let mut q = QueueState::new(QueueConfig::default());
-    assert_eq!(
-        (q.next_backoff_expiry(), q.next_leftover_flush()),
-        (None, None)
-    );
-    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
-    fail_unschedulable(&mut q, "a", Time::ZERO, &p);
-    let five_min = Time::ZERO + Duration::from_secs(300);
-    assert_eq!(
-        q.next_leftover_flush(),
-        Some(five_min + Duration::from_nanos(1))
-    );
-    assert_eq!(
-        q.flush_unschedulable_leftover(five_min, &p),
-        0,
-        "not longer than 5 min yet"
-    );
-    assert_eq!(
-        q.flush_unschedulable_leftover(five_min + Duration::from_nanos(1), &p),
-        1
-    );
-    // It moved to backoff (its 1 s backoff from time zero is over, so straight to active).
-    assert_eq!(q.next_leftover_flush(), None);
-    let popped = q.pop().expect("active");
-    let now = Time::from_secs(400);
-    q.add_unschedulable_if_not_present(popped.info.rejected_by("NodeResourcesFit"), now, &p)
-        .expect("in flight");
-    q.move_all_to_active_or_backoff(
-        ClusterEvent::AssignedPodDelete(Pod::new("x", "ns", "x")),
-        None,
-        now,
-        &p,
-    );
-    // Second attempt: 2 s backoff from its failure at 400 s, expiring at 402 s; in 1.36's
-    // 1 s ordering window it still backs off at 402.x s, so the flush has work at 403 s.
-    assert_eq!(
-        q.place(&id("a")),
-        Some(QueuePlace::Backoff(Time::from_secs(402)))
-    );
-    assert_eq!(q.next_backoff_expiry(), Some(Time::from_secs(403)));
-    assert_eq!(q.flush_backoff_completed(Time::from_millis(402_999), &p), 0);
-    assert_eq!(q.flush_backoff_completed(Time::from_secs(403), &p), 1);
-    // Compared exactly (before 1.33), the flush has work at the expiry itself.
-    let mut exact = QueueState::new(QueueConfig::BEFORE_1_33);
-    exact.add(pod("a", 0), Time::ZERO, &p).unwrap();
-    fail_unschedulable(&mut exact, "a", Time::ZERO, &p);
-    exact.move_all_to_active_or_backoff(
-        ClusterEvent::AssignedPodDelete(Pod::new("x", "ns", "x")),
-        None,
-        Time::ZERO,
-        &p,
-    );
-    assert_eq!(exact.next_backoff_expiry(), Some(Time::from_secs(1)));
-    assert_eq!(exact.flush_backoff_completed(Time::from_secs(1), &p), 1);
 }
 
 /// 1.36's pop from backoff: with the active queue empty, a pop takes the rejected pod whose

@@ -60,17 +60,19 @@
 //!   others are ignored. Counts the pods that became active.
 //! - **Move all** (upstream `MoveAllToActiveOrBackoffQueue`): an event no plugin registered
 //!   for (and not a wildcard) does nothing at all. Otherwise every unschedulable pod that passes
-//!   the precheck is considered: a gated pod only if the event is a wildcard or its gate
-//!   registered for the event's kind; it moves if the event is worth requeuing it. Then the pods
-//!   in flight see the event. Counts the pods that left the pool.
+//!   the precheck is considered: a gated pod only if its gate registered for the event's kind,
+//!   or the event is a wildcard and `QueueConfig::wildcards_move_gated` is on
+//!   (kubernetes#139162); it moves if the event is worth requeuing it. Then the pods in flight
+//!   see the event. Counts the pods that left the pool.
 //! - **Flush backoff.** Every pod whose backoff (error backoff included) has ended at `now`
 //!   enters the active queue. Counts the pods that left backoff.
 //! - **Flush leftover.** A pod is *parked since* its timestamp, or its last flush if that is
 //!   later. Every unschedulable pod parked for more than the maximum unschedulable time at `now`
-//!   is moved as by the wildcard `UnschedulableTimeout`; those that stay (still gated) are
-//!   flushed at `now` (their timestamp, hence their order and backoff, is kept; upstream
-//!   #139331). If any pod was stale, the pods in flight see the event. Counts the pods that left
-//!   the pool.
+//!   is moved as by the wildcard `UnschedulableTimeout` (so a gated one stays, and stays stale,
+//!   unless wildcards move gated pods); with `wildcards_move_gated`, those that stay (still
+//!   gated) are flushed at `now` (their timestamp, hence their order and backoff, is kept;
+//!   upstream #139331). If any pod was stale, the pods in flight see the event. Counts the pods
+//!   that left the pool.
 //! - **Close** only sets a flag.
 //!
 //! [`plugins`] is the small fixed plugin set the tests and the fuzzer give both the real queue

@@ -169,7 +169,9 @@ impl QueueModel {
                 moved += 1;
             }
             let i = self.find(id).expect("moving keeps the pod");
-            if self.records[i].place == ModelPlace::Unschedulable {
+            if self.config.wildcards_move_gated
+                && self.records[i].place == ModelPlace::Unschedulable
+            {
                 self.records[i].info.flushed_at = Some(now);
             }
         }
@@ -266,7 +268,8 @@ impl QueueModel {
     ) -> bool {
         let info = &self.records[self.find(id).expect("candidate")].info;
         if let Some(gate) = &info.gated_by {
-            if !event.is_wildcard() && !plugins.registered(gate, event.kind()) {
+            let wildcard = self.config.wildcards_move_gated && event.is_wildcard();
+            if !wildcard && !plugins.registered(gate, event.kind()) {
                 return false;
             }
         }

@@ -182,6 +182,7 @@ fn config_op(config: QueueConfig) -> Result<Op, String> {
         max_in_unschedulable_ms: Some(ms("max in unschedulable", config.max_in_unschedulable)?),
         pop_from_backoff: Some(pop_from_backoff),
         gang_gates: Some(config.group_members_back_off),
+        wildcards_move_gated: config.wildcards_move_gated.then_some(true),
     })
 }
 

@@ -24,6 +24,11 @@ pub(crate) fn id(name: &str) -> PodId {
 /// (`SchedulerPopFromBackoffQ` off); a case that needs 1.36's rules says so.
 pub const DEFAULT: QueueConfig = QueueConfig::BEFORE_1_33;
 
+/// [`DEFAULT`] with kubernetes#139162 (a wildcard event moves a gated pod whatever its gate
+/// registered), which is not in v1.36.3: the cases that port it turn it on
+/// (`QueueConfig::wildcards_move_gated`).
+pub const WITH_139162: QueueConfig = DEFAULT.with_wildcards_move_gated(true);
+
 pub(crate) const fn s(secs: u64) -> Time {
     Time::from_secs(secs)
 }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use gangsched::Time;
 
-use super::fixtures::{s, DEFAULT, FIT, T0};
+use super::fixtures::{s, DEFAULT, FIT, T0, WITH_139162};
 use super::vocabulary::At::{Active, Gated, Unschedulable};
 use super::vocabulary::Step::{
     FirstActivated, FlushLeftover, Gate, Is, Order, Pop, PopAttempt, Update,
@@ -119,7 +119,7 @@ pub(crate) const FLUSHES: &[Case] = &[
     Case {
         source: "kubernetes#139331",
         name: "a gated pod flushed and still gated waits another 5 min, not 30 s, before the next flush",
-        config: DEFAULT,
+        config: WITH_139162,
         setup: &[],
         steps: &[
             Step::Add("gated-a", 0, T0, Gated),

@@ -1,6 +1,6 @@
 //! Cases: PreEnqueue gating — gated adds, the events and updates that lift a gate.
 
-use super::fixtures::{ms, s, DEFAULT, FIT, L0, T0};
+use super::fixtures::{ms, s, DEFAULT, FIT, L0, T0, WITH_139162};
 use super::vocabulary::At::{Active, Backoff, Gated, Unschedulable};
 use super::vocabulary::Step::{Activate, FlushBackoff, Gate, Is, Lengths, Pop, Update};
 use super::vocabulary::{add, back, event, Case, Ev, Step};
@@ -65,7 +65,7 @@ pub(crate) const GATING: &[Case] = &[
     Case {
         source: "kubernetes#139162",
         name: "a wildcard event moves a gated pod whatever its gate registered",
-        config: DEFAULT,
+        config: WITH_139162,
         setup: &[],
         steps: &[
             Step::Add("gated-a", 0, T0, Gated),

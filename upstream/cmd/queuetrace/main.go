@@ -88,7 +88,9 @@ type Op struct {
 	Exclude  string   `json:"exclude,omitempty"`
 	Min      int32    `json:"min,omitempty"`
 	Open     bool     `json:"open,omitempty"`
-	// The config op's fields (0 / absent: kube-scheduler's default).
+	// The config op's fields (0 / absent: kube-scheduler's default). A trace's
+	// wildcards_move_gated is gangway's alone (kubernetes#139162, not in v1.36.3): ignored, the
+	// real code runs as it is.
 	Profile              string `json:"profile,omitempty"`
 	InitialBackoffMs     int64  `json:"initial_backoff_ms,omitempty"`
 	GangGates            *bool  `json:"gang_gates,omitempty"`
