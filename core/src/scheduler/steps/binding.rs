@@ -226,16 +226,19 @@ fn failed<P: Parts>(
         Failure::Rejected(..) => !p.planted(Flaw::ReleaseKeepsNodeReservation),
         Failure::Deleted => true,
     };
-    // `None` if its delete already freed its room (`pod_deleted`): then nothing is announced
-    // again (kube-scheduler's ForgetPod fails, and it moves nothing).
     let forgotten = node_too && p.cache(|c| c.forget(&id)).is_some();
+    // Nothing to forget if its delete already freed its room (`pod_deleted`, Upstream): then
+    // kube-scheduler's ForgetPod answers nil all the same (a pod no longer in the cache) and
+    // handleBindingCycleError announces the move-all a second time. Hardened announces only
+    // what this cycle frees.
+    let announces = forgotten || (node_too && p.mode() == Mode::Upstream);
     let freed = ClusterEvent::AssignedPodDelete(pod.clone());
     match failure {
         Failure::Deleted => {
             telemetry::binding_attempt(BindingResult::Deleted);
             p.queue(|q, _| q.done(&id));
             count(p, Counted::DeletedInFlight);
-            if forgotten && !p.planted(Flaw::DeleteAnnouncesNothing) {
+            if announces && !p.planted(Flaw::DeleteAnnouncesNothing) {
                 announce(p, freed, None, now);
             }
             BindingOutcome::Deleted { pod }
