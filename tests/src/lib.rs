@@ -13,6 +13,8 @@
 //! 8. [`waiting_gang`] — a Hardened gang with two members waiting at Permit, for the gang
 //!    hand-back regression tests.
 //! 9. [`gang_flow`] — upstream's `TestGangSchedulingFlow` as data, and as gang traces.
+//! 10. [`queue_ops`] — random op sequences for the queue's lockstep driver (proptest).
+//! 11. [`generated_differential`] — proptest over the differential against kube-scheduler.
 
 #![deny(missing_docs)]
 
@@ -22,7 +24,11 @@ pub mod gang_batch;
 #[cfg(not(loom))]
 pub mod gang_flow;
 #[cfg(not(loom))]
+pub mod generated_differential;
+#[cfg(not(loom))]
 pub mod queue_conformance;
+#[cfg(not(loom))]
+pub mod queue_ops;
 #[cfg(not(loom))]
 pub mod replay;
 #[cfg(not(loom))]

@@ -9,15 +9,17 @@
 //! driver's own event log). The universe is small on purpose (8 pods, two of them gated while
 //! their priority is ≤ 0; 17 events; clock steps around the backoff edges and past 5 minutes),
 //! and ops name pods by index, so shrinking keeps them meaningful. Each case runs under one of
-//! three timings: the defaults, a 1 s ordering window, and a short backoff cap. The case count
+//! three configurations: the defaults (1.36's), the rules before 1.33, and short backoffs with
+//! the gang gates' rule and kubernetes#139162 on. The case count
 //! comes from `PROPTEST_CASES` (default 256).
 
 use std::time::Duration;
 
 use gangsched::queue::{QueueError, QueuePlace, QueueState};
 use gangsched::{Pod, PodId, QueueConfig, Time};
-use gangway_model::queue::lockstep::{self, Lockstep, Op, EVENTS, PRIORITIES, STEPS};
+use gangway_model::queue::lockstep::{self, Lockstep, Op, EVENTS, STEPS};
 use gangway_model::queue::{plugins, FIT};
+use gangway_tests::queue_ops;
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestCaseError};
 
@@ -28,54 +30,16 @@ fn config(index: usize) -> QueueConfig {
         // Before 1.33: only the active queue pops, exact comparisons.
         1 => QueueConfig::BEFORE_1_33,
         // Short backoffs, compared exactly, popping from backoff, a pod group's member (p5)
-        // backing off after every failure (the gang gates' rule).
+        // backing off after every failure (the gang gates' rule), wildcard events moving gated
+        // pods (kubernetes#139162).
         _ => QueueConfig::DEFAULT
             .with_ordering_window(None)
             .with_group_members_back_off(true)
+            .with_wildcards_move_gated(true)
             .with_initial_backoff(Duration::from_millis(500))
             .with_max_backoff(Duration::from_secs(2))
             .with_max_in_unschedulable(Duration::from_secs(30)),
     }
-}
-
-/// A universe index.
-fn pod() -> impl Strategy<Value = u8> {
-    0u8..8
-}
-
-/// Mostly a pod in flight; sometimes a universe pod named directly.
-fn pick() -> impl Strategy<Value = u8> {
-    prop_oneof![4 => 0u8..8, 1 => 128u8..136]
-}
-
-/// A rejector bit set: mostly one plugin, sometimes none (an error) or several.
-fn rejectors() -> impl Strategy<Value = u8> {
-    prop_oneof![
-        4 => prop::sample::select(vec![1u8, 2, 4, 8, 16]),
-        1 => Just(0u8),
-        2 => 0u8..32,
-    ]
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    let priority = 0..PRIORITIES.len() as u8;
-    prop_oneof![
-        6 => (pod(), priority.clone()).prop_map(|(pod, priority)| Op::Add { pod, priority }),
-        2 => (pod(), priority).prop_map(|(pod, priority)| Op::Update { pod, priority }),
-        1 => pod().prop_map(|pod| Op::Delete { pod }),
-        6 => Just(Op::Pop),
-        1 => pick().prop_map(|pick| Op::Done { pick }),
-        5 => (pick(), rejectors()).prop_map(|(pick, rejectors)| Op::HandBack { pick, rejectors }),
-        2 => prop::collection::vec((pick(), rejectors()), 1..4)
-            .prop_map(|members| Op::HandBackGang { members }),
-        1 => prop::collection::vec(pod(), 1..3).prop_map(|pods| Op::Activate { pods }),
-        5 => (0..EVENTS, prop::option::weighted(0.2, pod()))
-            .prop_map(|(event, exclude)| Op::MoveAll { event, exclude }),
-        2 => Just(Op::FlushBackoff),
-        1 => Just(Op::FlushLeftover),
-        4 => (0..STEPS.len() as u8).prop_map(|step| Op::Advance { step }),
-        1 => Just(Op::Close),
-    ]
 }
 
 /// After a long quiet spell with both flushes, nothing is stuck: every queued pod is active,
@@ -118,7 +82,7 @@ proptest! {
     })]
 
     #[test]
-    fn state_matches_model(timing in 0usize..3, ops in prop::collection::vec(op(), 1..80)) {
+    fn state_matches_model(timing in 0usize..3, ops in queue_ops::ops(80)) {
         let mut lockstep = Lockstep::new(config(timing));
         for (i, op) in ops.iter().enumerate() {
             lockstep

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use gangsched::Time;
 
+use super::choices::Choices;
 use super::driver::DriverRunner;
 use super::driver_trace::DriverOp;
 use super::permit_script::{Script, SCRIPTED_PLUGINS};
@@ -29,7 +30,7 @@ const ADVANCES: [u64; 5] = [100, 500, 1_000, 2_600, 30_000];
 /// What the scripted Permit plugins answer in one cycle: mostly nothing, sometimes a wait, a
 /// rejection or an error. A wait's deadline is one no other timer of the trace has.
 fn scripts(
-    rng: &mut SplitMix64,
+    rng: &mut dyn Choices,
     now: Time,
     deadlines: &mut BTreeSet<Time>,
 ) -> BTreeMap<String, Script> {
@@ -69,7 +70,12 @@ fn scripts(
 
 /// A driver trace of `steps` operations from `seed`.
 pub fn trace(seed: u64, steps: usize) -> Vec<DriverOp> {
-    let mut rng = SplitMix64(seed);
+    trace_from(&mut SplitMix64(seed), steps)
+}
+
+/// A driver trace of at most `steps` operations, its choices from `rng`; shorter if they run
+/// out.
+pub fn trace_from(rng: &mut dyn Choices, steps: usize) -> Vec<DriverOp> {
     let mut runner = DriverRunner::new();
     let mut deadlines = BTreeSet::new();
     let mut node_up = true;
@@ -84,10 +90,10 @@ pub fn trace(seed: u64, steps: usize) -> Vec<DriverOp> {
         runner.step(op);
     }
     let mut made = 0;
-    let pick = |rng: &mut SplitMix64, names: &[String]| -> Option<String> {
+    let pick = |rng: &mut dyn Choices, names: &[String]| -> Option<String> {
         (!names.is_empty()).then(|| names[rng.range(0, names.len() as u64 - 1) as usize].clone())
     };
-    while ops.len() < steps {
+    while ops.len() < steps && !rng.exhausted() {
         let live: Vec<String> = runner.live_pods().map(|(p, _)| p.to_owned()).collect();
         let unbound: Vec<String> = runner
             .live_pods()
@@ -107,21 +113,21 @@ pub fn trace(seed: u64, steps: usize) -> Vec<DriverOp> {
                 }
             }
             0..=44 if runner.can_pop() => DriverOp::ScheduleOne {
-                plugins: scripts(&mut rng, runner.now(), &mut deadlines),
+                plugins: scripts(rng, runner.now(), &mut deadlines),
             },
-            45..=50 => match pick(&mut rng, &unbound) {
+            45..=50 => match pick(rng, &unbound) {
                 Some(pod) => DriverOp::FailBind { pod },
                 None => continue,
             },
-            51..=55 => match pick(&mut rng, &live) {
+            51..=55 => match pick(rng, &live) {
                 Some(pod) => DriverOp::Delete { pod },
                 None => continue,
             },
-            56..=61 => match pick(&mut rng, &waiting) {
+            56..=61 => match pick(rng, &waiting) {
                 Some(pod) => DriverOp::Allow { pod, plugin },
                 None => continue,
             },
-            62..=65 => match pick(&mut rng, &waiting) {
+            62..=65 => match pick(rng, &waiting) {
                 Some(pod) => DriverOp::Reject {
                     pod,
                     plugin,
@@ -149,12 +155,12 @@ pub fn trace(seed: u64, steps: usize) -> Vec<DriverOp> {
             // a pod in the middle of its binding.
             100..=104 => {
                 let free: Vec<String> = unbound.into_iter().filter(|p| !held.contains(p)).collect();
-                match pick(&mut rng, &free) {
+                match pick(rng, &free) {
                     Some(pod) => DriverOp::HoldBind { pod },
                     None => continue,
                 }
             }
-            105..=109 => match pick(&mut rng, &held) {
+            105..=109 => match pick(rng, &held) {
                 Some(pod) => DriverOp::ReleaseBind { pod },
                 None => continue,
             },

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use gangsched::Mode;
 
+use super::choices::Choices;
 use super::gang::GangRunner;
 use super::gang_trace::GangOp;
 use super::permit_script::{Script, SCRIPTED_PLUGINS};
@@ -29,7 +30,7 @@ const PLUGINS: [&str; 4] = [
 /// starts a pod's timers ranging over a Go map (`newWaitingPod`), so of two timers due at
 /// once either may reject the pod first — a nondeterminism of the real code
 /// (docs/verification.md), which gangway resolves in registration order.
-fn scripts(rng: &mut SplitMix64) -> BTreeMap<String, Script> {
+fn scripts(rng: &mut dyn Choices) -> BTreeMap<String, Script> {
     const WAITS: [u64; 4] = [0, 1_000, 60_000, 1_200_000];
     let mut scripts = BTreeMap::new();
     let mut waited = None;
@@ -71,14 +72,19 @@ fn scripts(rng: &mut SplitMix64) -> BTreeMap<String, Script> {
 
 /// A gang trace of `steps` operations from `seed`.
 pub fn trace(seed: u64, steps: usize) -> Vec<GangOp> {
-    let mut rng = SplitMix64(seed);
+    trace_from(&mut SplitMix64(seed), steps)
+}
+
+/// A gang trace of at most `steps` operations, its choices from `rng`; shorter if they run
+/// out.
+pub fn trace_from(rng: &mut dyn Choices, steps: usize) -> Vec<GangOp> {
     let mut runner = GangRunner::new(Mode::Upstream);
     let mut ops = Vec::new();
     let (mut groups, mut made, mut added) = (0usize, 0usize, Vec::<String>::new());
-    let pick = |rng: &mut SplitMix64, names: &[String]| -> Option<String> {
+    let pick = |rng: &mut dyn Choices, names: &[String]| -> Option<String> {
         (!names.is_empty()).then(|| names[rng.range(0, names.len() as u64 - 1) as usize].clone())
     };
-    while ops.len() < steps {
+    while ops.len() < steps && !rng.exhausted() {
         let schedulable: Vec<String> = added
             .iter()
             .filter(|p| runner.can_schedule(p))
@@ -109,24 +115,24 @@ pub fn trace(seed: u64, steps: usize) -> Vec<GangOp> {
                     priority: 0,
                 }
             }
-            15..=24 => match pick(&mut rng, &added) {
+            15..=24 => match pick(rng, &added) {
                 Some(pod) => GangOp::PreEnqueue { pod },
                 None => continue,
             },
-            25..=49 => match pick(&mut rng, &schedulable) {
+            25..=49 => match pick(rng, &schedulable) {
                 Some(pod) => GangOp::Schedule {
                     node: Some(format!("n{}", rng.range(0, 1))),
                     pod,
                     hold: false,
-                    plugins: scripts(&mut rng),
+                    plugins: scripts(rng),
                 },
                 None => continue,
             },
-            50..=53 => match pick(&mut rng, &added) {
+            50..=53 => match pick(rng, &added) {
                 Some(pod) => GangOp::Allow { pod, plugin },
                 None => continue,
             },
-            54..=57 => match pick(&mut rng, &added) {
+            54..=57 => match pick(rng, &added) {
                 Some(pod) => GangOp::Reject {
                     pod,
                     plugin,
@@ -134,7 +140,7 @@ pub fn trace(seed: u64, steps: usize) -> Vec<GangOp> {
                 },
                 None => continue,
             },
-            58..=60 => match pick(&mut rng, &added) {
+            58..=60 => match pick(rng, &added) {
                 Some(pod) => GangOp::Preempt {
                     pod,
                     plugin,
@@ -142,15 +148,15 @@ pub fn trace(seed: u64, steps: usize) -> Vec<GangOp> {
                 },
                 None => continue,
             },
-            61..=72 => match pick(&mut rng, &passed) {
+            61..=72 => match pick(rng, &passed) {
                 Some(pod) => GangOp::Bind { pod },
                 None => continue,
             },
-            73..=76 => match pick(&mut rng, &passed) {
+            73..=76 => match pick(rng, &passed) {
                 Some(pod) => GangOp::Forget { pod },
                 None => continue,
             },
-            77..=80 => match pick(&mut rng, &added) {
+            77..=80 => match pick(rng, &added) {
                 Some(pod) => GangOp::Delete { pod },
                 None => continue,
             },

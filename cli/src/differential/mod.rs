@@ -3,6 +3,7 @@
 //! (`queue.rs`), observation by observation; the first step where they differ is reported
 //! with both observations (upstream/README.md).
 
+pub mod choices;
 pub mod corpus;
 pub mod driver;
 pub mod driver_generate;
