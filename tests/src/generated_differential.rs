@@ -42,7 +42,7 @@ pub fn run<S: Strategy>(
     let mut runner = TestRunner::new(Config {
         cases,
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(regressions))),
-        // A differing trace runs its harness many times (a driver trace up to 17): shrinking
+        // A differing trace runs its harness many times (a driver trace up to 49): shrinking
         // stops after two minutes with the smallest input found by then.
         max_shrink_time: MAX_SHRINK_MS,
         ..Config::default()
