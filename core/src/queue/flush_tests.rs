@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::state_tests::{checked, fail_unschedulable, id, plugins, pod};
+use super::state_tests::{checked, fail_unschedulable, id, plugins, pod, NODE};
 use super::*;
 use crate::{Pod, Time};
 
@@ -117,25 +117,20 @@ fn a_stale_gated_pod_makes_every_leftover_flush_an_event_for_the_pods_in_flight(
         assert_eq!(q.place(&id("gated-a")), Some(QueuePlace::Unschedulable));
         // The flush was an event during b's attempt either way: b backs off.
         let place = q
-            .add_unschedulable_if_not_present(
-                popped.info.rejected_by(super::state_tests::NODE),
-                first,
-                &p,
-            )
+            .add_unschedulable_if_not_present(popped.info.rejected_by(NODE), first, &p)
             .unwrap();
         assert!(
             matches!(place, Some(QueuePlace::Backoff(_))),
             "{fix}: {place:?}"
         );
-        assert!(q.flush_backoff_completed(first + Duration::from_secs(2), &p) == 1);
+        assert_eq!(
+            q.flush_backoff_completed(first + Duration::from_secs(2), &p),
+            1
+        );
         let popped = q.pop().expect("b is active again");
         q.flush_unschedulable_leftover(second, &p);
         let place = q
-            .add_unschedulable_if_not_present(
-                popped.info.rejected_by(super::state_tests::NODE),
-                second,
-                &p,
-            )
+            .add_unschedulable_if_not_present(popped.info.rejected_by(NODE), second, &p)
             .unwrap();
         if fix {
             assert_eq!(place, Some(QueuePlace::Unschedulable), "nothing was stale");
