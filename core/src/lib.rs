@@ -436,7 +436,7 @@ pub use plugin::PluginName;
 pub use plugin_names::PluginNames;
 pub use pod::{Pod, PodId};
 pub use queue::{ClusterEvent, QueueConfig, QueuedPodInfo, SchedulingQueue};
-pub use scheduler::{Resources, Scheduler, SchedulerConfig};
+pub use scheduler::{GangCycle, Resources, Scheduler, SchedulerConfig};
 pub use status::{Code, Status};
 pub use time::{Clock, GoDuration, ManualClock, SystemClock, Time, TimerDriver};
 pub use waiting::{

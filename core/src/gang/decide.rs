@@ -238,7 +238,7 @@ fn rejected<R>(status: Status, cause: Cause, failed: Option<String>) -> AttemptV
 }
 
 /// Why Permit has no quorum to count.
-enum Unquorate {
+pub(super) enum Unquorate {
     /// No state or object: an error, as upstream.
     Reject(Status),
     /// A Basic group: allow.
@@ -247,7 +247,7 @@ enum Unquorate {
 
 /// Looks up the pod's group for Permit: the state and whether assumed + assigned has reached
 /// `min_count`, or why there is nothing to count.
-fn quorum<'a>(
+pub(super) fn quorum<'a>(
     state: Option<&'a GroupState>,
     pod: &Pod,
 ) -> Result<(&'a GroupState, bool), Unquorate> {

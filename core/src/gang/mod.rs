@@ -13,6 +13,7 @@
 
 pub(crate) mod decide;
 mod error;
+pub(crate) mod feasible;
 mod gate;
 mod group_key;
 mod group_state;
@@ -33,6 +34,7 @@ mod registry;
 mod rename;
 
 pub use decide::GangRules;
+pub use feasible::Feasibility;
 pub use error::{GroupUpdateError, JoinGroupError, PodGroupError, ReserveError};
 pub use gate::{gang_pre_enqueue, gang_queueing_hint};
 pub use group_key::GroupKey;

@@ -17,6 +17,7 @@ mod flush_tests;
 mod info;
 mod keyed_heap;
 mod plugins;
+mod pop_specific;
 mod pool;
 #[cfg(test)]
 mod pre_enqueue_tests;

@@ -330,7 +330,7 @@ impl QueueState {
     }
 
     /// Takes the queued pod `id` out of its place and puts it in flight: its attempt begins.
-    fn start_attempt(&mut self, id: &PodId) -> Popped {
+    pub(super) fn start_attempt(&mut self, id: &PodId) -> Popped {
         let id = id.clone();
         let mut info = self.remove_entry(&id).expect("queued pods are placed");
         info.start_attempt();

@@ -30,6 +30,35 @@ pub struct SchedulerConfig {
     pub leftover_flush_interval: Duration,
     /// Binding workers when the scheduler runs its own threads (at least one).
     pub workers: usize,
+    /// How a gang's members are scheduled: one by one, meeting at the Permit barrier (the
+    /// default), or together in one pod-group cycle (I9).
+    pub gang_cycle: GangCycle,
+}
+
+/// How the members of a gang go through their scheduling cycles.
+///
+/// ```
+/// use gangsched::{GangCycle, SchedulerConfig};
+///
+/// let config = SchedulerConfig::default().with_gang_cycle(GangCycle::PodGroup);
+/// assert_eq!(config.gang_cycle, GangCycle::PodGroup);
+/// assert_eq!(SchedulerConfig::default().gang_cycle, GangCycle::PermitBarrier);
+/// ```
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GangCycle {
+    /// Each member has a scheduling cycle of its own, reserves its node and waits at Permit
+    /// until its gang reaches quorum (kube-scheduler with `GenericWorkload` off, and the
+    /// coscheduling plugins). Two gangs that each fit alone but not together can each hold
+    /// part of the cluster until a timeout fires: the barrier breaks I9.
+    #[default]
+    PermitBarrier,
+    /// Popping a member brings its gang's queueable unscheduled siblings with it; all are
+    /// placed on one snapshot of the cache, each seeing the earlier ones, and only a gang that
+    /// reaches quorum there is assumed, reserved and admitted — otherwise every member goes
+    /// back with nothing reserved (kube-scheduler 1.36's pod-group cycle,
+    /// `schedule_one_podgroup.go`). Keeps I9: no hold-and-wait.
+    PodGroup,
 }
 
 impl Default for SchedulerConfig {
@@ -41,6 +70,7 @@ impl Default for SchedulerConfig {
             backoff_flush_interval: Duration::from_secs(1),
             leftover_flush_interval: Duration::from_secs(30),
             workers: 2,
+            gang_cycle: GangCycle::PermitBarrier,
         }
     }
 }
@@ -79,6 +109,12 @@ impl SchedulerConfig {
     /// This configuration with `workers` binding workers (at least one runs).
     pub const fn with_workers(mut self, workers: usize) -> Self {
         self.workers = workers;
+        self
+    }
+
+    /// This configuration scheduling gangs with `cycle`.
+    pub const fn with_gang_cycle(mut self, cycle: GangCycle) -> Self {
+        self.gang_cycle = cycle;
         self
     }
 }

@@ -59,7 +59,7 @@ pub use cache::{
     RemoveNodeError, RemovedPod, UpdateNodeError,
 };
 pub use check::{Invariant, Violation};
-pub use config::SchedulerConfig;
+pub use config::{GangCycle, SchedulerConfig};
 pub use cycle::CycleOutcome;
 pub(crate) use driver_state::DriverState;
 pub use error::{
