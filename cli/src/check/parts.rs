@@ -116,6 +116,10 @@ impl Parts for ClusterParts<'_> {
         ResourceFit.place(pod, &self.c.cache)
     }
 
+    fn place_on(&mut self, pod: &Pod, snapshot: &CacheState) -> Result<String, Status> {
+        ResourceFit.place(pod, snapshot)
+    }
+
     fn permit_plugins(&self) -> PermitPlugins {
         self.others.clone()
     }

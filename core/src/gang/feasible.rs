@@ -41,7 +41,9 @@ pub fn placement_feasible(
             if rules.hardened() && reachable < min {
                 return Feasibility::CannotBeSatisfied(too_few(state, reachable, min));
             }
-            Feasibility::NotYet(Status::unschedulable(Permit::<()>::gang_wait_status().message()))
+            Feasibility::NotYet(Status::unschedulable(
+                Permit::<()>::gang_wait_status().message(),
+            ))
         }
     }
 }

@@ -34,8 +34,8 @@ mod registry;
 mod rename;
 
 pub use decide::GangRules;
-pub use feasible::Feasibility;
 pub use error::{GroupUpdateError, JoinGroupError, PodGroupError, ReserveError};
+pub use feasible::Feasibility;
 pub use gate::{gang_pre_enqueue, gang_queueing_hint};
 pub use group_key::GroupKey;
 pub use group_state::{GangAttempt, GroupState, Members, MembersIter, Placement};

@@ -71,6 +71,21 @@ impl Others {
         folded
     }
 
+    /// Hardened: the error of gang member `pod` that a plugin asked to wait (the last that
+    /// did): only its gang may hold a member at Permit.
+    fn wait_refused(&self, pod: &Pod) -> Status {
+        let (plugin, _) = self.waits.last().expect("a plugin asked to wait");
+        Status::with_reason(
+            Code::Error,
+            format!(
+                "permit plugin {plugin} asked gang member {} to wait: \
+                 in hardened mode only its gang holds a member at permit",
+                pod.id()
+            ),
+        )
+        .with_plugin(plugin.clone())
+    }
+
     /// Takes one plugin's verdict; `false` once the pod is rejected.
     fn add(&mut self, name: &PluginName, verdict: PermitVerdict) -> bool {
         match verdict {
@@ -167,6 +182,22 @@ fn permit_upstream<G: GangParts>(
     }
 }
 
+/// Hardened pod-group cycle: the embedder's Permit plugins asked about gang member `pod` on
+/// `node` while its gang is placed on the snapshot, before anything is reserved (I9), as
+/// Hardened Permit asks them before the gang's decision (H1). `Some`: why the member cannot
+/// be placed there — a rejection, or a request to wait, which only its gang may make of a
+/// member. `None`: they allow it, and its gang's admission admits it.
+pub fn others_refuse(others: &PermitPlugins, pod: &Pod, node: &str) -> Option<Status> {
+    let folded = Others::run(others, pod, node);
+    if folded.rejected.is_some() {
+        return folded.rejected;
+    }
+    folded
+        .wait_status
+        .is_some()
+        .then(|| folded.wait_refused(pod))
+}
+
 /// Hardened: the other plugins first, the gang's decision last, so that the gang's quorum —
 /// one linearization point (H1) — is never followed by another plugin turning a member away.
 /// A gang member that another plugin asks to wait is refused: only its gang may hold it at
@@ -182,7 +213,7 @@ fn permit_hardened<G: GangParts>(
     if let Some(status) = folded.rejected {
         return reject_before_gang(g, pod, status);
     }
-    let Some(wait_status) = folded.wait_status else {
+    let Some(wait_status) = folded.wait_status.clone() else {
         return match pod.group_key() {
             None => Permit::Allow,
             Some(key) => permit_gang_hardened(g, key, pod, now),
@@ -204,19 +235,7 @@ fn permit_hardened<G: GangParts>(
         });
         match gang_member {
             Ok(false) => {}
-            Ok(true) => {
-                let (plugin, _) = folded.waits.last().expect("a plugin asked to wait");
-                let status = Status::with_reason(
-                    Code::Error,
-                    format!(
-                        "permit plugin {plugin} asked gang member {} to wait: \
-                         in hardened mode only its gang holds a member at permit",
-                        pod.id()
-                    ),
-                )
-                .with_plugin(plugin.clone());
-                return reject_before_gang(g, pod, status);
-            }
+            Ok(true) => return reject_before_gang(g, pod, folded.wait_refused(pod)),
             Err(status) => return reject_before_gang(g, pod, status),
         }
     }

@@ -17,8 +17,8 @@ mod flush_tests;
 mod info;
 mod keyed_heap;
 mod plugins;
-mod pop_specific;
 mod pool;
+mod pop_specific;
 #[cfg(test)]
 mod pre_enqueue_tests;
 mod rename;

@@ -38,7 +38,7 @@ mod tests {
     fn queue_with(pods: &[&str]) -> QueueState {
         let mut q = QueueState::new(QueueConfig::default());
         for name in pods {
-            q.add(Pod::new(*name, "ml", *name), Time::ZERO, &NoPlugins)
+            q.add(Pod::new(*name, "ml", name), Time::ZERO, &NoPlugins)
                 .unwrap();
         }
         q

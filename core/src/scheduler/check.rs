@@ -93,3 +93,31 @@ pub fn leaked<J: JobQueue, T: Tally>(cache: &CacheState, driver: &DriverState<J,
         .cloned()
         .collect()
 }
+
+/// I9, no hold-and-wait: of `waiting_for_gang` — the pods waiting at Permit for the gang
+/// plugin, their gang's attempt not admitted — those holding a node reservation (in binding).
+/// With the pod-group cycle none, outside one scheduling step; with the Permit barrier every
+/// waiting member, which is how two gangs that each fit alone deadlock until a timeout.
+pub fn held_and_waiting<'a, J: JobQueue, T: Tally>(
+    driver: &DriverState<J, T>,
+    waiting_for_gang: impl IntoIterator<Item = &'a PodId>,
+) -> Vec<PodId> {
+    waiting_for_gang
+        .into_iter()
+        .filter(|id| driver.assignment(id).is_some())
+        .cloned()
+        .collect()
+}
+
+/// [`held_and_waiting`] as a check: `Err` names the holders (I9).
+pub fn check_no_hold_and_wait<'a, J: JobQueue, T: Tally>(
+    driver: &DriverState<J, T>,
+    waiting_for_gang: impl IntoIterator<Item = &'a PodId>,
+) -> Result<(), Violation> {
+    let held = held_and_waiting(driver, waiting_for_gang);
+    if held.is_empty() {
+        return Ok(());
+    }
+    let detail = format!("reservations held while waiting for their gang: {held:?}");
+    Err(Violation::new(Invariant::I9, detail))
+}

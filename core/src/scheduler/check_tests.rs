@@ -101,6 +101,10 @@ impl<'a> Parts for Probe<'a> {
         self.parts.place(pod)
     }
 
+    fn place_on(&mut self, pod: &Pod, snapshot: &CacheState) -> Result<String, Status> {
+        self.parts.place_on(pod, snapshot)
+    }
+
     fn bind(&mut self, pod: &Pod, node: &str) -> Result<(), BindError> {
         self.parts.bind(pod, node)
     }

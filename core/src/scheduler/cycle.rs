@@ -1,5 +1,6 @@
+use crate::gang::GroupKey;
 use crate::queue::Popped;
-use crate::{Cause, PodId, Status, Time};
+use crate::{Cause, GangCycle, Pod, PodId, Status, Time};
 
 use super::steps::{self, Placed};
 use super::{PodOutcome, Scheduler};
@@ -54,6 +55,19 @@ pub enum CycleOutcome {
         /// Why.
         status: Status,
     },
+    /// A pod-group cycle ([`GangCycle::PodGroup`](super::GangCycle::PodGroup)): the popped
+    /// member and the siblings it brought, placed together on one snapshot. Admitted, each
+    /// placed member has its binding cycle queued (Hardened: allowed at once; Upstream: after
+    /// its own Permit, the first ones waiting until the quorum member passes in this cycle);
+    /// not admitted, every member is back in the queue and nothing is reserved (I9).
+    PodGroup {
+        /// The group.
+        group: GroupKey,
+        /// Whether the gang was admitted.
+        admitted: bool,
+        /// What became of each member, in placing order.
+        members: Vec<CycleOutcome>,
+    },
 }
 
 impl Scheduler {
@@ -72,22 +86,66 @@ impl Scheduler {
     /// once no lock is held.
     pub(super) fn schedule(&self, popped: Popped, now: Time) -> CycleOutcome {
         let pod = popped.info.pod().clone();
-        let outcome = self.run_cycle(popped, now);
-        match &outcome {
-            CycleOutcome::Unschedulable { status, .. } => {
+        let group = pod.group_key().cloned();
+        let (outcome, pods) = match group {
+            Some(group) if self.inner.config.gang_cycle == GangCycle::PodGroup => {
+                self.run_pod_group_cycle(popped, group, now)
+            }
+            _ => (self.run_cycle(popped, now), vec![pod]),
+        };
+        self.deliver_cycle_outcome(&outcome, &pods);
+        outcome
+    }
+
+    /// Delivers what a cycle did to each pod whose attempt it ended (`pods`: the cycle's),
+    /// once no lock is held.
+    fn deliver_cycle_outcome(&self, outcome: &CycleOutcome, pods: &[Pod]) {
+        let pod_of = |id: &PodId| pods.iter().find(|p| p.id() == id).cloned();
+        let delivered = match outcome {
+            CycleOutcome::Unschedulable { pod, status } => pod_of(pod).map(|pod| {
                 let status = status.clone();
-                self.deliver(PodOutcome::Unschedulable { pod, status });
-            }
-            CycleOutcome::Released { status, cause, .. } => {
+                PodOutcome::Unschedulable { pod, status }
+            }),
+            CycleOutcome::Released { pod, status, cause } => pod_of(pod).map(|pod| {
                 let (status, cause) = (status.clone(), *cause);
-                self.deliver(PodOutcome::Rejected { pod, status, cause });
+                PodOutcome::Rejected { pod, status, cause }
+            }),
+            CycleOutcome::Dropped { pod } => pod_of(pod).map(|pod| PodOutcome::Dropped { pod }),
+            CycleOutcome::PodGroup { members, .. } => {
+                for member in members {
+                    self.deliver_cycle_outcome(member, pods);
+                }
+                None
             }
-            CycleOutcome::Dropped { .. } => self.deliver(PodOutcome::Dropped { pod }),
             CycleOutcome::Allowed { .. }
             | CycleOutcome::Waiting { .. }
-            | CycleOutcome::Rejected { .. } => {}
+            | CycleOutcome::Rejected { .. } => None,
+        };
+        if let Some(delivered) = delivered {
+            self.deliver(delivered);
         }
-        outcome
+    }
+
+    /// The pod-group cycle of `popped`, a member of `group` (`scheduler/steps/pod_group.rs`),
+    /// and the members it took.
+    fn run_pod_group_cycle(
+        &self,
+        popped: Popped,
+        group: GroupKey,
+        now: Time,
+    ) -> (CycleOutcome, Vec<Pod>) {
+        let _span = tracing::debug_span!("pod_group_cycle", gang = %group).entered();
+        let pod = popped.info.pod().clone();
+        let mut parts = self.parts();
+        match steps::gather(&mut parts, popped, group, now) {
+            Err(outcome) => (outcome, vec![pod]),
+            Ok(gathered) => {
+                let pods = gathered.members.iter().map(|m| m.info.pod().clone());
+                let pods = pods.collect();
+                let simulation = steps::simulate(&mut parts, gathered);
+                (steps::commit(&mut parts, simulation, now), pods)
+            }
+        }
     }
 
     fn run_cycle(&self, popped: Popped, now: Time) -> CycleOutcome {

@@ -128,6 +128,16 @@ impl<'a> SchedulerParts<'a> {
     }
 }
 
+impl SchedulerParts<'_> {
+    /// The placement panicked: counted, and an error status naming it.
+    fn placement_panicked(&self, panic: &(dyn std::any::Any + Send)) -> Result<String, Status> {
+        let message = panic_message(panic);
+        self.inner.caught_panic("placement", &message);
+        let status = Status::with_reason(Code::Error, format!("placement panicked: {message}"));
+        Err(status.with_plugin(PLACEMENT))
+    }
+}
+
 impl<'a> Parts for SchedulerParts<'a> {
     type Gang = LockedGang<'a>;
     type Jobs = FifoJobs;
@@ -177,12 +187,13 @@ impl<'a> Parts for SchedulerParts<'a> {
             .inner
             .cache
             .with(|cache| catch_unwind(AssertUnwindSafe(|| placement.place(pod, cache))));
-        placed.unwrap_or_else(|panic| {
-            let message = panic_message(&*panic);
-            self.inner.caught_panic("placement", &message);
-            let status = Status::with_reason(Code::Error, format!("placement panicked: {message}"));
-            Err(status.with_plugin(PLACEMENT))
-        })
+        placed.unwrap_or_else(|panic| self.placement_panicked(&*panic))
+    }
+
+    fn place_on(&mut self, pod: &Pod, snapshot: &CacheState) -> Result<String, Status> {
+        let placement = &self.inner.placement;
+        catch_unwind(AssertUnwindSafe(|| placement.place(pod, snapshot)))
+            .unwrap_or_else(|panic| self.placement_panicked(&*panic))
     }
 
     fn permit_plugins(&self) -> PermitPlugins {

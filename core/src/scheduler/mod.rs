@@ -40,6 +40,8 @@ mod outcome;
 pub(crate) mod parts;
 mod placement;
 mod plugins;
+#[cfg(test)]
+mod pod_group_tests;
 mod resources;
 mod runner;
 #[allow(clippy::module_inception)]

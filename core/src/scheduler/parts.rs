@@ -74,6 +74,11 @@ pub trait Parts {
     /// as an error status ([`Code::Error`](crate::Code::Error)), counted.
     fn place(&mut self, pod: &Pod) -> Result<String, Status>;
 
+    /// Placement on `snapshot`, the copy of the cache a pod-group cycle places its gang on
+    /// (the members placed before this one assumed there): as [`place`](Self::place), with no
+    /// lock held. Production catches its panic the same way.
+    fn place_on(&mut self, pod: &Pod, snapshot: &CacheState) -> Result<String, Status>;
+
     /// The embedder's Permit plugins, asked after (Upstream) or before (Hardened) the gang
     /// plugin's Permit with no lock held; a panic in one is caught as its error, counted. A
     /// model has none.

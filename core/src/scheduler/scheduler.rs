@@ -2,8 +2,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::gang::GANG_SCHEDULING;
 use crate::sync::Arc;
-use crate::PermitPlugins;
 use crate::{Cause, GangScheduling, GroupKey, Pod, PodGroup, PodId, SchedulingQueue, Status};
+use crate::{GangCycle, Mode, PermitPlugins};
 use crate::{Time, WaitingPods};
 
 use super::jobs::Job;
@@ -211,7 +211,34 @@ impl Scheduler {
         let cache = self.inner.cache.snapshot();
         let queue = self.inner.queue.snapshot();
         let driver = self.inner.driver.snapshot();
-        super::check::check(&cache, &queue, &driver)
+        super::check::check(&cache, &queue, &driver)?;
+        // I9 holds at every step only where the pod-group cycle admits a gang in one step.
+        let config = &self.inner.config;
+        if config.gang_cycle == GangCycle::PodGroup && config.mode == Mode::Hardened {
+            let waiting = self.waiting_for_gang();
+            super::check::check_no_hold_and_wait(&driver, &waiting)?;
+        }
+        Ok(())
+    }
+
+    /// I9: the pods holding a node reservation while they wait at Permit for their gang. With
+    /// [`GangCycle::PodGroup`] none between scheduling cycles (Hardened: at every step, and
+    /// [`check`](Self::check) verifies it); with the Permit barrier, every member that waits.
+    pub fn held_and_waiting(&self) -> Vec<PodId> {
+        let _quiet = self.inner.step_gate.quiet();
+        let driver = self.inner.driver.snapshot();
+        super::check::held_and_waiting(&driver, &self.waiting_for_gang())
+    }
+
+    /// The pods waiting at Permit for the gang plugin.
+    fn waiting_for_gang(&self) -> Vec<PodId> {
+        let mut ids = Vec::new();
+        self.waiting().for_each(|w| {
+            if w.pending_plugins().contains(&GANG_SCHEDULING) {
+                ids.push(w.id().clone());
+            }
+        });
+        ids
     }
 
     /// Pods assumed on a node with no binding cycle to end their reservation (I6: empty);

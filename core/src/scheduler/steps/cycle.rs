@@ -75,7 +75,7 @@ pub fn place_and_reserve<P: Parts>(
 }
 
 /// Assume, reserve and record `pod` on `node` (see [`place_and_reserve`]).
-fn assume_reserve_record<P: Parts>(
+pub(super) fn assume_reserve_record<P: Parts>(
     p: &mut P,
     pod: Pod,
     node: Arc<str>,

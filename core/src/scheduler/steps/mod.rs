@@ -6,6 +6,8 @@
 //! - `events.rs` — cluster events (pods, groups, nodes) and the move-all they announce;
 //! - `cycle.rs` — the scheduling cycle: place and reserve, hand back for want of room, Permit;
 //! - `permit_release.rs` — Upstream: a pod Permit rejects released in its scheduling cycle;
+//! - `pod_group.rs` — the pod-group cycle: a gang gathered, placed on one snapshot, committed
+//!   or handed back whole (I9);
 //! - `binding.rs` — the binding cycle: bind, or release and requeue (H2 for a failed gang);
 //! - `timers.rs` — permit deadlines and the queue's flushes.
 //!
@@ -15,6 +17,7 @@ mod binding;
 mod cycle;
 mod events;
 mod permit_release;
+mod pod_group;
 mod timers;
 
 pub use binding::{begin_binding, binding_cycle, end_binding, Binding, BindingOutcome};
@@ -22,5 +25,8 @@ pub use cycle::{hand_back_unfit, permit, place_and_reserve, record_late, Placed}
 pub use events::{
     announce, group_added, group_deleted, group_updated, node_added, node_deleted, node_updated,
     pod_added, pod_deleted, pod_updated,
+};
+pub use pod_group::{
+    commit, gather, simulate, Gathered, GroupVerdict, Simulation, Trial, POD_GROUP_UNSCHEDULABLE,
 };
 pub use timers::{expire_deadlines, flush_backoff, flush_leftover, next_permit_deadline};

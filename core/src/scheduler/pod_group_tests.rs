@@ -1,0 +1,190 @@
+//! The pod-group cycle through a real [`Scheduler`]: a feasible gang admitted whole in one
+//! cycle, an infeasible one handed back with nothing reserved, and two gangs that each fit
+//! alone but not together — where the Permit barrier holds both (I9's witness) and the
+//! pod-group cycle binds one with no timeout.
+
+use std::time::Duration;
+
+use super::{CycleOutcome, GangCycle, Node, Scheduler, SchedulerConfig};
+use crate::queue::QueuePlace;
+use crate::{Mode, Pod, PodGroup, Resources, Time};
+
+const CPU: u64 = 1_000;
+const MODES: [Mode; 2] = [Mode::Upstream, Mode::Hardened];
+
+fn scheduler(mode: Mode, cycle: GangCycle, cpus: u64) -> Scheduler {
+    let config = SchedulerConfig::default()
+        .with_mode(mode)
+        .with_gang_cycle(cycle)
+        .with_permit_timeout(Duration::from_secs(10));
+    let s = Scheduler::new(config);
+    s.add_node(
+        Node::new("n", Resources::new(cpus * CPU, 64 << 30)),
+        Time::ZERO,
+    )
+    .unwrap();
+    s
+}
+
+fn member(group: &str, i: usize) -> Pod {
+    let name = format!("{group}-{i}");
+    Pod::new(name.as_str(), "ml", &name)
+        .with_group(group)
+        .with_requests(Resources::new(CPU, 1 << 30))
+}
+
+fn add_gang(s: &Scheduler, group: &str, size: usize, min_count: u32) {
+    s.add_group(PodGroup::gang("ml", group, min_count).unwrap(), Time::ZERO)
+        .unwrap();
+    for i in 0..size {
+        s.add_pod(member(group, i), Time::ZERO).unwrap();
+    }
+}
+
+fn members(outcome: &CycleOutcome) -> (bool, &[CycleOutcome]) {
+    match outcome {
+        CycleOutcome::PodGroup {
+            admitted, members, ..
+        } => (*admitted, members),
+        other => panic!("not a pod-group cycle: {other:?}"),
+    }
+}
+
+#[test]
+fn a_feasible_gang_is_admitted_whole_in_one_cycle_and_binds() {
+    for mode in MODES {
+        let s = scheduler(mode, GangCycle::PodGroup, 4);
+        add_gang(&s, "g", 3, 3);
+        let outcome = s.schedule_one(Time::ZERO).expect("a member is active");
+        let (admitted, each) = members(&outcome);
+        assert!(admitted, "{mode:?}: {outcome:?}");
+        assert_eq!(each.len(), 3, "the popped member brought its two siblings");
+        assert!(
+            s.schedule_one(Time::ZERO).is_none(),
+            "nobody left in the queue"
+        );
+        assert!(s.held_and_waiting().is_empty(), "{mode:?}: nobody waits");
+        s.check().unwrap();
+        assert_eq!(s.run_binding_cycles(Time::ZERO), 3);
+        assert_eq!(s.stats().bound, 3, "{mode:?}");
+        assert_eq!(s.stats().permit_timeouts, 0);
+    }
+}
+
+#[test]
+fn an_infeasible_gang_goes_back_whole_with_nothing_reserved() {
+    for mode in MODES {
+        // Room for two of a gang of three.
+        let s = scheduler(mode, GangCycle::PodGroup, 2);
+        add_gang(&s, "g", 3, 3);
+        let outcome = s.schedule_one(Time::ZERO).unwrap();
+        let (admitted, each) = members(&outcome);
+        assert!(!admitted, "{mode:?}");
+        assert_eq!(each.len(), 3);
+        assert!(each
+            .iter()
+            .all(|o| matches!(o, CycleOutcome::Unschedulable { .. })));
+        assert!(s.in_binding().is_empty(), "{mode:?}: nothing reserved");
+        assert_eq!(s.cache().snapshot().assumed_count(), 0);
+        assert!(s.waiting().is_empty());
+        for i in 0..3 {
+            let place = s.queue().place(member("g", i).id());
+            assert!(
+                place.is_some_and(|p| p != QueuePlace::InFlight),
+                "{mode:?}: member {i} back in the queue: {place:?}"
+            );
+        }
+        s.check().unwrap();
+    }
+}
+
+#[test]
+fn upstream_reports_each_placed_member_with_its_permit_wait_message() {
+    let s = scheduler(Mode::Upstream, GangCycle::PodGroup, 2);
+    add_gang(&s, "g", 3, 3);
+    let outcome = s.schedule_one(Time::ZERO).unwrap();
+    let messages: Vec<String> = members(&outcome)
+        .1
+        .iter()
+        .map(|o| match o {
+            CycleOutcome::Unschedulable { status, .. } => status.message(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let wait = "waiting for minCount pods from a gang to be scheduled, \
+                one or more plugins asked to wait and no plugin rejected pod";
+    assert_eq!(messages[0], wait);
+    assert_eq!(messages[1], wait);
+    assert!(
+        messages[2].starts_with("0/1 nodes are available"),
+        "{}",
+        messages[2]
+    );
+}
+
+#[test]
+fn hardened_stops_placing_once_quorum_is_out_of_reach() {
+    // Room for one of a gang of three: the second member finds no room, and with one left
+    // the quorum of three is out of reach — the third is not tried.
+    let s = scheduler(Mode::Hardened, GangCycle::PodGroup, 1);
+    add_gang(&s, "g", 3, 3);
+    let before = s.stats().cycles;
+    let outcome = s.schedule_one(Time::ZERO).unwrap();
+    assert!(!members(&outcome).0);
+    assert_eq!(s.stats().cycles - before, 2, "two members tried, not three");
+    s.check().unwrap();
+}
+
+/// Two gangs of three on room for four, their members arriving interleaved: each gang fits
+/// alone, not both.
+fn contention(mode: Mode, cycle: GangCycle) -> Scheduler {
+    let s = scheduler(mode, cycle, 4);
+    for group in ["a", "b"] {
+        s.add_group(PodGroup::gang("ml", group, 3).unwrap(), Time::ZERO)
+            .unwrap();
+    }
+    let mut arrival = 0;
+    for i in 0..3 {
+        for group in ["a", "b"] {
+            arrival += 1;
+            s.add_pod(member(group, i), Time::from_millis(arrival))
+                .unwrap();
+        }
+    }
+    s
+}
+
+#[test]
+fn the_barrier_holds_two_gangs_that_do_not_fit_together_until_a_timeout() {
+    for mode in MODES {
+        let s = contention(mode, GangCycle::PermitBarrier);
+        let now = Time::from_millis(10);
+        while s.schedule_one(now).is_some() {}
+        s.run_binding_cycles(now);
+        // a-0, b-0, a-1, b-1 hold the four nodes' room and wait; a-2 and b-2 find none.
+        assert_eq!(s.held_and_waiting().len(), 4, "{mode:?}: I9's witness");
+        assert_eq!(s.stats().bound, 0, "{mode:?}: neither gang binds");
+        // Only the timeout breaks it.
+        s.tick(Time::from_secs(11));
+        s.run_binding_cycles(Time::from_secs(11));
+        assert!(s.stats().permit_timeouts > 0, "{mode:?}");
+        assert!(s.held_and_waiting().is_empty());
+    }
+}
+
+#[test]
+fn the_pod_group_cycle_binds_one_of_two_contending_gangs_with_no_timeout() {
+    for mode in MODES {
+        let s = contention(mode, GangCycle::PodGroup);
+        let now = Time::from_millis(10);
+        while s.schedule_one(now).is_some() {
+            assert!(s.held_and_waiting().is_empty(), "{mode:?}: I9");
+            s.check().unwrap();
+        }
+        s.run_binding_cycles(now);
+        assert_eq!(s.stats().bound, 3, "{mode:?}: one gang bound");
+        assert_eq!(s.stats().permit_timeouts, 0, "{mode:?}: no timeout fired");
+        assert_eq!(s.cache().snapshot().assumed_count(), 0);
+        s.check().unwrap();
+    }
+}

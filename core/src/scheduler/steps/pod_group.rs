@@ -1,0 +1,464 @@
+//! The pod-group cycle ([`GangCycle::PodGroup`](super::super::GangCycle::PodGroup),
+//! kube-scheduler 1.36's `schedule_one_podgroup.go`), in the steps other threads can see
+//! between:
+//!
+//! 1. [`gather`] — a popped gang member brings its group's queueable unscheduled siblings into
+//!    flight with it (`PopSpecificPod`), ordered by priority, then first attempt;
+//! 2. [`simulate`] — every member placed in order on one snapshot of the cache, each seeing
+//!    the earlier ones' placements, and after each the gang's [`Feasibility`] asked; nothing
+//!    real is reserved;
+//! 3. [`commit`] — a feasible gang's placed members assumed, reserved and admitted; an
+//!    infeasible one handed back whole, each member with its reason.
+//!
+//! No member of a gang holds a reservation outside one step unless its gang is admitted (I9):
+//! Hardened commits and admits in one step; Upstream runs each placed member through its own
+//! assume, Reserve and Permit back to back, as `prepareForBindingCycle` does, so the gang's
+//! first members wait at Permit only until its last one passes in the same cycle.
+
+use crate::gang::parts::GangParts;
+use crate::gang::{feasible, ops, Feasibility, GroupKey, GANG_SCHEDULING};
+use crate::queue::Popped;
+use crate::sync::Arc;
+use crate::telemetry::{self, ScheduleResult};
+use crate::{Code, Decision, Mode, PermitPlugins, PluginName, Pod, Status, Time};
+
+use super::super::parts::Parts;
+use super::super::tally::{count, Counted};
+use super::super::{CacheState, CycleOutcome, ResourceFit};
+use super::cycle::{assume_reserve_record, hand_back_unfit, permit, requeue, Placed};
+
+/// A pod group's members in flight for one pod-group cycle, in the order they are placed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Gathered {
+    /// The group.
+    pub group: GroupKey,
+    /// Its members, popped: priority first (highest first), then first attempt (earliest
+    /// first); ties keep the pop order, the popped pod first.
+    pub members: Vec<Popped>,
+}
+
+/// What the simulation found for one member.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Trial {
+    /// Placed on `node` of the snapshot; `waiting` is its status if its gang is not feasible
+    /// (upstream: its Permit's `Wait`).
+    Placed {
+        /// The node.
+        node: Arc<str>,
+        /// Why it goes back if the gang does not.
+        waiting: Option<Status>,
+    },
+    /// No node of the snapshot took it, or a Permit plugin refused it there (Hardened): its
+    /// status.
+    Unfit(Status),
+    /// The simulation stopped before it.
+    NotTried,
+}
+
+/// The gang's verdict after the simulation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GroupVerdict {
+    /// The placed members reach quorum: commit them.
+    Feasible,
+    /// Not in this cycle: every member goes back, with this status for those that have none
+    /// of their own.
+    Infeasible(Status),
+    /// An error (a placement's, the gang plugin's): every member goes back in the error
+    /// backoff.
+    Error(Status),
+}
+
+/// A pod-group cycle's simulation: each member with what was found for it, and the verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Simulation {
+    /// The group.
+    pub group: GroupKey,
+    /// The members in placing order, each with its trial.
+    pub members: Vec<(Popped, Trial)>,
+    /// The verdict.
+    pub verdict: GroupVerdict,
+}
+
+/// Upstream's group status when a gang is not feasible (`errPodGroupUnschedulable`).
+pub const POD_GROUP_UNSCHEDULABLE: &str = "pod group is unschedulable";
+
+/// The first step of a pod-group cycle for `popped`, a member of `group`: its queueable
+/// unscheduled siblings leave the queue into flight with it, in one critical section, and all
+/// are ordered for placing. `Err`: the group has no state (upstream's `podGroupInfoForPod`
+/// error), and the pod is back in the error backoff.
+pub fn gather<P: Parts>(
+    p: &mut P,
+    popped: Popped,
+    group: GroupKey,
+    now: Time,
+) -> Result<Gathered, CycleOutcome> {
+    let id = popped.info.id().clone();
+    let unscheduled = p.gang().read_group(&group, |groups| {
+        groups.get(&group).map(|s| s.unscheduled_pods())
+    });
+    let Some(unscheduled) = unscheduled else {
+        count(p, Counted::Cycle);
+        let status = Status::with_reason(
+            Code::Error,
+            format!(
+                "error while retrieving pod group state: \
+                 pod group state not found for pod group {group}"
+            ),
+        );
+        requeue(p, &id, None, now);
+        return Err(CycleOutcome::Unschedulable { pod: id, status });
+    };
+    let mut members = vec![popped];
+    p.queue(|q, plugins| {
+        for pod in unscheduled.iter().filter(|pod| *pod.id() != id) {
+            members.extend(q.pop_specific(pod.id(), now, plugins));
+        }
+    });
+    // Upstream sorts with sort.Slice, which is not stable; gangway keeps the pop order among
+    // ties, so the popped pod goes first of its rank.
+    members.sort_by_key(|m| {
+        let info = &m.info;
+        (
+            std::cmp::Reverse(info.pod().priority()),
+            info.initial_attempt(),
+        )
+    });
+    Ok(Gathered { group, members })
+}
+
+/// The second step: every member placed in order on one snapshot of the cache (user code, no
+/// lock held), each assumed there so the next sees it, and the gang's [`Feasibility`] asked
+/// after each. Upstream tries every member and stops only at an error; Hardened also stops as
+/// soon as quorum is out of reach, and asks the embedder's Permit plugins about each placed
+/// member before its gang is admitted. Nothing real changes.
+pub fn simulate<P: Parts>(p: &mut P, gathered: Gathered) -> Simulation {
+    let Gathered { group, members } = gathered;
+    let mut snapshot: CacheState = p.read_cache(CacheState::clone);
+    let mut state = p
+        .gang()
+        .read_group(&group, |groups| groups.get(&group).cloned());
+    let rules = p.gang().rules();
+    let others = p.permit_plugins();
+    let mut verdict = GroupVerdict::Infeasible(Status::unschedulable(POD_GROUP_UNSCHEDULABLE));
+    let mut stopped = false;
+    let mut trials = Vec::with_capacity(members.len());
+    let total = members.len();
+    for (i, m) in members.into_iter().enumerate() {
+        if stopped {
+            trials.push((m, Trial::NotTried));
+            continue;
+        }
+        count(p, Counted::Cycle);
+        let pod = m.info.pod().clone();
+        let left = total - i - 1;
+        let trial = try_member(p, &mut snapshot, &others, rules.hardened(), &pod);
+        match &trial {
+            Trial::Unfit(status) if status.code() == Code::Error => {
+                verdict = GroupVerdict::Error(other_pod_failed(status));
+                stopped = true;
+            }
+            Trial::Unfit(_) if rules.hardened() && verdict != GroupVerdict::Feasible => {
+                // Hardened: quorum out of reach stops the simulation.
+                let answer = feasible::placement_feasible(state.as_ref(), &pod, left, rules);
+                if let Feasibility::CannotBeSatisfied(status) = answer {
+                    verdict = stop(status);
+                    stopped = true;
+                }
+            }
+            Trial::Unfit(_) | Trial::NotTried => {}
+            Trial::Placed { .. } => {
+                if let Some(s) = state.as_mut() {
+                    s.assume(pod.id());
+                }
+            }
+        }
+        let Trial::Placed { node, .. } = trial else {
+            trials.push((m, trial));
+            continue;
+        };
+        let waiting = match feasible::placement_feasible(state.as_ref(), &pod, left, rules) {
+            Feasibility::Satisfied => {
+                verdict = GroupVerdict::Feasible;
+                None
+            }
+            Feasibility::NotYet(status) => Some(status),
+            Feasibility::CannotBeSatisfied(status) => {
+                verdict = stop(status.clone());
+                stopped = true;
+                Some(status)
+            }
+        };
+        trials.push((m, Trial::Placed { node, waiting }));
+    }
+    Simulation {
+        group,
+        members: trials,
+        verdict,
+    }
+}
+
+/// One member on the snapshot: placed (user code), assumed there, and — Hardened — asked
+/// about by the embedder's Permit plugins. A refusal is undone on the snapshot.
+fn try_member<P: Parts>(
+    p: &mut P,
+    snapshot: &mut CacheState,
+    others: &PermitPlugins,
+    hardened: bool,
+    pod: &Pod,
+) -> Trial {
+    let node: Arc<str> = match p.place_on(pod, snapshot) {
+        Ok(node) => node.into(),
+        Err(status) => return Trial::Unfit(status),
+    };
+    if let Err(e) = snapshot.assume(pod, &node) {
+        return Trial::Unfit(Status::with_reason(Code::Error, e.to_string()));
+    }
+    if hardened {
+        if let Some(status) = ops::others_refuse(others, pod, &node) {
+            snapshot.forget(pod.id());
+            return Trial::Unfit(status);
+        }
+    }
+    Trial::Placed {
+        node,
+        waiting: None,
+    }
+}
+
+/// A stop: an error stays one; otherwise the gang is infeasible, and the members still to
+/// try are not tried.
+fn stop(status: Status) -> GroupVerdict {
+    if status.code() == Code::Error {
+        GroupVerdict::Error(other_pod_failed(&status))
+    } else {
+        GroupVerdict::Infeasible(status)
+    }
+}
+
+/// Upstream's group status when one member's algorithm failed with an error.
+fn other_pod_failed(status: &Status) -> Status {
+    Status::with_reason(
+        Code::Error,
+        format!(
+            "failed to schedule other pod from a pod group: {}",
+            status.message()
+        ),
+    )
+}
+
+/// The last step: a feasible gang's placed members are assumed, reserved and admitted, and
+/// its other members go back with their own statuses; an infeasible gang goes back whole with
+/// nothing reserved. Returns the group's outcome, each member's inside it.
+pub fn commit<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> CycleOutcome {
+    let group = sim.group.clone();
+    let (admitted, members) = match (&sim.verdict, p.mode()) {
+        (GroupVerdict::Feasible, Mode::Upstream) => (true, commit_upstream(p, sim, now)),
+        (GroupVerdict::Feasible, Mode::Hardened) => commit_hardened(p, sim, now),
+        _ => (false, hand_back_group(p, sim, now)),
+    };
+    CycleOutcome::PodGroup {
+        group,
+        admitted,
+        members,
+    }
+}
+
+/// Upstream: each placed member through `prepareForBindingCycle` in order — its assume,
+/// Reserve and Permit (the gang's first members wait until the quorum member allows them) —
+/// and each unplaced member back with its own status.
+fn commit_upstream<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<CycleOutcome> {
+    let mut outcomes = Vec::with_capacity(sim.members.len());
+    for (popped, trial) in sim.members {
+        let pod = popped.info.pod().clone();
+        let outcome = match trial {
+            Trial::Placed { node, .. } => {
+                match p.unobserved(|p| assume_reserve_record(p, pod, node, now)) {
+                    Err(outcome) => outcome,
+                    Ok(Placed::Reserved { pod, node } | Placed::Permitted { pod, node }) => {
+                        permit(p, pod, node, now).0
+                    }
+                    Ok(Placed::Unfit { pod, status }) => hand_back_unfit(p, pod, status, now),
+                }
+            }
+            Trial::Unfit(status) => hand_back_unfit(p, pod, status, now),
+            Trial::NotTried => {
+                let status = Status::unschedulable(POD_GROUP_UNSCHEDULABLE);
+                requeue(p, pod.id(), None, now);
+                CycleOutcome::Unschedulable {
+                    pod: pod.id().clone(),
+                    status,
+                }
+            }
+        };
+        outcomes.push(outcome);
+    }
+    outcomes
+}
+
+/// Hardened: in one step, every placed member is assumed, reserved and recorded, and the gang
+/// admitted if its quorum still holds on the real state; its decisions then go to the binding
+/// cycles. If anything changed since the snapshot — a node gone, a member deleted, the quorum
+/// raised — every member is released in the same step and the gang goes back whole.
+fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (bool, Vec<CycleOutcome>) {
+    let placed: Vec<(Pod, Arc<str>)> = sim
+        .members
+        .iter()
+        .filter_map(|(m, t)| match t {
+            Trial::Placed { node, .. } => Some((m.info.pod().clone(), node.clone())),
+            _ => None,
+        })
+        .collect();
+    let group = sim.group.clone();
+    let admitted = p.unobserved(|p| reserve_all(p, &group, &placed, now));
+    if let Err(status) = admitted {
+        let sim = Simulation {
+            verdict: GroupVerdict::Infeasible(status),
+            ..sim
+        };
+        return (false, hand_back_group(p, sim, now));
+    }
+    let mut outcomes = Vec::with_capacity(sim.members.len());
+    for (popped, trial) in sim.members {
+        let pod = popped.info.pod().clone();
+        outcomes.push(match trial {
+            Trial::Placed { node, .. } => {
+                p.driver(|d| d.decision_delivered(Decision::allowed(pod.clone()), false));
+                CycleOutcome::Allowed {
+                    pod: pod.id().clone(),
+                    node: node.to_string(),
+                }
+            }
+            Trial::Unfit(status) => hand_back_unfit(p, pod, status, now),
+            Trial::NotTried => unreachable_not_tried(p, &pod, now),
+        });
+    }
+    telemetry::schedule_attempt(ScheduleResult::Scheduled);
+    (true, outcomes)
+}
+
+/// A feasible simulation tries every member; were one left untried, it goes back as an error.
+fn unreachable_not_tried<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> CycleOutcome {
+    requeue(p, pod.id(), None, now);
+    CycleOutcome::Unschedulable {
+        pod: pod.id().clone(),
+        status: Status::unschedulable(POD_GROUP_UNSCHEDULABLE),
+    }
+}
+
+/// Hardened commit, one step: assume, reserve and record every placed member, then check the
+/// gang's quorum on the real state. `Err`: why not, with everything undone.
+fn reserve_all<P: Parts>(
+    p: &mut P,
+    group: &GroupKey,
+    placed: &[(Pod, Arc<str>)],
+    now: Time,
+) -> Result<(), Status> {
+    let mut done: Vec<&Pod> = Vec::with_capacity(placed.len());
+    let mut failure = None;
+    for (pod, node) in placed {
+        if let Err(e) = p.cache(|c| c.assume(pod, node)) {
+            failure = Some(Status::unschedulable(e.to_string()));
+            break;
+        }
+        if let Err(e) = ops::reserve(p.gang(), pod) {
+            p.cache(|c| c.forget(pod.id()));
+            failure = Some(Status::unschedulable(e.to_string()).with_plugin(GANG_SCHEDULING));
+            break;
+        }
+        p.driver(|d| d.record(pod, node.clone(), now));
+        done.push(pod);
+    }
+    if failure.is_none() {
+        let rules = p.gang().rules();
+        let last = done.last().copied();
+        let answer = last.map(|pod| {
+            p.gang().read_group(group, |groups| {
+                feasible::placement_feasible(groups.get(group), pod, 0, rules)
+            })
+        });
+        match answer {
+            Some(Feasibility::Satisfied) => return Ok(()),
+            Some(Feasibility::NotYet(status) | Feasibility::CannotBeSatisfied(status)) => {
+                failure = Some(status)
+            }
+            None => failure = Some(Status::unschedulable(POD_GROUP_UNSCHEDULABLE)),
+        }
+    }
+    for pod in done {
+        p.driver(|d| d.finish(pod.id()));
+        ops::unreserve(p.gang(), pod);
+        p.cache(|c| c.forget(pod.id()));
+    }
+    Err(failure.unwrap_or_else(|| Status::unschedulable(POD_GROUP_UNSCHEDULABLE)))
+}
+
+/// A gang not admitted goes back whole, nothing reserved. Upstream: each member through the
+/// failure handler — a placed member unschedulable with its Permit message and no rejecting
+/// plugin (so the error backoff, as `errPodGroupUnschedulable` gives), an unplaced one with its
+/// own status, every member with the error after an error. Hardened: together, with one
+/// backoff (H2), a placed member rejected by the gang plugin.
+fn hand_back_group<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<CycleOutcome> {
+    let error = match &sim.verdict {
+        GroupVerdict::Error(status) => Some(status.clone()),
+        _ => None,
+    };
+    let group_status = match &sim.verdict {
+        GroupVerdict::Infeasible(status) | GroupVerdict::Error(status) => status.clone(),
+        GroupVerdict::Feasible => Status::unschedulable(POD_GROUP_UNSCHEDULABLE),
+    };
+    let mut back: Vec<(Pod, Status, Option<PluginName>)> = Vec::with_capacity(sim.members.len());
+    for (popped, trial) in sim.members {
+        let pod = popped.info.pod().clone();
+        let (status, rejector) = match (trial, &error) {
+            (Trial::Unfit(status), Some(_)) if status.code() == Code::Error => (status, None),
+            (_, Some(error)) => (error.clone(), None),
+            (Trial::Placed { waiting, .. }, None) => {
+                let status = waiting.unwrap_or_else(|| group_status.clone());
+                let rejector = (p.mode() == Mode::Hardened).then_some(GANG_SCHEDULING);
+                (status, rejector)
+            }
+            (Trial::Unfit(status), None) => {
+                let rejector = status
+                    .plugin()
+                    .cloned()
+                    .unwrap_or(ResourceFit::PLUGIN.into());
+                (status, Some(rejector))
+            }
+            (Trial::NotTried, None) => {
+                let rejector = (p.mode() == Mode::Hardened).then_some(GANG_SCHEDULING);
+                (group_status.clone(), rejector)
+            }
+        };
+        back.push((pod, status, rejector));
+        count(p, Counted::Unschedulable);
+    }
+    telemetry::schedule_attempt(if error.is_some() {
+        ScheduleResult::Error
+    } else {
+        ScheduleResult::Unschedulable
+    });
+    tracing::debug!(
+        group = %sim.group,
+        members = back.len(),
+        reason = group_status.message(),
+        "pod group not admitted"
+    );
+    if p.mode() == Mode::Hardened {
+        let members: Vec<_> = back
+            .iter()
+            .map(|(pod, _, rejector)| (pod.id().clone(), rejector.clone()))
+            .collect();
+        // Every member is in flight until handed back.
+        let _ = p.queue(|q, plugins| q.hand_back_gang(&members, now, plugins));
+    } else {
+        for (pod, _, rejector) in &back {
+            requeue(p, pod.id(), rejector.clone(), now);
+        }
+    }
+    back.into_iter()
+        .map(|(pod, status, _)| CycleOutcome::Unschedulable {
+            pod: pod.id().clone(),
+            status,
+        })
+        .collect()
+}
