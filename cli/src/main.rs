@@ -110,6 +110,11 @@ struct CheckArgs {
         conflicts_with_all = ["json", "trace_svg", "expect_counterexample"]
     )]
     serve: Option<String>,
+    /// Check I9 (no hold-and-wait) and progress without timeouts with the Permit barrier too:
+    /// the pod-group cycle's guarantees, which the barrier breaks (their witness, with
+    /// --expect-counterexample). The pod-group cycle always checks them.
+    #[arg(long)]
+    hold_and_wait: bool,
     /// Change any dimension of the preset's cluster.
     #[command(flatten)]
     dimensions: check::Dimensions,
@@ -168,7 +173,10 @@ fn check_command(args: &CheckArgs) -> ExitCode {
         }
     }
     eprintln!("checking {config} in {mode:?} mode…");
-    let model = check::GangProtocol::new(config);
+    let model = check::GangProtocol {
+        hold_and_wait: args.hold_and_wait,
+        ..check::GangProtocol::new(config)
+    };
     let report = check::check_with(model, args.preset, args.threads, args.search);
     let mut out = std::io::stdout().lock();
     let written = if args.json {

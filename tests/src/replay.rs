@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use gangsched::checking::steps::Placed;
+use gangsched::checking::steps::InCycle;
 use gangsched::checking::{self, JobQueue, Tally};
 use gangsched::queue::QueueConfig;
 use gangsched::scheduler::{InMemoryBinder, ResourceFit, Scheduler, SchedulerConfig};
@@ -18,15 +18,15 @@ use gangsched::sync::atomic::{AtomicBool, Ordering};
 use gangsched::sync::channel::{self, Receiver, Sender};
 use gangsched::sync::thread::{self, JoinHandle};
 use gangsched::sync::{Arc, Mutex};
-use gangsched::{Decision, Mode, Pod, PodId, Time};
+use gangsched::{Decision, GangCycle, Mode, Pod, PodId, Time};
 use gangway_cli::check::{drive, Action, Cluster, Quota};
 
 /// The real scheduler, shared by the actor threads, and what the replay keeps beside it.
 struct Core {
     scheduler: Scheduler,
     pods: BTreeMap<PodId, Pod>,
-    /// The pod the scheduling thread holds between the steps of its cycle.
-    cycle: Mutex<Option<Placed>>,
+    /// The pod (or gang) the scheduling thread holds between the steps of its cycle.
+    cycle: Mutex<Option<InCycle>>,
     /// Whether the binder fails the next bind (a `BindFails` action).
     fail_binds: Arc<AtomicBool>,
     /// Whether the Permit plugin beside the gang's rejects (a `PermitRejected` action).
@@ -50,9 +50,15 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// A real scheduler in `mode`, set up like the model's initial state `init` (its nodes, its
-    /// PodGroups, the pods already there), with the model's queue timing and Permit wait.
+    /// A real scheduler in `mode` with the Permit barrier, set up like the model's initial
+    /// state `init` (its nodes, its PodGroups, the pods already there), with the model's queue
+    /// timing and Permit wait.
     pub fn new(mode: Mode, init: &Cluster) -> Replay {
+        Replay::with_cycle(mode, GangCycle::PermitBarrier, init)
+    }
+
+    /// [`new`](Self::new), scheduling gangs with `cycle`.
+    pub fn with_cycle(mode: Mode, cycle: GangCycle, init: &Cluster) -> Replay {
         let fail_binds = Arc::new(AtomicBool::new(false));
         let binder = InMemoryBinder::default().with_failures({
             let fail = fail_binds.clone();
@@ -60,6 +66,7 @@ impl Replay {
         });
         let config = SchedulerConfig::default()
             .with_mode(mode)
+            .with_gang_cycle(cycle)
             .with_queue(*init.queue.config())
             .with_permit_timeout(Duration::from_secs(300));
         assert_eq!(
@@ -174,7 +181,9 @@ fn actor(action: &Action) -> &'static str {
         | Action::HandBack(_)
         | Action::Permit(_)
         | Action::PermitRejected(_)
-        | Action::Record(_) => "scheduler",
+        | Action::Record(_)
+        | Action::ScheduleGroup(_)
+        | Action::Commit(_) => "scheduler",
         Action::Deadline | Action::FlushBackoff | Action::FlushLeftover => "timer",
         Action::Bind(_) | Action::BindFails(_) | Action::Release(_) => "binder",
     }

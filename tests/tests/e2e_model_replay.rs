@@ -3,10 +3,12 @@
 //! too, and random walks through every preset keep the core's states equal to the model's
 //! after every step — so the model and the code cannot drift apart silently.
 
-use gangsched::Mode;
+use gangsched::{GangCycle, Mode};
 use std::collections::BTreeSet;
 
-use gangway_cli::check::{discover, random_path, Action, Flaw, GangProtocol, Path, Preset};
+use gangway_cli::check::{
+    discover, random_path, Action, ClusterConfig, Flaw, GangProtocol, Path, Preset,
+};
 use gangway_tests::replay::Replay;
 
 fn model(preset: Preset, mode: Mode) -> GangProtocol {
@@ -160,5 +162,47 @@ fn kind(action: &Action) -> &'static str {
         Action::Release(_) => "Release",
         Action::Delete(_) => "Delete",
         Action::UpdateGroup { .. } => "UpdateGroup",
+        Action::ScheduleGroup(_) => "ScheduleGroup",
+        Action::Commit(_) => "Commit",
+    }
+}
+
+/// The pod-group cycle's walks: the model's gather-and-simulate and commit steps replayed on a
+/// real scheduler configured with `GangCycle::PodGroup`, equal after every step.
+#[test]
+fn pod_group_cycle_walks_keep_the_core_equal_to_the_model() {
+    let mut seen = BTreeSet::new();
+    for preset in [Preset::Small, Preset::Medium, Preset::Standard] {
+        for mode in [Mode::Upstream, Mode::Hardened] {
+            let config = ClusterConfig {
+                gang_cycle: GangCycle::PodGroup,
+                ..preset.config(mode)
+            };
+            let model = GangProtocol::new(config);
+            for seed in 0..40 {
+                let path = random_path(&model, seed, 200);
+                let mut core = Replay::with_cycle(mode, GangCycle::PodGroup, &path[0].0);
+                for window in path.windows(2) {
+                    let action = window[0].1.as_ref().expect("an action between two states");
+                    if let Err(e) = core.step(action, &window[1].0) {
+                        panic!("the core departs from the model: {e}\npath: {path:#?}");
+                    }
+                }
+                seen.extend(path.iter().filter_map(|(_, a)| a.as_ref().map(kind)));
+            }
+        }
+    }
+    for k in [
+        "ScheduleGroup",
+        "Commit",
+        "Bind",
+        "BindFails",
+        "Delete",
+        "FlushBackoff",
+    ] {
+        assert!(
+            seen.contains(k),
+            "no pod-group walk replayed a {k}: {seen:?}"
+        );
     }
 }

@@ -5,12 +5,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
-use gangsched::checking::steps::{self, Placed};
+use gangsched::checking::steps::{self, InCycle};
 use gangsched::checking::ModelDriver;
 use gangsched::gang::{GroupKey, Groups, PodGroup};
 use gangsched::queue::{QueueConfig, QueueState};
 use gangsched::scheduler::{CacheState, Node};
-use gangsched::{Mode, Pod, PodId, Resources, Time, WaitingState};
+use gangsched::{GangCycle, Mode, Pod, PodId, Resources, Time, WaitingState};
 
 use super::home::Home;
 use super::parts::ClusterParts;
@@ -62,6 +62,17 @@ pub struct ClusterConfig {
     /// the pod whose Permit runs — asked after the gang in Upstream mode, before it in
     /// Hardened ([`GangScheduling::permit_with`](gangsched::GangScheduling::permit_with)).
     pub permit_rejections: u8,
+    /// How gangs are scheduled: the Permit barrier or the pod-group cycle.
+    #[serde(serialize_with = "gang_cycle_name")]
+    pub gang_cycle: GangCycle,
+    /// How many pod-group cycles may hand their gang back (each retry passes a backoff, so
+    /// time moves: the budget keeps the state space finite). Only the pod-group cycle uses it.
+    pub retries: u8,
+}
+
+/// The gang cycle as `gangway check --gang-cycle` names it.
+fn gang_cycle_name<S: serde::Serializer>(cycle: &GangCycle, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(super::dimensions::gang_cycle_name(*cycle))
 }
 
 /// One line: gangs, nodes, arrivals and budgets (what `gangway check` prints).
@@ -93,6 +104,9 @@ impl fmt::Display for ClusterConfig {
         if self.permit_rejections > 0 {
             write!(f, ", {} permit rejections", self.permit_rejections)?;
         }
+        if self.gang_cycle == GangCycle::PodGroup {
+            write!(f, "; pod-group cycle, up to {} retries", self.retries)?;
+        }
         Ok(())
     }
 }
@@ -112,6 +126,8 @@ pub struct Budget {
     pub group_updates: u8,
     /// Rejections by the Permit plugin beside the gang's.
     pub permit_rejections: u8,
+    /// Pod-group cycles that may still hand their gang back.
+    pub retries: u8,
 }
 
 /// Where a pod is in the scheduler's pipeline.
@@ -126,6 +142,9 @@ pub enum Stage {
     Unfit,
     /// Placed, assumed on a node and reserved in its group; Permit not run yet.
     Reserved,
+    /// Popped into a pod-group cycle and placed on its snapshot only: nothing reserved, the
+    /// cycle's commit next.
+    Placing,
     /// Waiting at Permit.
     Waiting,
     /// Permit decided; its binding cycle has not run yet.
@@ -160,8 +179,8 @@ pub struct Cluster {
     pub queue: Shared<QueueState>,
     /// The driver's state: assignments and the decisions waiting for a binding cycle.
     pub driver: Shared<ModelDriver>,
-    /// The pod the scheduling thread holds between two steps of its cycle.
-    pub cycle: Shared<Option<Placed>>,
+    /// The pod (or the pod group) the scheduling thread holds between two steps of its cycle.
+    pub cycle: Shared<Option<InCycle>>,
     /// Each pod's stage, as the steps' results and decisions said.
     pub stages: Shared<BTreeMap<PodId, Stage>>,
     /// The pods, in arrival order of their names.
@@ -237,6 +256,7 @@ impl Cluster {
                 flushes: config.flushes,
                 group_updates: config.group_updates,
                 permit_rejections: config.permit_rejections,
+                retries: config.retries,
             },
             partial: None,
             timed_out: false,

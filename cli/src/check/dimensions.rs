@@ -2,6 +2,7 @@
 
 use std::str::FromStr;
 
+use gangsched::GangCycle;
 use serde::Serialize;
 
 use super::cluster::ClusterConfig;
@@ -67,6 +68,31 @@ pub struct Dimensions {
     /// How many times a Permit plugin beside the gang's may reject the pod at Permit.
     #[arg(long, value_name = "N")]
     pub permit_rejections: Option<u8>,
+    /// How gangs are scheduled: `barrier` (each member reserves and waits at Permit) or
+    /// `pod-group` (a gang placed in one cycle, all or nothing; checks I9 and progress without
+    /// timeouts too).
+    #[arg(long, value_name = "CYCLE", value_parser = parse_gang_cycle)]
+    pub gang_cycle: Option<GangCycle>,
+    /// How many pod-group cycles may hand their gang back (pod-group cycle only).
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u8>,
+}
+
+/// `--gang-cycle`'s names.
+fn parse_gang_cycle(s: &str) -> Result<GangCycle, String> {
+    match s {
+        "barrier" => Ok(GangCycle::PermitBarrier),
+        "pod-group" => Ok(GangCycle::PodGroup),
+        _ => Err(format!("{s:?}: the gang cycle is barrier or pod-group")),
+    }
+}
+
+/// The name `--gang-cycle` gives `cycle`.
+pub fn gang_cycle_name(cycle: GangCycle) -> &'static str {
+    match cycle {
+        GangCycle::PodGroup => "pod-group",
+        _ => "barrier",
+    }
 }
 
 impl Dimensions {
@@ -92,6 +118,8 @@ impl Dimensions {
         config.flushes = self.flushes.unwrap_or(config.flushes);
         config.group_updates = self.group_updates.unwrap_or(config.group_updates);
         config.permit_rejections = self.permit_rejections.unwrap_or(config.permit_rejections);
+        config.gang_cycle = self.gang_cycle.unwrap_or(config.gang_cycle);
+        config.retries = self.retries.unwrap_or(config.retries);
         Ok(config)
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use gangsched::checking::steps::{self, BindingOutcome, Placed};
+use gangsched::checking::steps::{self, BindingOutcome, GroupVerdict, InCycle, Placed};
 use gangsched::checking::Parts;
 use gangsched::gang::PodGroup;
 use gangsched::scheduler::CycleOutcome;
@@ -35,6 +35,11 @@ pub enum Driven {
     Deleted(bool),
     /// The PodGroup changed.
     GroupUpdated,
+    /// A pod-group cycle gathered its members and placed them on its snapshot: `true` if the
+    /// gang is feasible there.
+    Simulated(bool),
+    /// A pod-group cycle's commit: the group's outcome, each member's inside.
+    Committed(CycleOutcome),
 }
 
 /// The cluster's pods, as the informer reports them.
@@ -60,7 +65,7 @@ impl Cast for BTreeMap<PodId, Pod> {
 /// set what the binder answers. `None`: the action is not enabled (the step refused).
 pub fn drive<P: Parts>(
     p: &mut P,
-    cycle: &mut Option<Placed>,
+    cycle: &mut Option<InCycle>,
     pods: &impl Cast,
     action: &Action,
     now: Time,
@@ -75,33 +80,52 @@ pub fn drive<P: Parts>(
             match steps::place_and_reserve(p, popped, now) {
                 Ok(placed) => {
                     let reserved = !matches!(placed, Placed::Unfit { .. });
-                    *cycle = Some(placed);
+                    *cycle = Some(InCycle::Pod(placed));
                     Driven::Placed(Some(reserved))
                 }
                 Err(_) => Driven::Placed(None),
             }
         }
         Action::HandBack(_) => {
-            let Some(Placed::Unfit { pod, status }) = cycle.take() else {
+            let Some(InCycle::Pod(Placed::Unfit { pod, status })) = cycle.take() else {
                 return None;
             };
             steps::hand_back_unfit(p, pod, status, now);
             Driven::HandedBack
         }
         Action::Permit(_) | Action::PermitRejected(_) => {
-            let Some(Placed::Reserved { pod, node }) = cycle.take() else {
+            let Some(InCycle::Pod(Placed::Reserved { pod, node })) = cycle.take() else {
                 return None;
             };
             let (outcome, late) = steps::permit(p, pod, node, now);
-            *cycle = late;
+            *cycle = late.map(InCycle::Pod);
             Driven::Permitted(outcome)
         }
         Action::Record(_) => {
-            let Some(Placed::Permitted { pod, node }) = cycle.take() else {
+            let Some(InCycle::Pod(Placed::Permitted { pod, node })) = cycle.take() else {
                 return None;
             };
             steps::record_late(p, &pod, node, now);
             Driven::Recorded
+        }
+        Action::ScheduleGroup(id) => {
+            let popped = p.queue(|q, _| q.pop_tied(id))?;
+            let group = popped.info.pod().group_key()?.clone();
+            match steps::gather(p, popped, group, now) {
+                Err(outcome) => Driven::Committed(outcome),
+                Ok(gathered) => {
+                    let simulation = steps::simulate(p, gathered);
+                    let feasible = simulation.verdict == GroupVerdict::Feasible;
+                    *cycle = Some(InCycle::Group(simulation));
+                    Driven::Simulated(feasible)
+                }
+            }
+        }
+        Action::Commit(_) => {
+            let Some(InCycle::Group(simulation)) = cycle.take() else {
+                return None;
+            };
+            Driven::Committed(steps::commit(p, simulation, now))
         }
         Action::Deadline => {
             steps::expire_deadlines(p, now);

@@ -59,7 +59,7 @@ impl Model for NamedActions {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        protocol_properties()
+        protocol_properties(&self.0)
     }
 
     fn format_action(&self, action: &NamedAction) -> String {

@@ -100,6 +100,8 @@ impl Renamed for Action {
             Action::PermitRejected(id) => Action::PermitRejected(r.id(id)),
             Action::Release(id) => Action::Release(r.id(id)),
             Action::Delete(id) => Action::Delete(r.id(id)),
+            Action::ScheduleGroup(id) => Action::ScheduleGroup(r.id(id)),
+            Action::Commit(id) => Action::Commit(r.id(id)),
             Action::UpdateGroup { group, min } => Action::UpdateGroup {
                 group: r.group_key(group),
                 min: *min,

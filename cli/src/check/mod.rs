@@ -37,6 +37,8 @@ mod check_tests;
 #[cfg(test)]
 mod flaw_tests;
 #[cfg(test)]
+mod pod_group_tests;
+#[cfg(test)]
 mod symmetry_tests;
 #[cfg(test)]
 mod timeline_tests;

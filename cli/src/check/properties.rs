@@ -3,7 +3,7 @@
 
 use gangsched::checking::leaked;
 use gangsched::checking::ModelDriver;
-use gangsched::gang::Groups;
+use gangsched::gang::{GroupState, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlace, QueueState};
 use gangsched::scheduler::{CacheState, Placement, PodPhase, ResourceFit};
 use gangsched::{PodId, WaitingState};
@@ -24,6 +24,7 @@ pub fn conservation(s: &Cluster) -> Result<(), String> {
             Stage::Absent | Stage::Bound | Stage::Deleted => place.is_none(),
             Stage::Pending => place.is_some_and(|p| p != QueuePlace::InFlight),
             Stage::Unfit
+            | Stage::Placing
             | Stage::Reserved
             | Stage::Waiting
             | Stage::Decided { .. }
@@ -54,7 +55,7 @@ pub fn accounting(s: &Cluster) -> Result<(), String> {
                 Some(PodPhase::Assumed)
             }
             Stage::Bound => Some(PodPhase::Bound),
-            Stage::Absent | Stage::Pending | Stage::Unfit | Stage::Deleted => None,
+            Stage::Absent | Stage::Pending | Stage::Unfit | Stage::Placing | Stage::Deleted => None,
         };
         if phase != expected {
             return Err(format!("{id} is {stage:?} but the cache has it {phase:?}"));
@@ -82,13 +83,46 @@ pub fn held_for_lost_member(s: &Cluster) -> Option<String> {
 /// I7 no lost event: no pod sits in the unschedulable pool for want of room that a node has.
 /// Every release of room is announced, and room released while the pod was in flight is
 /// replayed when it comes back, so a pod NodeResourcesFit rejected never parks while it fits.
-pub fn lost_event(s: &Cluster) -> Option<String> {
+/// With the pod-group cycle (`by_group`) a member is placed beside its gang's, so a gang
+/// parks for room that fits one member but not its quorum: the room a gang member waits for
+/// is its quorum's, all its queued members placed one after another.
+pub fn lost_event(s: &Cluster, by_group: bool) -> Option<String> {
     s.queue.pods().find_map(|(id, place, info)| {
         let parked = place == QueuePlace::Unschedulable && info.gated_by().is_none();
         let for_room = info.unschedulable_plugins().contains(ResourceFit::PLUGIN);
-        (parked && for_room && ResourceFit.place(info.pod(), &s.cache).is_ok())
-            .then(|| format!("{id} is parked as unschedulable though a node has room for it"))
+        if !parked || !for_room {
+            return None;
+        }
+        let fits = match s.groups.state_of(info.pod()) {
+            Some(state) if by_group && state.min_count().is_some() => quorum_fits(s, state),
+            _ => ResourceFit.place(info.pod(), &s.cache).is_ok(),
+        };
+        fits.then(|| format!("{id} is parked as unschedulable though a node has room for it"))
     })
+}
+
+/// Whether the room the gang of `state` still needs for its quorum is free: its members in
+/// the queue (not in flight) placed one after another, in name order, on a copy of the cache.
+fn quorum_fits(s: &Cluster, state: &GroupState) -> bool {
+    let min = state.min_count().unwrap_or(0) as usize;
+    let need = min.saturating_sub(state.scheduled_pods_count());
+    let mut cache = (*s.cache).clone();
+    let mut placed = 0;
+    for pod in state.pods() {
+        let queued = s
+            .queue
+            .place(pod.id())
+            .is_some_and(|p| p != QueuePlace::InFlight);
+        if placed >= need || !queued {
+            continue;
+        }
+        if let Ok(node) = ResourceFit.place(pod, &cache) {
+            if cache.assume(pod, &node).is_ok() {
+                placed += 1;
+            }
+        }
+    }
+    placed >= need
 }
 
 /// I8 no stuck gang, for a state where nothing can happen any more (no action enabled, no
@@ -130,5 +164,17 @@ pub fn stuck_gang(s: &Cluster) -> Option<String> {
             )),
             _ => None,
         }
+    })
+}
+
+/// I9 no hold-and-wait: no pod holds a node reservation while it waits at Permit for its
+/// gang — between any two steps. The pod-group cycle admits a gang in the step that reserves
+/// it; the Permit barrier's waiting members break it (its witness).
+pub fn hold_and_wait(s: &Cluster) -> Option<String> {
+    s.waiting.iter().find_map(|w| {
+        let id = w.pod().id();
+        let for_gang = w.pending().iter().any(|p| p.plugin == GANG_SCHEDULING);
+        (for_gang && s.driver.assignment(id).is_some())
+            .then(|| format!("{id} holds its reservation while it waits at Permit for its gang"))
     })
 }

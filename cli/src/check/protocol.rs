@@ -5,19 +5,23 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use gangsched::checking::steps::BindingOutcome;
+use gangsched::checking::steps::{BindingOutcome, InCycle};
 use gangsched::gang::GroupKey;
 use gangsched::scheduler::{BindError, CycleOutcome};
 use gangsched::sync::atomic::{AtomicBool, Ordering};
 use gangsched::sync::Arc;
-use gangsched::{PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, PodId, Time};
+use gangsched::{
+    GangCycle, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, PodId, Time,
+};
 use stateright::{Model, Property};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
 use super::drive::{drive, Cast, Driven};
 use super::home::at_home;
 use super::parts::ClusterParts;
-use super::properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};
+use super::properties::{
+    accounting, conservation, held_for_lost_member, hold_and_wait, lost_event, stuck_gang,
+};
 use super::shared::Shared;
 use super::steps::Flaw;
 
@@ -56,6 +60,13 @@ pub enum Action {
     Release(PodId),
     /// Cluster: the pod is deleted.
     Delete(PodId),
+    /// Scheduler thread, pod-group cycle: pop the head of the active queue (this pod), take
+    /// its gang's queueable siblings into flight with it, and place them all on one snapshot
+    /// of the cache — nothing reserved.
+    ScheduleGroup(PodId),
+    /// Scheduler thread, pod-group cycle: commit the gang placed on the snapshot (this pod's):
+    /// assume, reserve and admit the placed members, or hand every member back.
+    Commit(PodId),
     /// Informer: the PodGroup's min count changes to `min`.
     UpdateGroup {
         /// The PodGroup.
@@ -79,6 +90,9 @@ pub struct GangProtocol {
     /// which symmetry reduction needs ([`Search::Symmetric`](super::Search)); every path of the
     /// exact model is still a path of this one.
     pub symmetric: bool,
+    /// Check I9 and progress without timeouts with the Permit barrier too: their witness (the
+    /// pod-group cycle always checks them).
+    pub hold_and_wait: bool,
 }
 
 impl GangProtocol {
@@ -88,6 +102,7 @@ impl GangProtocol {
             config,
             flaw: None,
             symmetric: false,
+            hold_and_wait: false,
         }
     }
 }
@@ -109,7 +124,7 @@ impl Model for GangProtocol {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        protocol_properties()
+        protocol_properties(self)
     }
 }
 
@@ -120,8 +135,42 @@ impl AsRef<GangProtocol> for GangProtocol {
 }
 
 /// I3–I8 (`always`) and the vacuity guards (`sometimes`), for [`GangProtocol`] or a model that
-/// wraps it (the explorer's [`NamedActions`](super::NamedActions)).
-pub(super) fn protocol_properties<M>() -> Vec<Property<M>>
+/// wraps it (the explorer's [`NamedActions`](super::NamedActions)); with the pod-group cycle
+/// (or [`GangProtocol::hold_and_wait`] asked of the barrier, its witness) also I9 and progress
+/// without timeouts.
+pub(super) fn protocol_properties<M>(model: &GangProtocol) -> Vec<Property<M>>
+where
+    M: Model<State = Cluster> + AsRef<GangProtocol>,
+{
+    let mut properties = core_properties();
+    if model.config.gang_cycle == GangCycle::PodGroup {
+        // Nothing waits at Permit in the Hardened pod-group cycle: its failure path is a gang
+        // handed back whole, the guard in the deadline's place.
+        properties.retain(|p| p.name != "a permit deadline rejects a pod");
+        properties.push(Property::sometimes(
+            "a gang goes back whole",
+            |m: &M, s: &Cluster| s.budget.retries < m.as_ref().config.retries,
+        ));
+    }
+    if model.checks_hold_and_wait() {
+        properties.extend([
+            Property::always(I9, |_, s: &Cluster| hold_and_wait(s).is_none()),
+            Property::always(PROGRESS, |m: &M, s: &Cluster| {
+                m.as_ref().only_a_timeout_moves(s).is_none()
+            }),
+        ]);
+    }
+    properties
+}
+
+/// I9's property name.
+pub const I9: &str = "I9 no hold-and-wait";
+
+/// The name of the property that gangs progress without a timeout.
+pub const PROGRESS: &str = "progress without timeouts";
+
+/// I3–I8 and the vacuity guards.
+fn core_properties<M>() -> Vec<Property<M>>
 where
     M: Model<State = Cluster> + AsRef<GangProtocol>,
 {
@@ -133,7 +182,10 @@ where
             "I6 no reservation held for a lost gang",
             |_, s: &Cluster| held_for_lost_member(s).is_none(),
         ),
-        Property::always("I7 no lost event", |_, s: &Cluster| lost_event(s).is_none()),
+        Property::always("I7 no lost event", |m: &M, s: &Cluster| {
+            let by_group = m.as_ref().config.gang_cycle == GangCycle::PodGroup;
+            lost_event(s, by_group).is_none()
+        }),
         Property::always("I8 no stuck gang", |m: &M, s: &Cluster| {
             m.as_ref().stuck(s).is_none()
         }),
@@ -150,6 +202,12 @@ where
 }
 
 impl GangProtocol {
+    /// Whether I9 and progress without timeouts are checked: with the pod-group cycle, or
+    /// asked of the barrier ([`hold_and_wait`](Self::hold_and_wait)).
+    pub fn checks_hold_and_wait(&self) -> bool {
+        self.config.gang_cycle == GangCycle::PodGroup || self.hold_and_wait
+    }
+
     /// I8 on `s`: when no action is enabled and no permit deadline is pending (a pending one
     /// would pass, budget or not, and release its gang), a gang that is neither bound, nor
     /// lost a member, nor settled back in the queue is stuck. A state that already broke I3 or
@@ -165,6 +223,30 @@ impl GangProtocol {
         } else {
             None
         }
+    }
+
+    /// Progress without timeouts on `s`: a state in which only a permit deadline can move
+    /// anything (every other action disabled) while no gang is bound is gangs holding part of
+    /// the cluster each and waiting for each other — the barrier's deadlock, which the
+    /// pod-group cycle never enters.
+    pub fn only_a_timeout_moves(&self, s: &Cluster) -> Option<String> {
+        if s.broken() || self.next_deadline(s).is_none() {
+            return None;
+        }
+        let bound = s.groups.iter().any(|g| {
+            g.min_count()
+                .is_some_and(|min| g.assigned().len() >= min as usize)
+        });
+        let mut actions = Vec::new();
+        self.actions(s, &mut actions);
+        if bound || actions.iter().any(|a| *a != Action::Deadline) {
+            return None;
+        }
+        let waiting: Vec<&PodId> = s.waiting.iter().map(|w| w.pod().id()).collect();
+        Some(format!(
+            "no gang is bound and only a permit deadline can move: {waiting:?} hold their \
+             reservations, waiting at Permit"
+        ))
     }
 
     /// The earliest deadline that can pass: a waiting pod's own (Upstream) or a live gang
@@ -229,6 +311,8 @@ impl GangProtocol {
                 | Action::Permit(_)
                 | Action::PermitRejected(_)
                 | Action::Record(_)
+                | Action::ScheduleGroup(_)
+                | Action::Commit(_)
         );
         let mut cycle = if of_the_cycle {
             (*next.cycle).clone()
@@ -251,7 +335,50 @@ impl GangProtocol {
         if of_the_cycle {
             next.cycle = Shared::new(cycle);
         }
+        if let Driven::Simulated(false) = driven {
+            // A gang handed back retries after a backoff: only within the budget.
+            if next.budget.retries == 0 {
+                return None;
+            }
+            next.budget.retries -= 1;
+        }
         match (&action, driven) {
+            (Action::ScheduleGroup(_), Driven::Simulated(_)) => {
+                if let Some(InCycle::Group(simulation)) = &*next.cycle {
+                    let members: Vec<PodId> = simulation
+                        .members
+                        .iter()
+                        .map(|(m, _)| m.info.id().clone())
+                        .collect();
+                    for id in members {
+                        next.stages.insert(id, Stage::Placing);
+                    }
+                }
+            }
+            (_, Driven::Committed(outcome)) => {
+                let mut passed = passed;
+                let mut first = None;
+                let members = match &outcome {
+                    CycleOutcome::PodGroup { members, .. } => members.clone(),
+                    other => vec![other.clone()],
+                };
+                for member in &members {
+                    let (id, stage) = member_stage(member);
+                    if stage == (Stage::Decided { allowed: true }) {
+                        passed.insert(id.clone());
+                    }
+                    first.get_or_insert(id.clone());
+                    next.stages.insert(id, stage);
+                }
+                // The members a waiting sibling's quorum allowed are decided too.
+                for id in &passed {
+                    next.stages
+                        .insert(id.clone(), Stage::Decided { allowed: true });
+                }
+                if let Some(id) = first {
+                    next.partial = self.gang_atomicity(s, &id, &passed);
+                }
+            }
             (Action::Arrive(id), _) | (Action::HandBack(id), _) => {
                 next.stages.insert(id.clone(), Stage::Pending);
             }
@@ -325,6 +452,20 @@ impl GangProtocol {
             .collect();
         next.held = held;
         Some(next)
+    }
+}
+
+/// A pod-group cycle member's stage after the commit, from its outcome.
+fn member_stage(outcome: &CycleOutcome) -> (PodId, Stage) {
+    match outcome {
+        CycleOutcome::Allowed { pod, .. } => (pod.clone(), Stage::Decided { allowed: true }),
+        CycleOutcome::Waiting { pod, .. } => (pod.clone(), Stage::Waiting),
+        CycleOutcome::Rejected { pod, .. } => (pod.clone(), Stage::Decided { allowed: false }),
+        CycleOutcome::Released { pod, .. } | CycleOutcome::Unschedulable { pod, .. } => {
+            (pod.clone(), Stage::Pending)
+        }
+        CycleOutcome::Dropped { pod } => (pod.clone(), Stage::Deleted),
+        other => panic!("a pod-group cycle's member outcome: {other:?}"),
     }
 }
 

@@ -3,12 +3,14 @@
 use std::time::{Duration, Instant};
 
 use gangsched::queue::QueuePlace;
-use gangsched::{Mode, PodId};
+use gangsched::{GangCycle, Mode, PodId};
 use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
-use super::properties::{accounting, conservation, held_for_lost_member, lost_event};
+use super::properties::{
+    accounting, conservation, held_for_lost_member, hold_and_wait, lost_event,
+};
 use super::protocol::{Action, GangProtocol};
 use super::symmetry::representative;
 use super::timeline::{Step, Timeline};
@@ -62,6 +64,8 @@ impl Preset {
             flushes,
             group_updates,
             permit_rejections: 0,
+            gang_cycle: GangCycle::PermitBarrier,
+            retries: 2,
         }
     }
 }
@@ -317,12 +321,19 @@ pub(super) fn step(
         conservation(after).err().map(|e| format!("I4: {e}")),
         accounting(after).err().map(|e| format!("I5: {e}")),
         held_for_lost_member(after).map(|h| format!("I6: {h}")),
-        lost_event(after).map(|l| format!("I7: {l}")),
+        lost_event(after, model.config.gang_cycle == GangCycle::PodGroup)
+            .map(|l| format!("I7: {l}")),
         model.stuck(after).map(|s| format!("I8: {s}")),
     ]
     .into_iter()
     .flatten()
     .collect();
+    let mut violations = violations;
+    if model.checks_hold_and_wait() {
+        violations.extend(hold_and_wait(after).map(|h| format!("I9: {h}")));
+        let progress = model.only_a_timeout_moves(after);
+        violations.extend(progress.map(|p| format!("progress without timeouts: {p}")));
+    }
     if !violations.is_empty() {
         step = step.with_violation(violations.join("; "));
     }
@@ -347,6 +358,7 @@ fn name(stage: Stage) -> &'static str {
         Stage::Pending => "queued",
         Stage::Unfit => "no room",
         Stage::Reserved => "reserved",
+        Stage::Placing => "placing",
         Stage::Waiting => "waiting",
         Stage::Decided { allowed: true } => "allowed",
         Stage::Decided { allowed: false } => "rejected",

@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
 use std::sync::OnceLock;
 
-use gangsched::checking::steps::Placed;
+use gangsched::checking::steps::{InCycle, Placed};
 use gangsched::checking::{JobQueue, ModelDriver};
 use gangsched::gang::Groups;
 use gangsched::queue::QueueState;
@@ -132,21 +132,29 @@ impl PartHash for ModelDriver {
     }
 }
 
-/// The scheduling thread's pod by its id, its step and its node.
-impl PartHash for Option<Placed> {
+/// The scheduling thread's pod by its id, its step and its node; a pod group's simulation by
+/// each member's id and trial.
+impl PartHash for Option<InCycle> {
     fn part_hash(&self, hasher: &mut PartHasher) {
         match self {
             None => hasher.write_u8(0),
-            Some(Placed::Reserved { pod, node }) => {
+            Some(InCycle::Group(simulation)) => {
+                hasher.write_u8(4);
+                for (m, trial) in &simulation.members {
+                    m.info.id().hash(hasher);
+                    trial.hash(hasher);
+                }
+            }
+            Some(InCycle::Pod(Placed::Reserved { pod, node })) => {
                 hasher.write_u8(1);
                 pod.id().hash(hasher);
                 node.hash(hasher);
             }
-            Some(Placed::Unfit { pod, .. }) => {
+            Some(InCycle::Pod(Placed::Unfit { pod, .. })) => {
                 hasher.write_u8(2);
                 pod.id().hash(hasher);
             }
-            Some(Placed::Permitted { pod, node }) => {
+            Some(InCycle::Pod(Placed::Permitted { pod, node })) => {
                 hasher.write_u8(3);
                 pod.id().hash(hasher);
                 node.hash(hasher);

@@ -3,9 +3,10 @@
 //! deliberate bugs that witness tests plant are the core's too, planted in those steps
 //! ([`Flaw`]).
 
-use gangsched::checking::steps::Placed;
+use gangsched::checking::steps::{InCycle, Placed};
 pub use gangsched::checking::Flaw;
 use gangsched::checking::JobQueue;
+use gangsched::GangCycle;
 
 use super::cluster::{Cluster, Stage};
 use super::protocol::{Action, GangProtocol};
@@ -35,28 +36,40 @@ impl GangProtocol {
             None => {
                 let mut heads = s.queue.heads();
                 if let Some(first) = heads.next() {
-                    actions.push(Action::Schedule(first.clone()));
+                    // The pod-group cycle takes a pod that names a group with its siblings.
+                    let as_group = self.config.gang_cycle == GangCycle::PodGroup
+                        && s.pod(first).group().is_some();
+                    let schedule = |id: &gangsched::PodId| match as_group {
+                        true => Action::ScheduleGroup(id.clone()),
+                        false => Action::Schedule(id.clone()),
+                    };
+                    actions.push(schedule(first));
                     if self.symmetric {
                         // The core pops the smallest name, and a pod's name starts with its
                         // gang's: any member of that gang tied with it may pop instead.
                         let gang = s.pod(first).group();
                         let tied = heads.filter(|id| s.pod(id).group() == gang);
-                        actions.extend(tied.map(|id| Action::Schedule(id.clone())));
+                        actions.extend(tied.map(schedule));
                     }
                 }
             }
-            Some(placed @ Placed::Unfit { .. }) => {
+            Some(InCycle::Pod(placed @ Placed::Unfit { .. })) => {
                 actions.push(Action::HandBack(placed.pod().id().clone()))
             }
-            Some(placed @ Placed::Reserved { .. }) => {
+            Some(InCycle::Pod(placed @ Placed::Reserved { .. })) => {
                 let id = placed.pod().id();
                 if s.budget.permit_rejections > 0 {
                     actions.push(Action::PermitRejected(id.clone()));
                 }
                 actions.push(Action::Permit(id.clone()))
             }
-            Some(placed @ Placed::Permitted { .. }) => {
+            Some(InCycle::Pod(placed @ Placed::Permitted { .. })) => {
                 actions.push(Action::Record(placed.pod().id().clone()))
+            }
+            Some(InCycle::Group(simulation)) => {
+                if let Some((first, _)) = simulation.members.first() {
+                    actions.push(Action::Commit(first.info.id().clone()));
+                }
             }
         }
         // A binding worker may take any decision next.

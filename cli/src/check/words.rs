@@ -35,6 +35,16 @@ pub fn action_step(action: &Action, before: &Cluster) -> Step {
         ),
         Action::Release(id) => ("binder", "rejected: unreserve, forget, requeue", Some(id)),
         Action::Delete(id) => ("cluster", "pod deleted", Some(id)),
+        Action::ScheduleGroup(id) => (
+            "scheduler",
+            "pop the gang, place it on a snapshot",
+            Some(id),
+        ),
+        Action::Commit(id) => (
+            "scheduler",
+            "commit the gang: admit it, or hand it back",
+            Some(id),
+        ),
         Action::UpdateGroup { .. } => ("informer", "PodGroup updated", None),
     };
     let mut step = Step::new(actor, verb);

@@ -3,8 +3,9 @@
 
 use super::driver_state::{Assignment, DriverState};
 use super::jobs::{AnyOrderJobs, Job};
-use super::steps::Placed;
+use super::steps::{InCycle, Placed, Simulation, Trial};
 use super::tally::Tally;
+use crate::queue::Popped;
 use crate::symmetry::{Relabel, Renamed};
 use crate::Decision;
 
@@ -70,6 +71,54 @@ impl Renamed for Placed {
                 pod: r.pod(pod),
                 node: r.node(node),
             },
+        }
+    }
+}
+
+/// The pod's record renamed; the cycle number kept.
+impl Renamed for Popped {
+    fn renamed<R: Relabel + ?Sized>(&self, r: &R) -> Popped {
+        Popped {
+            info: self.info.renamed(r),
+            cycle: self.cycle,
+        }
+    }
+}
+
+/// The node renamed; statuses (free text) kept.
+impl Renamed for Trial {
+    fn renamed<R: Relabel + ?Sized>(&self, r: &R) -> Trial {
+        match self {
+            Trial::Placed { node, waiting } => Trial::Placed {
+                node: r.node(node),
+                waiting: waiting.clone(),
+            },
+            other => other.clone(),
+        }
+    }
+}
+
+/// Every member and its trial renamed, the group key relabeled; the verdict (free text) kept.
+impl Renamed for Simulation {
+    fn renamed<R: Relabel + ?Sized>(&self, r: &R) -> Simulation {
+        Simulation {
+            group: r.group_key(&self.group),
+            members: self
+                .members
+                .iter()
+                .map(|(m, t)| (m.renamed(r), t.renamed(r)))
+                .collect(),
+            verdict: self.verdict.clone(),
+        }
+    }
+}
+
+/// The pod or the group's simulation renamed.
+impl Renamed for InCycle {
+    fn renamed<R: Relabel + ?Sized>(&self, r: &R) -> InCycle {
+        match self {
+            InCycle::Pod(placed) => InCycle::Pod(placed.renamed(r)),
+            InCycle::Group(sim) => InCycle::Group(sim.renamed(r)),
         }
     }
 }

@@ -118,4 +118,8 @@ pub enum Flaw {
     /// A rejected pod's binding cycle releases it but ends its attempt without handing it back
     /// to the queue (Hardened: nor its gang's other rejected members): I4.
     RejectedNotRequeued,
+    /// The Hardened pod-group cycle admits the gang its snapshot found feasible without
+    /// checking the quorum again on the real state, so a sibling deleted since the snapshot
+    /// leaves the gang admitted short: I3.
+    CommitTrustsTheSnapshot,
 }

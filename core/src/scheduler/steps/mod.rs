@@ -27,6 +27,7 @@ pub use events::{
     pod_added, pod_deleted, pod_updated,
 };
 pub use pod_group::{
-    commit, gather, simulate, Gathered, GroupVerdict, Simulation, Trial, POD_GROUP_UNSCHEDULABLE,
+    commit, gather, simulate, Gathered, GroupVerdict, InCycle, Simulation, Trial,
+    POD_GROUP_UNSCHEDULABLE,
 };
 pub use timers::{expire_deadlines, flush_backoff, flush_leftover, next_permit_deadline};

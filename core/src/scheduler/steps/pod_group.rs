@@ -22,7 +22,7 @@ use crate::sync::Arc;
 use crate::telemetry::{self, ScheduleResult};
 use crate::{Code, Decision, Mode, PermitPlugins, PluginName, Pod, Status, Time};
 
-use super::super::parts::Parts;
+use super::super::parts::{Flaw, Parts};
 use super::super::tally::{count, Counted};
 use super::super::{CacheState, CycleOutcome, ResourceFit};
 use super::cycle::{assume_reserve_record, hand_back_unfit, permit, requeue, Placed};
@@ -77,6 +77,17 @@ pub struct Simulation {
     pub members: Vec<(Popped, Trial)>,
     /// The verdict.
     pub verdict: GroupVerdict,
+}
+
+/// What the scheduling thread holds between the steps of its cycle: one pod (the barrier's
+/// cycle, [`Placed`]) or a gang placed on its snapshot, to commit next. A model checker keeps
+/// it in its states, so that other threads' steps happen in between.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum InCycle {
+    /// One pod between its steps.
+    Pod(Placed),
+    /// A pod group's simulation, its commit next.
+    Group(Simulation),
 }
 
 /// Upstream's group status when a gang is not feasible (`errPodGroupUnschedulable`).
@@ -367,6 +378,9 @@ fn reserve_all<P: Parts>(
         }
         p.driver(|d| d.record(pod, node.clone(), now));
         done.push(pod);
+    }
+    if failure.is_none() && p.planted(Flaw::CommitTrustsTheSnapshot) {
+        return Ok(());
     }
     if failure.is_none() {
         let rules = p.gang().rules();
