@@ -72,7 +72,7 @@ pub struct ClusterConfig {
 
 /// The gang cycle as `gangway check --gang-cycle` names it.
 fn gang_cycle_name<S: serde::Serializer>(cycle: &GangCycle, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(super::dimensions::gang_cycle_name(*cycle))
+    s.serialize_str(crate::gang_cycle_name(*cycle))
 }
 
 /// One line: gangs, nodes, arrivals and budgets (what `gangway check` prints).

@@ -71,28 +71,11 @@ pub struct Dimensions {
     /// How gangs are scheduled: `barrier` (each member reserves and waits at Permit) or
     /// `pod-group` (a gang placed in one cycle, all or nothing; checks I9 and progress without
     /// timeouts too).
-    #[arg(long, value_name = "CYCLE", value_parser = parse_gang_cycle)]
+    #[arg(long, value_name = "CYCLE", value_parser = crate::parse_gang_cycle)]
     pub gang_cycle: Option<GangCycle>,
     /// How many pod-group cycles may hand their gang back (pod-group cycle only).
     #[arg(long, value_name = "N")]
     pub retries: Option<u8>,
-}
-
-/// `--gang-cycle`'s names.
-fn parse_gang_cycle(s: &str) -> Result<GangCycle, String> {
-    match s {
-        "barrier" => Ok(GangCycle::PermitBarrier),
-        "pod-group" => Ok(GangCycle::PodGroup),
-        _ => Err(format!("{s:?}: the gang cycle is barrier or pod-group")),
-    }
-}
-
-/// The name `--gang-cycle` gives `cycle`.
-pub fn gang_cycle_name(cycle: GangCycle) -> &'static str {
-    match cycle {
-        GangCycle::PodGroup => "pod-group",
-        _ => "barrier",
-    }
 }
 
 impl Dimensions {

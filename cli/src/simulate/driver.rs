@@ -1,6 +1,6 @@
 //! Runs a [`Workload`] through the real [`Scheduler`] and measures the outcome.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 use gangsched::scheduler::{InMemoryBinder, Node, ResourceFit, Scheduler, SchedulerConfig};
@@ -8,6 +8,7 @@ use gangsched::sync::{Arc, Mutex};
 use gangsched::{Clock, Pod, PodGroup, PodId, Resources, SystemClock, Time};
 
 use super::generate::SplitMix64;
+use super::ledger::Ledger;
 use super::workload::RUN_AFTER_LAST_TIME;
 use super::{percentile, Options, Progress, Report, Workload, WorkloadError};
 
@@ -38,6 +39,10 @@ const _: () =
 pub fn load(options: &Options) -> Result<Workload, SimulateError> {
     match &options.workload {
         Some(path) => Ok(Workload::from_path(path)?),
+        None if options.contention => {
+            let spec = options.contention_spec().map_err(SimulateError::Options)?;
+            Ok(Workload::contention(&spec))
+        }
         None => {
             let spec = options.generate_spec().map_err(SimulateError::Options)?;
             Ok(Workload::generate(&spec))
@@ -72,7 +77,9 @@ pub fn run(options: &Options, workload: &Workload) -> Result<Report, SimulateErr
             )));
         }
     }
-    let config = SchedulerConfig::default().with_mode(options.mode.into());
+    let config = SchedulerConfig::default()
+        .with_mode(options.mode.into())
+        .with_gang_cycle(options.gang_cycle);
     let rng = Arc::new(Mutex::new(SplitMix64(options.seed)));
     let failure_rate = options.bind_failure_rate;
     let failed = Arc::new(Mutex::new(BTreeSet::new()));
@@ -86,22 +93,48 @@ pub fn run(options: &Options, workload: &Workload) -> Result<Report, SimulateErr
             fail
         }
     });
-    let scheduler = Scheduler::with(config, ResourceFit, binder.clone());
     let pods = pods_of(workload);
+    let run_for = workload
+        .pods
+        .iter()
+        .filter_map(|p| {
+            let ms = p.run_ms?;
+            Some((pods[&p.name].0.id().clone(), Duration::from_millis(ms)))
+        })
+        .collect::<HashMap<_, _>>();
+    let clock = options.real_time.then(SystemClock::new);
+    let ledger = Arc::new(Mutex::new(Ledger::new(clock, run_for)));
+    let scheduler = Scheduler::builder(config)
+        .placement(ResourceFit)
+        .binder(binder.clone())
+        .outcomes({
+            let ledger = ledger.clone();
+            move |outcome: gangsched::scheduler::PodOutcome| ledger.lock().outcome(&outcome)
+        })
+        .build();
     let events = timeline(&pods, workload, options.delete_rate, &mut rng.lock());
     let started = Instant::now();
     let mut progress = Progress::new(pods.len() as u64, !options.json);
-    let end = if options.real_time {
-        run_real_time(&scheduler, workload, &events, &mut progress)?
-    } else {
-        let mut rng = rng.lock().clone();
-        run_virtual(&scheduler, workload, &events, &mut progress, &mut rng)?
+    let end = match clock {
+        Some(clock) => run_real_time(&scheduler, workload, &events, &ledger, clock, &mut progress)?,
+        None => {
+            let mut rng = rng.lock().clone();
+            let run = Run {
+                scheduler: &scheduler,
+                ledger: &ledger,
+            };
+            run.virtual_time(workload, &events, &mut progress, &mut rng)?
+        }
     };
     progress.finish();
     let failed = failed.lock().clone();
-    let mut report = summarise(
-        &scheduler, &binder, &failed, workload, &pods, &events, options,
-    );
+    let ledger = ledger.lock();
+    let seen = Seen {
+        binder: &binder,
+        failed: &failed,
+        ledger: &ledger,
+    };
+    let mut report = summarise(&scheduler, seen, workload, &pods, &events, options, end);
     report.virtual_seconds = end.as_nanos() as f64 / 1e9;
     report.wall_seconds = started.elapsed().as_secs_f64();
     report.compute_rates();
@@ -179,84 +212,125 @@ fn apply(scheduler: &Scheduler, event: &Event, now: Time) -> Result<(), Simulate
     }
 }
 
-/// Virtual time: one thread; at each instant apply the due events and timers, run scheduling
-/// cycles and binding cycles until nothing moves, then jump to the next instant anything is
-/// due. Returns the time it stopped at.
-///
-/// In the real scheduler, scheduling cycles and binding cycles run on different threads, so
-/// a decision may wait in the workers' queue while the next pod is scheduled. Here the seed
-/// decides, before each scheduling cycle, whether the pending binding cycles run first — the
-/// same seed, the same interleaving.
-fn run_virtual(
-    scheduler: &Scheduler,
-    workload: &Workload,
-    events: &[(Time, Event)],
-    progress: &mut Progress,
-    rng: &mut SplitMix64,
-) -> Result<Time, SimulateError> {
-    let mut now = Time::ZERO;
-    setup(scheduler, workload, now)?;
-    let last = events.last().map_or(Time::ZERO, |(at, _)| *at);
-    let horizon = last + HORIZON;
-    let total = events
-        .iter()
-        .filter(|(_, e)| matches!(e, Event::Arrive(_)))
-        .count() as u64;
-    let mut next = 0;
-    loop {
-        while let Some((at, event)) = events.get(next).filter(|(at, _)| *at <= now) {
-            debug_assert!(*at <= now);
-            apply(scheduler, event, now)?;
-            next += 1;
-        }
-        scheduler.tick(now);
+/// A virtual-time run: the scheduler and the ledger that follows it.
+struct Run<'a> {
+    scheduler: &'a Scheduler,
+    ledger: &'a Mutex<Ledger>,
+}
+
+impl Run<'_> {
+    /// Virtual time: one thread; at each instant apply the due events, completions and
+    /// timers, run scheduling cycles and binding cycles until nothing moves, then jump to the
+    /// next instant anything is due. Returns the time it stopped at: when every pod has bound
+    /// and every event is applied, or nothing happened for [`HORIZON`].
+    ///
+    /// In the real scheduler, scheduling cycles and binding cycles run on different threads,
+    /// so a decision may wait in the workers' queue while the next pod is scheduled. Here the
+    /// seed decides, before each scheduling cycle, whether the pending binding cycles run
+    /// first — the same seed, the same interleaving.
+    fn virtual_time(
+        &self,
+        workload: &Workload,
+        events: &[(Time, Event)],
+        progress: &mut Progress,
+        rng: &mut SplitMix64,
+    ) -> Result<Time, SimulateError> {
+        let scheduler = self.scheduler;
+        let mut now = Time::ZERO;
+        setup(scheduler, workload, now)?;
+        // The latest instant something was fed in: an event or a completion.
+        let mut latest = events.last().map_or(Time::ZERO, |(at, _)| *at);
+        let total = events
+            .iter()
+            .filter(|(_, e)| matches!(e, Event::Arrive(_)))
+            .count() as u64;
+        let mut next = 0;
         loop {
-            let mut moved = rng.chance(0.5) && scheduler.run_binding_cycles(now) > 0;
-            if scheduler.schedule_one(now).is_some() {
-                moved = true;
-            } else {
-                moved |= scheduler.run_binding_cycles(now) > 0;
+            self.ledger.lock().set_now(now);
+            while let Some((at, event)) = events.get(next).filter(|(at, _)| *at <= now) {
+                debug_assert!(*at <= now);
+                apply(scheduler, event, now)?;
+                next += 1;
             }
-            if !moved {
-                break;
+            let completions = self.ledger.lock().due(now);
+            for pod in &completions {
+                complete(scheduler, pod, now)?;
+                latest = latest.max(now);
             }
+            scheduler.tick(now);
+            loop {
+                let mut moved = rng.chance(0.5) && scheduler.run_binding_cycles(now) > 0;
+                if let Some(outcome) = scheduler.schedule_one(now) {
+                    self.ledger.lock().cycle(&outcome);
+                    moved = true;
+                } else {
+                    moved |= scheduler.run_binding_cycles(now) > 0;
+                }
+                if !moved {
+                    break;
+                }
+            }
+            let stats = scheduler.stats();
+            progress.set(stats.bound.min(total));
+            let upcoming = [
+                events.get(next).map(|(at, _)| *at),
+                scheduler.next_deadline(),
+                self.ledger.lock().next_completion(),
+            ];
+            let Some(then) = upcoming.into_iter().flatten().min() else {
+                return Ok(now);
+            };
+            let all_bound = next == events.len() && stats.bound >= total;
+            if then > latest + HORIZON || all_bound {
+                return Ok(now);
+            }
+            // A deadline at `now` was applied by `tick`; never stand still.
+            now = then.max(now + Duration::from_nanos(1));
         }
-        let stats = scheduler.stats();
-        progress.set(stats.bound.min(total));
-        let upcoming = [
-            events.get(next).map(|(at, _)| *at),
-            scheduler.next_deadline(),
-        ];
-        let Some(then) = upcoming.into_iter().flatten().min() else {
-            return Ok(now);
-        };
-        if then > horizon || (next == events.len() && stats.bound >= total) {
-            return Ok(now);
-        }
-        // A deadline at `now` was applied by `tick`; never stand still.
-        now = then.max(now + Duration::from_nanos(1));
     }
 }
 
+/// A bound pod ran its time: it is deleted, freeing its node.
+fn complete(scheduler: &Scheduler, pod: &Pod, now: Time) -> Result<(), SimulateError> {
+    scheduler
+        .delete_pod(pod, now)
+        .map(drop)
+        .map_err(|e| SimulateError::Refused(e.to_string()))
+}
+
 /// Real time: the scheduler's own threads; events are fed at their arrival times (measured
-/// from the start); the run ends when the scheduler is quiet or the horizon passes.
+/// from the start) and completions when they are due; the run ends when the scheduler is
+/// quiet or the horizon passes.
 fn run_real_time(
     scheduler: &Scheduler,
     workload: &Workload,
     events: &[(Time, Event)],
+    ledger: &Mutex<Ledger>,
+    clock: SystemClock,
     progress: &mut Progress,
 ) -> Result<Time, SimulateError> {
-    let clock = SystemClock::new();
     setup(scheduler, workload, clock.now())?;
     let running = scheduler.start(clock);
+    let feed_completions = |now: Time| -> Result<(), SimulateError> {
+        let due = ledger.lock().due(now);
+        due.iter().try_for_each(|pod| complete(scheduler, pod, now))
+    };
     for (at, event) in events {
+        loop {
+            let next = ledger.lock().next_completion();
+            let Some(due) = next.filter(|due| due < at) else {
+                break;
+            };
+            std::thread::sleep(due.saturating_duration_since(clock.now()));
+            feed_completions(clock.now())?;
+        }
         let wait = at.saturating_duration_since(clock.now());
         std::thread::sleep(wait);
         apply(scheduler, event, clock.now())?;
         progress.set(scheduler.stats().bound);
     }
     let last = events.last().map_or(Time::ZERO, |(at, _)| *at);
-    let horizon = last + scheduler.config().permit_timeout + Duration::from_secs(5);
+    let mut horizon = last + scheduler.config().permit_timeout + Duration::from_secs(5);
     let total = events
         .iter()
         .filter(|(_, e)| matches!(e, Event::Arrive(_)))
@@ -264,6 +338,11 @@ fn run_real_time(
     let mut quiet_since = Instant::now();
     let mut last_bound = u64::MAX;
     while clock.now() < horizon {
+        let next = ledger.lock().next_completion();
+        if next.is_some_and(|due| due <= clock.now()) {
+            feed_completions(clock.now())?;
+            horizon = horizon.max(clock.now() + scheduler.config().permit_timeout);
+        }
         let bound = scheduler.stats().bound;
         progress.set(bound);
         if bound >= total {
@@ -272,7 +351,10 @@ fn run_real_time(
         if bound != last_bound || !scheduler.in_binding().is_empty() {
             last_bound = bound;
             quiet_since = Instant::now();
-        } else if quiet_since.elapsed() > Duration::from_secs(2) && scheduler.waiting().is_empty() {
+        } else if quiet_since.elapsed() > Duration::from_secs(2)
+            && scheduler.waiting().is_empty()
+            && next.is_none()
+        {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -282,17 +364,31 @@ fn run_real_time(
     Ok(end)
 }
 
+/// What the run observed beside the scheduler: the binder's bindings, the binds it failed,
+/// and the ledger of reservations, binds and completions.
+struct Seen<'a> {
+    binder: &'a InMemoryBinder,
+    failed: &'a BTreeSet<PodId>,
+    ledger: &'a Ledger,
+}
+
 /// The report: what bound, what did not and why, and the invariants at the end.
 fn summarise(
     scheduler: &Scheduler,
-    binder: &InMemoryBinder,
-    failed: &BTreeSet<PodId>,
+    seen: Seen<'_>,
     workload: &Workload,
     pods: &BTreeMap<String, (Pod, Time)>,
     events: &[(Time, Event)],
     options: &Options,
+    end: Time,
 ) -> Report {
+    let Seen {
+        binder,
+        failed,
+        ledger,
+    } = seen;
     let stats = scheduler.stats();
+    let completed: BTreeSet<&PodId> = ledger.completed().iter().collect();
     let bindings = binder.bindings();
     let deleted: Vec<&Pod> = events
         .iter()
@@ -311,7 +407,8 @@ fn summarise(
     let mut lost = 0;
     for spec in &workload.pods {
         let pod = &pods[&spec.name].0;
-        let bound = bindings.contains_key(pod.id()) && scheduler.is_bound(pod.id());
+        let bound = (bindings.contains_key(pod.id()) && scheduler.is_bound(pod.id()))
+            || completed.contains(pod.id());
         pods_bound += u64::from(bound);
         match &spec.group {
             Some(group) => {
@@ -331,6 +428,9 @@ fn summarise(
     }
     let mut gangs_bound = 0;
     let mut partial = 0;
+    let mut to_bind = gang_bind_times(workload, pods, ledger);
+    let last_gang_bound = to_bind.iter().map(|(_, bound)| *bound).max();
+    let mut to_bind: Vec<u64> = to_bind.drain(..).map(|(took, _)| took).collect();
     for g in &workload.groups {
         let (bound, disturbed) = members
             .get(&(g.namespace.as_str(), g.name.as_str()))
@@ -350,8 +450,19 @@ fn summarise(
     }
     let mut waits = scheduler.permit_waits();
     let ms = |ns: Option<u64>| ns.map_or(0.0, |ns| ns as f64 / 1e6);
+    let seconds = |ns: Option<u64>| ns.map_or(0.0, |ns| ns as f64 / 1e9);
+    let gangs_per_sim_sec = match last_gang_bound {
+        Some(at) if at > Time::ZERO => gangs_bound as f64 / seconds(Some(at.as_nanos())),
+        _ => 0.0,
+    };
     Report {
         mode: format!("{:?}", gangsched::Mode::from(options.mode)).to_lowercase(),
+        gang_cycle: crate::gang_cycle_name(options.gang_cycle).to_owned(),
+        completed: completed.len() as u64,
+        gang_bind_p50_s: seconds(percentile(&mut to_bind, 50.0)),
+        gang_bind_p99_s: seconds(percentile(&mut to_bind, 99.0)),
+        gangs_per_sim_sec,
+        wasted_reservation_seconds: ledger.wasted_seconds(end),
         seed: options.seed,
         pods_total: workload.pod_count() as u64,
         pods_bound,
@@ -370,4 +481,36 @@ fn summarise(
         violations,
         ..Report::default()
     }
+}
+
+/// For each gang that bound (its `min_count`th member bound), how long after its first
+/// member arrived, in nanoseconds, and when.
+fn gang_bind_times(
+    workload: &Workload,
+    pods: &BTreeMap<String, (Pod, Time)>,
+    ledger: &Ledger,
+) -> Vec<(u64, Time)> {
+    let mut members: HashMap<(&str, &str), (Time, Vec<Time>)> = HashMap::new();
+    for spec in &workload.pods {
+        let Some(group) = &spec.group else { continue };
+        let (pod, arrival) = &pods[&spec.name];
+        let entry = members
+            .entry((&spec.namespace, group))
+            .or_insert((*arrival, Vec::new()));
+        entry.0 = entry.0.min(*arrival);
+        entry.1.extend(ledger.bound_at(pod.id()));
+    }
+    let mut times = Vec::new();
+    for g in &workload.groups {
+        let Some(min) = g.min_count else { continue };
+        let Some((first, bound)) = members.get_mut(&(g.namespace.as_str(), g.name.as_str())) else {
+            continue;
+        };
+        bound.sort_unstable();
+        if let Some(at) = bound.get((min as usize).saturating_sub(1)) {
+            let took = at.saturating_duration_since(*first).as_nanos() as u64;
+            times.push((took, *at));
+        }
+    }
+    times
 }

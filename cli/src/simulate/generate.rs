@@ -1,5 +1,6 @@
-//! The generated default workload of `gangway simulate`: nodes, gangs and Basic pods from a
-//! seed ([`Workload::generate`]).
+//! The generated workloads of `gangway simulate`: the default one — nodes, gangs and Basic
+//! pods from a seed ([`Workload::generate`]) — and the contention one, gangs that each need
+//! most of the cluster and run for a while ([`Workload::contention`]).
 
 use super::workload::{default_namespace, GroupSpec, NodeSpec, PodSpec, Workload};
 
@@ -29,6 +30,31 @@ impl Default for GenerateSpec {
             min_gang: 2,
             max_gang: 64,
             basic_pods: 2000,
+            seed: 1,
+        }
+    }
+}
+
+/// Sizes of the contention workload (see [`Workload::contention`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContentionSpec {
+    /// Number of nodes (64 CPU, 256 GiB each; one member fits on a node).
+    pub nodes: usize,
+    /// Number of gangs.
+    pub gangs: usize,
+    /// How long each member runs once bound, in milliseconds.
+    pub run_ms: u64,
+    /// PRNG seed: the same spec always yields the same workload.
+    pub seed: u64,
+}
+
+impl Default for ContentionSpec {
+    /// 32 nodes, 100 gangs running 60 s each, seed 1.
+    fn default() -> Self {
+        Self {
+            nodes: 32,
+            gangs: 100,
+            run_ms: 60_000,
             seed: 1,
         }
     }
@@ -116,6 +142,7 @@ impl Workload {
                     memory_bytes,
                     arrival_ms,
                     delete_ms: None,
+                    run_ms: None,
                 });
             }
             groups.push(GroupSpec {
@@ -143,6 +170,57 @@ impl Workload {
                 memory_bytes: rng.range(1, 8) * GIB / 2,
                 arrival_ms: rng.range(0, ARRIVAL_WINDOW_MS),
                 delete_ms: None,
+                run_ms: None,
+            });
+        }
+        pods.sort_by_key(|p| p.arrival_ms);
+        Workload {
+            nodes,
+            groups,
+            pods,
+        }
+    }
+
+    /// Generates the contention workload, the same for the same spec: nodes as
+    /// [`generate`](Self::generate)'s; gangs `gang-0000`… each needing 60–90% of the nodes
+    /// (size and `min_count` the nodes' share, rounded up, at least 1), every member
+    /// requesting 40 CPU and 160 GiB, so one member fits on a node and no two gangs fit
+    /// together. Gangs arrive over the first 60 s, a gang's members within 2 s of each other,
+    /// so the members of gangs that arrive close together interleave in the queue; each
+    /// member runs `run_ms` once bound, then completes and frees its node. All at priority 0.
+    pub fn contention(spec: &ContentionSpec) -> Workload {
+        let mut rng = SplitMix64(spec.seed);
+        let nodes = (0..spec.nodes)
+            .map(|i| NodeSpec {
+                name: format!("node-{i:04}"),
+                cpu_millis: 64_000,
+                memory_bytes: 256 * GIB,
+            })
+            .collect();
+        let mut groups = Vec::new();
+        let mut pods = Vec::new();
+        for g in 0..spec.gangs {
+            let share_pct = rng.range(60, 90) as usize;
+            let size = (spec.nodes * share_pct).div_ceil(100).max(1);
+            let name = format!("gang-{g:04}");
+            let start = rng.range(0, ARRIVAL_WINDOW_MS);
+            for m in 0..size {
+                pods.push(PodSpec {
+                    name: format!("{name}-{m:03}"),
+                    namespace: default_namespace(),
+                    group: Some(name.clone()),
+                    priority: 0,
+                    cpu_millis: 40_000,
+                    memory_bytes: 160 * GIB,
+                    arrival_ms: start + rng.range(0, GANG_SPREAD_MS),
+                    delete_ms: None,
+                    run_ms: Some(spec.run_ms),
+                });
+            }
+            groups.push(GroupSpec {
+                namespace: default_namespace(),
+                name,
+                min_count: Some(size as u32),
             });
         }
         pods.sort_by_key(|p| p.arrival_ms);

@@ -7,6 +7,7 @@
 
 mod driver;
 pub(crate) mod generate;
+mod ledger;
 mod locate;
 mod options;
 mod progress;
@@ -14,11 +15,13 @@ mod report;
 mod workload;
 
 #[cfg(test)]
+mod contention_tests;
+#[cfg(test)]
 mod report_tests;
 #[cfg(test)]
 mod workload_tests;
 
-pub use generate::GenerateSpec;
+pub use generate::{ContentionSpec, GenerateSpec};
 pub use options::{LogLevel, ModeArg, Options};
 pub use progress::Progress;
 pub use report::{percentile, Report};

@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use super::generate::GenerateSpec;
+use gangsched::GangCycle;
+
+use super::generate::{ContentionSpec, GenerateSpec};
 
 /// Options of `gangway simulate [WORKLOAD]`.
 #[derive(clap::Args, Clone, Debug)]
@@ -15,6 +17,24 @@ pub struct Options {
     /// Scheduler behaviour: `upstream` (kube-scheduler, races included) or `hardened` (H1–H5).
     #[arg(long, value_enum, default_value = "hardened")]
     pub mode: ModeArg,
+
+    /// How gangs are scheduled: `barrier` (each member reserves its node and waits at Permit
+    /// for its gang: kube-scheduler's gang plugin) or `pod-group` (a gang placed in one cycle
+    /// on one snapshot, all or nothing: 1.36's pod-group cycle).
+    #[arg(long, value_name = "CYCLE", default_value = "barrier",
+          value_parser = crate::parse_gang_cycle)]
+    pub gang_cycle: GangCycle,
+
+    /// Generate the contention workload instead of the default one: --gangs gangs that each
+    /// need 60–90% of --nodes nodes (one member per node), arriving over 60 s, each member
+    /// running --run-secs once bound. Reports gangs per simulated second, time to bind and
+    /// the reservation-seconds held by attempts that did not bind.
+    #[arg(long, conflicts_with = "workload")]
+    pub contention: bool,
+
+    /// With --contention: how long each member runs once bound, in seconds (default 60).
+    #[arg(long, value_name = "SECS", requires = "contention")]
+    pub run_secs: Option<u64>,
 
     /// Seed for the generated workload and for injected bind failures and deletes; the same
     /// seed gives the same run in virtual time.
@@ -38,13 +58,14 @@ pub struct Options {
     #[arg(long)]
     pub real_time: bool,
 
-    /// Nodes in the generated workload (64 CPU, 256 GiB each; at least 1).
-    #[arg(long, default_value_t = 500, value_name = "N", value_parser = crate::parse_count)]
-    pub nodes: usize,
+    /// Nodes in the generated workload (64 CPU, 256 GiB each; at least 1). Default 500, or
+    /// 32 with --contention.
+    #[arg(long, value_name = "N", value_parser = crate::parse_count)]
+    pub nodes: Option<usize>,
 
-    /// Gangs in the generated workload.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
-    pub gangs: usize,
+    /// Gangs in the generated workload. Default 1,000, or 100 with --contention.
+    #[arg(long, value_name = "N")]
+    pub gangs: Option<usize>,
 
     /// Smallest gang size in the generated workload.
     #[arg(long, default_value_t = 2, value_name = "N",
@@ -88,12 +109,33 @@ impl Options {
                 self.max_gang, self.min_gang
             ));
         }
+        let default = GenerateSpec::default();
         Ok(GenerateSpec {
-            nodes: self.nodes,
-            gangs: self.gangs,
+            nodes: self.nodes.unwrap_or(default.nodes),
+            gangs: self.gangs.unwrap_or(default.gangs),
             min_gang: self.min_gang,
             max_gang: self.max_gang,
             basic_pods: self.basic_pods,
+            seed: self.seed,
+        })
+    }
+
+    /// The spec for [`Workload::contention`](super::Workload::contention) from `--nodes`,
+    /// `--gangs`, `--run-secs` and `--seed`. Errors on a run time too long to count in
+    /// milliseconds.
+    pub fn contention_spec(&self) -> Result<ContentionSpec, String> {
+        let default = ContentionSpec::default();
+        let run_ms = match self.run_secs {
+            None => default.run_ms,
+            Some(secs) => secs
+                .checked_mul(1000)
+                .filter(|&ms| ms <= super::LATEST_MS)
+                .ok_or_else(|| format!("--run-secs {secs} is too long"))?,
+        };
+        Ok(ContentionSpec {
+            nodes: self.nodes.unwrap_or(default.nodes),
+            gangs: self.gangs.unwrap_or(default.gangs),
+            run_ms,
             seed: self.seed,
         })
     }
@@ -159,6 +201,35 @@ mod tests {
         assert!(!o.json && !o.real_time);
         assert_eq!(o.generate_spec().unwrap(), GenerateSpec::default());
         assert_eq!(gangsched::Mode::from(o.mode), gangsched::Mode::Hardened);
+        assert_eq!(o.gang_cycle, GangCycle::PermitBarrier);
+        assert!(!o.contention);
+    }
+
+    #[test]
+    fn contention_has_its_own_sizes() {
+        let o = parse(&["--contention", "--gang-cycle", "pod-group"]).unwrap();
+        assert_eq!(o.gang_cycle, GangCycle::PodGroup);
+        assert_eq!(o.contention_spec().unwrap(), ContentionSpec::default());
+        let o = parse(&[
+            "--contention",
+            "--nodes",
+            "8",
+            "--gangs",
+            "3",
+            "--run-secs",
+            "5",
+        ])
+        .unwrap();
+        let spec = o.contention_spec().unwrap();
+        assert_eq!((spec.nodes, spec.gangs, spec.run_ms), (8, 3, 5_000));
+        let err = parse(&["--run-secs", "5"]).unwrap_err().to_string();
+        assert!(err.contains("--contention"), "{err}");
+        let err = parse(&["w.toml", "--contention"]).unwrap_err().to_string();
+        assert!(err.contains("cannot be used with"), "{err}");
+        let o = parse(&["--contention", "--run-secs", &u64::MAX.to_string()]).unwrap();
+        assert!(o.contention_spec().unwrap_err().contains("too long"));
+        let err = parse(&["--gang-cycle", "permit"]).unwrap_err().to_string();
+        assert!(err.contains("barrier or pod-group"), "{err}");
     }
 
     #[test]
@@ -205,7 +276,7 @@ mod tests {
             err.contains("--nodes") && err.contains("at least 1"),
             "{err}"
         );
-        assert_eq!(parse(&["--nodes", "1"]).unwrap().nodes, 1);
+        assert_eq!(parse(&["--nodes", "1"]).unwrap().nodes, Some(1));
         let err = parse(&["--min-gang", "9", "--max-gang", "8"])
             .unwrap()
             .generate_spec();

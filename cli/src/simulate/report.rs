@@ -9,6 +9,8 @@ use std::io::{self, Write};
 pub struct Report {
     /// `"upstream"` or `"hardened"`.
     pub mode: String,
+    /// `"barrier"` (the Permit barrier) or `"pod-group"` (the pod-group cycle).
+    pub gang_cycle: String,
     /// The run's seed.
     pub seed: u64,
     /// Pods in the workload.
@@ -41,6 +43,21 @@ pub struct Report {
     pub permit_wait_p50_ms: f64,
     /// 99th-percentile time a pod waited at permit, in milliseconds.
     pub permit_wait_p99_ms: f64,
+    /// Pods that ran their time once bound and completed (a workload's `run_ms`), counted in
+    /// `pods_bound` too.
+    pub completed: u64,
+    /// Median time from a gang's first member's arrival to its `min_count`th member's bind,
+    /// in simulated seconds, over the gangs that bound.
+    pub gang_bind_p50_s: f64,
+    /// 99th percentile of the same.
+    pub gang_bind_p99_s: f64,
+    /// Gangs bound per simulated second, up to the last gang's bind.
+    pub gangs_per_sim_sec: f64,
+    /// Node reservation-seconds held by attempts that did not bind (rejected at or while
+    /// waiting at Permit, failed binds, deletes, and reservations still held at the end by
+    /// pods not bound), in simulated seconds; `null` on the wall clock, where the driver does
+    /// not see each cycle. Zero is I9 at work: no gang held nodes it could not use.
+    pub wasted_reservation_seconds: Option<f64>,
     /// Simulated time the run covered, in seconds.
     pub virtual_seconds: f64,
     /// Wall-clock time the run took, in seconds.
@@ -114,8 +131,14 @@ impl Report {
     /// Writes a compact human summary: aligned `key  value` lines, the invariants line, then
     /// one `violation` line per recorded violation.
     pub fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
-        let lines: [(&str, String); 17] = [
+        let wasted = self
+            .wasted_reservation_seconds
+            .map_or("not measured on the wall clock".to_owned(), |s| {
+                format!("{s:.1} s")
+            });
+        let lines: [(&str, String); 22] = [
             ("mode", self.mode.clone()),
+            ("gang cycle", self.gang_cycle.clone()),
             ("seed", self.seed.to_string()),
             ("pods bound", of(self.pods_bound, self.pods_total)),
             ("gangs bound", of(self.gangs_bound, self.gangs_total)),
@@ -127,6 +150,16 @@ impl Report {
             ("leaked reservations", self.leaked_reservations.to_string()),
             ("bind failures", self.bind_failures.to_string()),
             ("deletes", self.deletes.to_string()),
+            ("completed", self.completed.to_string()),
+            (
+                "gang time to bind",
+                format!(
+                    "p50 {:.1} s, p99 {:.1} s",
+                    self.gang_bind_p50_s, self.gang_bind_p99_s
+                ),
+            ),
+            ("gangs/sim second", format!("{:.4}", self.gangs_per_sim_sec)),
+            ("wasted reservations", wasted),
             (
                 "permit wait",
                 format!(

@@ -31,6 +31,7 @@ fn percentile_is_nearest_rank() {
 fn sample() -> Report {
     let mut r = Report {
         mode: "hardened".into(),
+        gang_cycle: "barrier".into(),
         seed: 1,
         pods_total: 200,
         pods_bound: 150,
@@ -76,6 +77,25 @@ fn text_summary_is_aligned_and_reports_invariants() {
     let t = text(&r);
     let lines: Vec<&str> = t.lines().collect();
     assert_eq!(lines[0], "mode                 hardened");
+    assert!(
+        lines.contains(&"wasted reservations  not measured on the wall clock"),
+        "{t}"
+    );
+    let virtual_run = Report {
+        gang_cycle: "pod-group".into(),
+        wasted_reservation_seconds: Some(0.0),
+        gang_bind_p50_s: 10.0,
+        gang_bind_p99_s: 95.5,
+        ..sample()
+    };
+    let t2 = text(&virtual_run);
+    for line in [
+        "gang cycle           pod-group",
+        "wasted reservations  0.0 s",
+        "gang time to bind    p50 10.0 s, p99 95.5 s",
+    ] {
+        assert!(t2.lines().any(|l| l == line), "{line:?} in {t2}");
+    }
     assert!(
         lines.contains(&"pods bound           150 / 200 (75.0%)"),
         "{t}"
@@ -146,6 +166,7 @@ fn json_has_every_field() {
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     for key in [
         "mode",
+        "gang_cycle",
         "seed",
         "pods_total",
         "pods_bound",
@@ -161,6 +182,11 @@ fn json_has_every_field() {
         "deletes",
         "permit_wait_p50_ms",
         "permit_wait_p99_ms",
+        "completed",
+        "gang_bind_p50_s",
+        "gang_bind_p99_s",
+        "gangs_per_sim_sec",
+        "wasted_reservation_seconds",
         "virtual_seconds",
         "wall_seconds",
         "pods_per_sec",
@@ -169,7 +195,7 @@ fn json_has_every_field() {
     ] {
         assert!(keys.contains(&key), "missing {key}: {json}");
     }
-    assert_eq!(keys.len(), 21);
+    assert_eq!(keys.len(), 27);
     assert_eq!(v["pods_bound"], 150);
     assert_eq!(v["lost_pods"], 1);
     assert_eq!(v["permit_wait_p99_ms"], 2500.5);

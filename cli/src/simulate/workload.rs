@@ -106,6 +106,11 @@ pub struct PodSpec {
     /// not before `arrival_ms`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delete_ms: Option<u64>,
+    /// How long the pod runs once bound, in milliseconds: then it completes and is deleted,
+    /// freeing its node (default: it runs to the end of the run). A job's members each run
+    /// this long from their own bind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_ms: Option<u64>,
 }
 
 /// How far past a workload's latest time a run's clock may go: a generated delete comes up to
@@ -457,6 +462,7 @@ fn late_time(index: usize, pod: &PodSpec) -> Option<Problem> {
     let times = [
         ("arrival_ms", Some(pod.arrival_ms)),
         ("delete_ms", pod.delete_ms),
+        ("run_ms", pod.run_ms),
     ];
     let (field, millis) = times
         .into_iter()
