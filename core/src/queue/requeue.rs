@@ -1,6 +1,9 @@
 use super::config::BackoffClock;
 use super::state::QueueState;
 use super::{ClusterEvent, HandBackError, QueueError, QueuePlace, QueuePlugins, QueuedPodInfo};
+use std::collections::{HashMap, HashSet};
+
+use crate::fast_hash::BuildFastHasher;
 use crate::{PluginName, PodId, QueueingHint, Time};
 
 /// Where a requeued pod should go (upstream's queueing strategies), weakest first.
@@ -114,11 +117,14 @@ impl QueueState {
                 });
             }
         }
-        // A pod listed twice is one member: its first listing counts.
+        // A pod listed twice is one member: its first listing counts. Sets, not scans: a
+        // gang of 100,000 goes back in linear time.
         let listed: Vec<PodId> = members.iter().map(|m| m.id().clone()).collect();
+        let mut seen: HashSet<PodId, BuildFastHasher> =
+            HashSet::with_capacity_and_hasher(members.len(), BuildFastHasher::default());
         let mut distinct: Vec<QueuedPodInfo> = Vec::with_capacity(members.len());
         for mut m in members {
-            if distinct.iter().all(|d| d.id() != m.id()) {
+            if seen.insert(m.id().clone()) {
                 m.count_failure();
                 m.set_timestamp(now);
                 distinct.push(m);
@@ -129,17 +135,16 @@ impl QueueState {
             .map(|m| self.strategy_after_attempt(m, plugins))
             .max();
         let expiry = distinct.iter().filter_map(|m| self.clock.expiry(m)).max();
-        let mut placed = Vec::with_capacity(distinct.len());
+        let mut placed: HashMap<PodId, Option<QueuePlace>, BuildFastHasher> =
+            HashMap::with_capacity_and_hasher(distinct.len(), BuildFastHasher::default());
         for m in distinct {
             let id = m.id().clone();
             let place = self.take_back(m, now, plugins, strategy.zip(expiry));
             self.done(&id);
-            placed.push((id, place));
+            placed.insert(id, place);
         }
-        Ok(listed
-            .iter()
-            .map(|id| placed.iter().find(|(p, _)| p == id).expect("handed back").1)
-            .collect())
+        // Every listed id was handed back above (the first listing of each).
+        Ok(listed.iter().map(|id| placed[id]).collect())
     }
 
     /// Activates pods now (kube-scheduler's `Activate`): pods in the unschedulable pool or
