@@ -20,6 +20,13 @@ fn options(args: &[&str]) -> Options {
     Cli::try_parse_from(argv).unwrap().options
 }
 
+/// A workload file's one node, of 1 CPU and 1000 bytes.
+const ONE_NODE: &str = r#"
+        [[nodes]]
+        name = "n"
+        cpu_millis = 1000
+        memory_bytes = 1000"#;
+
 fn small() -> ContentionSpec {
     ContentionSpec {
         nodes: 8,
@@ -105,12 +112,8 @@ fn permit_barrier_holds_nodes_for_gangs_that_time_out_on_the_same_workload() {
 
 #[test]
 fn a_pod_that_completes_frees_its_node_for_the_next() {
-    let w = Workload::parse_toml(
-        r#"
-        [[nodes]]
-        name = "n"
-        cpu_millis = 1000
-        memory_bytes = 1000
+    let w = Workload::parse_toml(&format!(
+        r#"{ONE_NODE}
         [[pods]]
         name = "first"
         cpu_millis = 1000
@@ -121,8 +124,8 @@ fn a_pod_that_completes_frees_its_node_for_the_next() {
         cpu_millis = 1000
         memory_bytes = 1000
         arrival_ms = 1000
-        "#,
-    )
+        "#
+    ))
     .unwrap();
     let r = run(&options(&[]), &w).unwrap();
     assert!(r.is_clean(), "{r:?}");
@@ -137,11 +140,7 @@ fn a_pod_that_completes_frees_its_node_for_the_next() {
 #[test]
 fn run_ms_past_the_latest_time_is_refused() {
     let w = Workload::parse_toml(&format!(
-        r#"
-        [[nodes]]
-        name = "n"
-        cpu_millis = 1000
-        memory_bytes = 1000
+        r#"{ONE_NODE}
         [[pods]]
         name = "p"
         cpu_millis = 1

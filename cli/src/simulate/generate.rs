@@ -99,6 +99,17 @@ const STRAGGLER_DELAY_MS: u64 = 30_000;
 /// Number of Basic-policy groups some of the non-gang pods join.
 const BASIC_GROUPS: usize = 8;
 
+/// Nodes `node-0000`… of 64 CPU and 256 GiB.
+fn generated_nodes(count: usize) -> Vec<NodeSpec> {
+    (0..count)
+        .map(|i| NodeSpec {
+            name: format!("node-{i:04}"),
+            cpu_millis: 64_000,
+            memory_bytes: 256 * GIB,
+        })
+        .collect()
+}
+
 impl Workload {
     /// Generates a workload, the same for the same spec: nodes `node-0000`… of 64 CPU and
     /// 256 GiB; gangs `gang-0000`… whose `min_count` is their size (uniform in
@@ -111,13 +122,7 @@ impl Workload {
         let mut rng = SplitMix64(spec.seed);
         let min_gang = spec.min_gang.max(1);
         let max_gang = spec.max_gang.max(min_gang);
-        let nodes = (0..spec.nodes)
-            .map(|i| NodeSpec {
-                name: format!("node-{i:04}"),
-                cpu_millis: 64_000,
-                memory_bytes: 256 * GIB,
-            })
-            .collect();
+        let nodes = generated_nodes(spec.nodes);
         let mut groups = Vec::new();
         let mut pods = Vec::new();
         for g in 0..spec.gangs {
@@ -190,13 +195,7 @@ impl Workload {
     /// member runs `run_ms` once bound, then completes and frees its node. All at priority 0.
     pub fn contention(spec: &ContentionSpec) -> Workload {
         let mut rng = SplitMix64(spec.seed);
-        let nodes = (0..spec.nodes)
-            .map(|i| NodeSpec {
-                name: format!("node-{i:04}"),
-                cpu_millis: 64_000,
-                memory_bytes: 256 * GIB,
-            })
-            .collect();
+        let nodes = generated_nodes(spec.nodes);
         let mut groups = Vec::new();
         let mut pods = Vec::new();
         for g in 0..spec.gangs {
