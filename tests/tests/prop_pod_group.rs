@@ -253,7 +253,11 @@ fn the_same_search_finds_the_barriers_hold_and_wait() {
     };
     let mut runner = proptest::test_runner::TestRunner::new(config);
     let result = runner.run(&(case(), any::<bool>()), |(case, hardened)| {
-        let mode = if hardened { Mode::Hardened } else { Mode::Upstream };
+        let mode = if hardened {
+            Mode::Hardened
+        } else {
+            Mode::Upstream
+        };
         let (s, pods) = run(&case, mode, GangCycle::PermitBarrier, &[], false)?;
         progress_without_timeouts(&case, &s, &pods).map_err(TestCaseError::fail)
     });

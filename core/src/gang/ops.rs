@@ -182,20 +182,39 @@ fn permit_upstream<G: GangParts>(
     }
 }
 
-/// Hardened pod-group cycle: the embedder's Permit plugins asked about gang member `pod` on
-/// `node` while its gang is placed on the snapshot, before anything is reserved (I9), as
-/// Hardened Permit asks them before the gang's decision (H1). `Some`: why the member cannot
-/// be placed there — a rejection, or a request to wait, which only its gang may make of a
-/// member. `None`: they allow it, and its gang's admission admits it.
-pub fn others_refuse(others: &PermitPlugins, pod: &Pod, node: &str) -> Option<Status> {
+/// What the embedder's Permit plugins say of a gang member placed in a pod-group cycle's
+/// simulation ([`others_on_snapshot`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OthersOnSnapshot {
+    /// They allow it.
+    Allow,
+    /// One asks it to wait (Upstream: it stays placed and counts towards quorum, but its own
+    /// Permit cannot be the success that makes the group feasible); the status says why.
+    Wait(Status),
+    /// It cannot be placed there: a rejection, or (Hardened) a request to wait, which only its
+    /// gang may make of a member.
+    Refuse(Status),
+}
+
+/// The embedder's Permit plugins on a member placed in a pod-group simulation. 1.36's
+/// `podGroupPodSchedulingAlgorithm` runs every Permit plugin on each assumed member there: a
+/// rejection reverts the member, a wait keeps it assumed with a waiting Permit status. Hardened
+/// refuses a wait as its Permit does (H1).
+pub fn others_on_snapshot(
+    others: &PermitPlugins,
+    pod: &Pod,
+    node: &str,
+    hardened: bool,
+) -> OthersOnSnapshot {
     let folded = Others::run(others, pod, node);
-    if folded.rejected.is_some() {
-        return folded.rejected;
+    if let Some(rejected) = folded.rejected {
+        return OthersOnSnapshot::Refuse(rejected);
     }
-    folded
-        .wait_status
-        .is_some()
-        .then(|| folded.wait_refused(pod))
+    match folded.wait_status.clone() {
+        None => OthersOnSnapshot::Allow,
+        Some(_) if hardened => OthersOnSnapshot::Refuse(folded.wait_refused(pod)),
+        Some(wait) => OthersOnSnapshot::Wait(wait),
+    }
 }
 
 /// Hardened: the other plugins first, the gang's decision last, so that the gang's quorum —

@@ -188,3 +188,57 @@ fn the_pod_group_cycle_binds_one_of_two_contending_gangs_with_no_timeout() {
         s.check().unwrap();
     }
 }
+
+/// Refuses the member named `g-1`; allows everyone else.
+struct RefusesSecond;
+
+impl crate::PermitPlugin for RefusesSecond {
+    fn name(&self) -> crate::PluginName {
+        "Quota".into()
+    }
+    fn permit(&self, pod: &Pod, _: &str) -> crate::PermitVerdict {
+        if pod.name() == "g-1" {
+            crate::PermitVerdict::reject("over quota")
+        } else {
+            crate::PermitVerdict::Allow
+        }
+    }
+}
+
+/// 1.36's `podGroupPodSchedulingAlgorithm` runs the Permit plugins on each member it assumes
+/// and reverts one they reject, so that member does not count towards quorum: a gang of two
+/// whose second member another plugin refuses is infeasible, in both modes, and nothing is
+/// reserved (before, Upstream counted the refused member, admitted the gang and left the first
+/// member allowed alone once the real Permit refused the second).
+#[test]
+fn a_member_another_permit_plugin_refuses_does_not_count_towards_quorum() {
+    for mode in MODES {
+        let config = SchedulerConfig::default()
+            .with_mode(mode)
+            .with_gang_cycle(GangCycle::PodGroup);
+        let plugins = crate::PermitPlugins::new([
+            crate::sync::Arc::new(RefusesSecond) as crate::sync::Arc<dyn crate::PermitPlugin>
+        ])
+        .unwrap();
+        let s = Scheduler::builder(config).permit_plugins(plugins).build();
+        s.add_node(
+            Node::new("n", Resources::new(4 * CPU, 64 << 30)),
+            Time::ZERO,
+        )
+        .unwrap();
+        add_gang(&s, "g", 2, 2);
+        let outcome = s.schedule_one(Time::ZERO).unwrap();
+        let (admitted, each) = members(&outcome);
+        assert!(!admitted, "{mode:?}: {outcome:?}");
+        assert!(
+            matches!(&each[1], CycleOutcome::Unschedulable { status, .. }
+                if status.plugin().map(|p| p.to_string()) == Some("Quota".to_owned())),
+            "{mode:?}: the refused member goes back with the plugin's status: {each:?}"
+        );
+        s.run_binding_cycles(Time::ZERO);
+        assert_eq!(s.stats().bound, 0, "{mode:?}: no member bound alone");
+        assert!(s.held_and_waiting().is_empty(), "{mode:?}");
+        assert!(s.leaked_reservations().is_empty(), "{mode:?}");
+        s.check().unwrap();
+    }
+}

@@ -15,8 +15,9 @@
 //! assume, Reserve and Permit back to back, as `prepareForBindingCycle` does, so the gang's
 //! first members wait at Permit only until its last one passes in the same cycle.
 
+use crate::gang::ops::{self, OthersOnSnapshot};
 use crate::gang::parts::GangParts;
-use crate::gang::{feasible, ops, Feasibility, GroupKey, GANG_SCHEDULING};
+use crate::gang::{feasible, Feasibility, GroupKey, GANG_SCHEDULING};
 use crate::queue::Popped;
 use crate::sync::Arc;
 use crate::telemetry::{self, ScheduleResult};
@@ -139,9 +140,11 @@ pub fn gather<P: Parts>(
 
 /// The second step: every member placed in order on one snapshot of the cache (user code, no
 /// lock held), each assumed there so the next sees it, and the gang's [`Feasibility`] asked
-/// after each. Upstream tries every member and stops only at an error; Hardened also stops as
-/// soon as quorum is out of reach, and asks the embedder's Permit plugins about each placed
-/// member before its gang is admitted. Nothing real changes.
+/// after each. The embedder's Permit plugins are asked about each placed member there, as
+/// 1.36's `podGroupPodSchedulingAlgorithm` runs the Permit plugins on each assumed member: a
+/// member they refuse is undone and does not count towards quorum. Upstream tries every member
+/// and stops only at an error; Hardened also stops as soon as quorum is out of reach. Nothing
+/// real changes.
 pub fn simulate<P: Parts>(p: &mut P, gathered: Gathered) -> Simulation {
     let Gathered { group, members } = gathered;
     let mut snapshot: CacheState = p.read_cache(CacheState::clone);
@@ -162,7 +165,7 @@ pub fn simulate<P: Parts>(p: &mut P, gathered: Gathered) -> Simulation {
         count(p, Counted::Cycle);
         let pod = m.info.pod().clone();
         let left = total - i - 1;
-        let trial = try_member(p, &mut snapshot, &others, rules.hardened(), &pod);
+        let (trial, others_wait) = try_member(p, &mut snapshot, &others, rules.hardened(), &pod);
         match &trial {
             Trial::Unfit(status) if status.code() == Code::Error => {
                 verdict = GroupVerdict::Error(other_pod_failed(status));
@@ -188,6 +191,9 @@ pub fn simulate<P: Parts>(p: &mut P, gathered: Gathered) -> Simulation {
             continue;
         };
         let waiting = match feasible::placement_feasible(state.as_ref(), &pod, left, rules) {
+            // Upstream: another plugin's wait makes this member's Permit a wait, not the
+            // success that makes the group feasible; a later member's may.
+            Feasibility::Satisfied if others_wait.is_some() => others_wait,
             Feasibility::Satisfied => {
                 verdict = GroupVerdict::Feasible;
                 None
@@ -208,32 +214,37 @@ pub fn simulate<P: Parts>(p: &mut P, gathered: Gathered) -> Simulation {
     }
 }
 
-/// One member on the snapshot: placed (user code), assumed there, and — Hardened — asked
-/// about by the embedder's Permit plugins. A refusal is undone on the snapshot.
+/// One member on the snapshot: placed (user code), assumed there, and asked about by the
+/// embedder's Permit plugins (user code). A refusal is undone on the snapshot; a wait one of
+/// them asks (Upstream) comes back beside the trial.
 fn try_member<P: Parts>(
     p: &mut P,
     snapshot: &mut CacheState,
     others: &PermitPlugins,
     hardened: bool,
     pod: &Pod,
-) -> Trial {
+) -> (Trial, Option<Status>) {
     let node: Arc<str> = match p.place_on(pod, snapshot) {
         Ok(node) => node.into(),
-        Err(status) => return Trial::Unfit(status),
+        Err(status) => return (Trial::Unfit(status), None),
     };
     if let Err(e) = snapshot.assume(pod, &node) {
-        return Trial::Unfit(Status::with_reason(Code::Error, e.to_string()));
+        let status = Status::with_reason(Code::Error, e.to_string());
+        return (Trial::Unfit(status), None);
     }
-    if hardened {
-        if let Some(status) = ops::others_refuse(others, pod, &node) {
+    let others_wait = match ops::others_on_snapshot(others, pod, &node, hardened) {
+        OthersOnSnapshot::Allow => None,
+        OthersOnSnapshot::Wait(status) => Some(status),
+        OthersOnSnapshot::Refuse(status) => {
             snapshot.forget(pod.id());
-            return Trial::Unfit(status);
+            return (Trial::Unfit(status), None);
         }
-    }
-    Trial::Placed {
+    };
+    let trial = Trial::Placed {
         node,
         waiting: None,
-    }
+    };
+    (trial, others_wait)
 }
 
 /// A stop: an error stays one; otherwise the gang is infeasible, and the members still to
