@@ -137,7 +137,7 @@ impl Ledger {
         self.bound_at.get(pod).copied()
     }
 
-    /// Whether `pod` completed (ran its time and was deleted).
+    /// The pods that completed (ran their time and were deleted), in completion order.
     pub fn completed(&self) -> &[PodId] {
         &self.completed
     }

@@ -242,3 +242,52 @@ fn a_member_another_permit_plugin_refuses_does_not_count_towards_quorum() {
         s.check().unwrap();
     }
 }
+
+/// Asks the member named `g-1` to wait; allows everyone else.
+struct HoldsSecond;
+
+impl crate::PermitPlugin for HoldsSecond {
+    fn name(&self) -> crate::PluginName {
+        "Hold".into()
+    }
+    fn permit(&self, pod: &Pod, _: &str) -> crate::PermitVerdict {
+        if pod.name() == "g-1" {
+            crate::PermitVerdict::wait(Duration::from_secs(5))
+        } else {
+            crate::PermitVerdict::Allow
+        }
+    }
+}
+
+/// 1.36 keeps a member another plugin asks to wait assumed (it counts towards quorum), but its
+/// Permit is then a wait, not the success that makes the group feasible: when that member is
+/// the one that reaches quorum and no member follows, the group is infeasible. Hardened refuses
+/// the wait (only the gang may hold a member, H1): infeasible too. Nothing is reserved either
+/// way.
+#[test]
+fn a_quorum_member_another_plugin_holds_does_not_make_the_group_feasible() {
+    for mode in MODES {
+        let config = SchedulerConfig::default()
+            .with_mode(mode)
+            .with_gang_cycle(GangCycle::PodGroup);
+        let plugins = crate::PermitPlugins::new([
+            crate::sync::Arc::new(HoldsSecond) as crate::sync::Arc<dyn crate::PermitPlugin>
+        ])
+        .unwrap();
+        let s = Scheduler::builder(config).permit_plugins(plugins).build();
+        s.add_node(
+            Node::new("n", Resources::new(4 * CPU, 64 << 30)),
+            Time::ZERO,
+        )
+        .unwrap();
+        add_gang(&s, "g", 2, 2);
+        let outcome = s.schedule_one(Time::ZERO).unwrap();
+        let (admitted, _) = members(&outcome);
+        assert!(!admitted, "{mode:?}: {outcome:?}");
+        s.run_binding_cycles(Time::ZERO);
+        assert_eq!(s.stats().bound, 0, "{mode:?}");
+        assert!(s.held_and_waiting().is_empty(), "{mode:?}");
+        assert!(s.leaked_reservations().is_empty(), "{mode:?}");
+        s.check().unwrap();
+    }
+}
