@@ -51,10 +51,13 @@ pub struct DriverRunner {
     outcomes: Receiver<PodOutcome>,
     scripts: Scripts,
     failing_binds: Arc<Mutex<BTreeSet<String>>>,
-    /// The pods whose binding cycles stop before the bind (`hold_bind`), those of them whose
-    /// scheduling cycle ran while held (kube-scheduler's HoldBind is asked at PreBindPreFlight,
-    /// in the scheduling cycle: a hold placed later does not stop that attempt), and the
-    /// cycles stopped there, each waiting for its `release_bind`.
+    /// The pods whose binding cycles stop before the bind (`hold_bind`), the attempts whose
+    /// binding cycle started while their pod was held (kube-scheduler asks HoldBind at
+    /// PreBindPreFlight, at the binding cycle's start before WaitOnPermit, and runs its PreBind
+    /// only if it said Success there: a hold placed later does not stop that attempt, but a
+    /// hold released and placed again while the attempt waits at Permit does, since PreBind
+    /// waits on the hold in force when it runs), and the cycles stopped there, each waiting
+    /// for its `release_bind`.
     held: BTreeSet<String>,
     armed: BTreeSet<String>,
     stopped: BTreeMap<String, Binding>,
@@ -241,7 +244,7 @@ impl DriverRunner {
                 if !self.held.remove(pod) {
                     return Err(format!("pod {pod} is not held"));
                 }
-                self.armed.remove(pod);
+                // The attempt keeps its PreFlight answer: only its next pop resets it.
                 if let Some(binding) = self.stopped.remove(pod) {
                     self.bind(binding);
                 }
