@@ -9,8 +9,8 @@ pub use crate::gang::decide::{
     fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, UpstreamVerdict,
 };
 pub use crate::gang::parts::{Batch, Expire, GangParts};
-pub use crate::scheduler::check::leaked;
-pub use crate::scheduler::driver_state::{Assignment, DriverState};
+pub use crate::scheduler::check::{leaked, short_gangs_binding};
+pub use crate::scheduler::driver_state::{AdmittedGroup, Assignment, DriverState};
 pub use crate::scheduler::jobs::{AnyOrderJobs, FifoJobs, Job, JobQueue};
 pub use crate::scheduler::parts::{Flaw, Parts};
 pub use crate::scheduler::tally::{Counted, NoTally, SchedulerTally, Tally};

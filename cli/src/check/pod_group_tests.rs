@@ -110,3 +110,17 @@ fn a_commit_that_trusts_the_snapshot_admits_a_partial_gang() {
     assert!(trace.contains("pod deleted"), "{trace}");
     assert!(trace.contains("commit the gang"), "{trace}");
 }
+
+/// The admitted gang's witness: a Hardened gang whose bind failure (or lost member) leaves it
+/// short of quorum and that keeps its other members binding holds reservations for an attempt
+/// that cannot complete (I9).
+#[test]
+fn a_short_gang_that_keeps_binding_holds_reservations_for_nothing() {
+    let broken = model(
+        pod_group(Preset::Small, Mode::Hardened),
+        Some(super::Flaw::ShortGangKeepsBinding),
+    );
+    let trace = counterexample(&broken, I9);
+    assert!(trace.contains("short of quorum"), "{trace}");
+    assert!(trace.contains("commit the gang"), "{trace}");
+}

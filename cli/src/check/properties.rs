@@ -1,8 +1,8 @@
 //! The invariants the checker asserts on every state (docs/guarantees.md), each as a function that
 //! explains a violation: the same text marks the failing step of a counterexample.
 
-use gangsched::checking::leaked;
 use gangsched::checking::ModelDriver;
+use gangsched::checking::{leaked, short_gangs_binding};
 use gangsched::gang::{GroupState, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlace, QueueState};
 use gangsched::scheduler::{CacheState, Placement, PodPhase, ResourceFit};
@@ -171,10 +171,17 @@ pub fn stuck_gang(s: &Cluster) -> Option<String> {
 /// gang — between any two steps. The pod-group cycle admits a gang in the step that reserves
 /// it; the Permit barrier's waiting members break it (its witness).
 pub fn hold_and_wait(s: &Cluster) -> Option<String> {
-    s.waiting.iter().find_map(|w| {
+    let waiting = s.waiting.iter().find_map(|w| {
         let id = w.pod().id();
         let for_gang = w.pending().iter().any(|p| p.plugin == GANG_SCHEDULING);
         (for_gang && s.driver.assignment(id).is_some())
             .then(|| format!("{id} holds its reservation while it waits at Permit for its gang"))
+    });
+    // The core's own check of a gang the pod-group cycle admitted, while it binds.
+    waiting.or_else(|| {
+        let short = short_gangs_binding(&s.driver, |key| s.groups.get(key));
+        (!short.is_empty()).then(|| {
+            format!("{short:?} admitted, short of quorum, still binding members that wait")
+        })
     })
 }

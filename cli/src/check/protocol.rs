@@ -249,13 +249,17 @@ impl GangProtocol {
         ))
     }
 
-    /// The earliest deadline that can pass: a waiting pod's own (Upstream) or a live gang
-    /// attempt's (Hardened).
+    /// The earliest deadline that can pass: a waiting pod's own (Upstream), a live gang
+    /// attempt's or an admitted pod-group gang's binding deadline (Hardened).
     pub fn next_deadline(&self, s: &Cluster) -> Option<Time> {
-        [s.waiting.next_deadline(), s.groups.next_deadline()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            s.waiting.next_deadline(),
+            s.groups.next_deadline(),
+            s.driver.next_binding_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// I3 for one Permit step: the members that passed together number 0 or at least

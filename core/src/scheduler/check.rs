@@ -8,6 +8,7 @@ use crate::queue::QueueState;
 use super::jobs::JobQueue;
 use super::tally::Tally;
 use super::{CacheState, DriverState};
+use crate::gang::{GroupKey, GroupState};
 use crate::PodId;
 
 /// An invariant of the contract (docs/guarantees.md).
@@ -119,5 +120,47 @@ pub fn check_no_hold_and_wait<'a, J: JobQueue, T: Tally>(
         return Ok(());
     }
     let detail = format!("reservations held while waiting for their gang: {held:?}");
+    Err(Violation::new(Invariant::I9, detail))
+}
+
+/// I9 while an admitted gang binds (Hardened pod-group cycle): the gangs the pod-group cycle
+/// admitted that have fewer members scheduled than their minimum (`state_of` gives each
+/// group's state) and still a member allowed and waiting for its binding cycle — a
+/// reservation held for an attempt that can no longer complete. None outside one step: a
+/// failed bind, a delete or a raised minimum that leaves the gang short releases those
+/// members in the same step.
+pub fn short_gangs_binding<'g, J: JobQueue, T: Tally>(
+    driver: &DriverState<J, T>,
+    state_of: impl Fn(&GroupKey) -> Option<&'g GroupState>,
+) -> Vec<GroupKey> {
+    driver
+        .admitted_groups()
+        .filter(|(key, admitted)| {
+            let waiting_to_bind = admitted.unclaimed.iter().any(|id| {
+                driver
+                    .assignment(id)
+                    .is_some_and(|a| !a.claimed && !a.deleted && !a.rejected)
+            });
+            let short = state_of(key).is_some_and(|state| {
+                state
+                    .min_count()
+                    .is_some_and(|min| state.scheduled_pods_count() < min as usize)
+            });
+            waiting_to_bind && short
+        })
+        .map(|(key, _)| key.clone())
+        .collect()
+}
+
+/// [`short_gangs_binding`] as a check: `Err` names the gangs (I9).
+pub fn check_no_short_gang_binding<'g, J: JobQueue, T: Tally>(
+    driver: &DriverState<J, T>,
+    state_of: impl Fn(&GroupKey) -> Option<&'g GroupState>,
+) -> Result<(), Violation> {
+    let short = short_gangs_binding(driver, state_of);
+    if short.is_empty() {
+        return Ok(());
+    }
+    let detail = format!("admitted gangs short of quorum still binding: {short:?}");
     Err(Violation::new(Invariant::I9, detail))
 }

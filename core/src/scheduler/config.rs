@@ -22,7 +22,9 @@ pub struct SchedulerConfig {
     pub mode: Mode,
     /// Backoff and flush timing of the scheduling queue.
     pub queue: QueueConfig,
-    /// How long a gang waits at Permit for its quorum (upstream: 5 minutes).
+    /// How long a gang waits at Permit for its quorum (upstream: 5 minutes); with the
+    /// pod-group cycle (Hardened), how long an admitted gang's members may wait for their
+    /// binding cycles before those not begun are released (H3).
     pub permit_timeout: Duration,
     /// How often the backoff queue is flushed (upstream: every second).
     pub backoff_flush_interval: Duration,

@@ -1,7 +1,7 @@
 //! Renaming the driver's state and a scheduling cycle's pod, for symmetry reduction and the
 //! checker's per-thread copies ([`crate::symmetry`]).
 
-use super::driver_state::{Assignment, DriverState};
+use super::driver_state::{AdmittedGroup, Assignment, DriverState};
 use super::jobs::{AnyOrderJobs, Job};
 use super::steps::{InCycle, Placed, Simulation, Trial};
 use super::tally::Tally;
@@ -48,10 +48,26 @@ impl<S: Copy> Renamed for Assignment<S> {
     }
 }
 
-/// Every assignment and job under its pod's image; the tally and flags kept.
+/// Every assignment, admitted gang and job under its pods' (and group's) images; the tally and
+/// flags kept.
 impl<J: super::jobs::JobQueue + Renamed, T: Tally> Renamed for DriverState<J, T> {
     fn renamed<R: Relabel + ?Sized>(&self, r: &R) -> DriverState<J, T> {
-        self.map_parts(|assigned| assigned.renamed(r), |jobs| jobs.renamed(r))
+        self.map_parts(
+            |assigned| assigned.renamed(r),
+            |admitted| {
+                admitted
+                    .iter()
+                    .map(|(key, g)| {
+                        let g = AdmittedGroup {
+                            deadline: g.deadline,
+                            unclaimed: g.unclaimed.iter().map(|id| r.id(id)).collect(),
+                        };
+                        (r.group_key(key), g)
+                    })
+                    .collect()
+            },
+            |jobs| jobs.renamed(r),
+        )
     }
 }
 

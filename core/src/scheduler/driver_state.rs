@@ -3,12 +3,13 @@
 //! whether the scheduler was shut down. The scheduler keeps it behind one lock; the model
 //! checker keeps it in its states, with a job queue of any order and no counters.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::jobs::{FifoJobs, Job, JobQueue};
 use super::tally::{SchedulerTally, Tally};
+use crate::gang::GroupKey;
 use crate::sync::Arc;
-use crate::{Decision, Pod, PodId, Time};
+use crate::{Cause, Decision, Pod, PodId, Status, Time};
 
 /// A pod that passed its scheduling cycle: what its binding cycle needs (its queue record
 /// stays the queue's, which hands it back with it).
@@ -30,10 +31,23 @@ pub struct Assignment<S> {
     pub claimed: bool,
 }
 
+/// A gang the Hardened pod-group cycle admitted whose members' binding cycles have not all
+/// begun: the one deadline that bounds its binding (H3), and the members still waiting for a
+/// binding cycle — those a bind failure that leaves the gang short of quorum, or the deadline,
+/// releases.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AdmittedGroup {
+    /// When the members whose binding has not begun are released.
+    pub deadline: Time,
+    /// The members allowed and not yet in a binding cycle.
+    pub unclaimed: BTreeSet<PodId>,
+}
+
 /// The driver's state (see the module docs). `J` orders the jobs, `T` counts.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DriverState<J: JobQueue = FifoJobs, T: Tally = SchedulerTally> {
     assigned: BTreeMap<PodId, Assignment<T::Stamp>>,
+    admitted: BTreeMap<GroupKey, AdmittedGroup>,
     jobs: J,
     tally: T,
     shut_down: bool,
@@ -44,6 +58,7 @@ impl<J: JobQueue, T: Tally> Default for DriverState<J, T> {
     fn default() -> Self {
         DriverState {
             assigned: BTreeMap::new(),
+            admitted: BTreeMap::new(),
             jobs: J::default(),
             tally: T::default(),
             shut_down: false,
@@ -109,12 +124,100 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
     pub fn claim(&mut self, id: &PodId) -> Option<&Assignment<T::Stamp>> {
         let assignment = self.assigned.get_mut(id).filter(|a| !a.claimed)?;
         assignment.claimed = true;
-        Some(assignment)
+        let group = assignment.pod.group_key().cloned();
+        self.leaves_unclaimed(group.as_ref(), id);
+        self.assigned.get(id)
     }
 
     /// Its binding cycle is over: the assignment goes.
     pub fn finish(&mut self, id: &PodId) -> Option<Assignment<T::Stamp>> {
-        self.assigned.remove(id)
+        let assignment = self.assigned.remove(id)?;
+        self.leaves_unclaimed(assignment.pod.group_key(), id);
+        Some(assignment)
+    }
+
+    /// The Hardened pod-group cycle admitted `group`, its members `members` recorded and
+    /// allowed: their binding is bounded by `deadline` (H3).
+    pub fn admit_group(
+        &mut self,
+        group: GroupKey,
+        members: impl IntoIterator<Item = PodId>,
+        deadline: Time,
+    ) {
+        let unclaimed: BTreeSet<PodId> = members.into_iter().collect();
+        if !unclaimed.is_empty() {
+            let admitted = AdmittedGroup {
+                deadline,
+                unclaimed,
+            };
+            self.admitted.insert(group, admitted);
+        }
+    }
+
+    /// Whether `group` is an admitted gang whose members' binding has not all begun.
+    pub fn is_admitted(&self, group: &GroupKey) -> bool {
+        self.admitted.contains_key(group)
+    }
+
+    /// The admitted gangs whose members' binding has not all begun.
+    pub fn admitted_groups(&self) -> impl Iterator<Item = (&GroupKey, &AdmittedGroup)> {
+        self.admitted.iter()
+    }
+
+    /// The earliest deadline of an admitted gang's binding.
+    pub fn next_binding_deadline(&self) -> Option<Time> {
+        self.admitted.values().map(|g| g.deadline).min()
+    }
+
+    /// The admitted gangs whose binding deadline has passed at `now`.
+    pub fn binding_deadlines_due(&self, now: Time) -> Vec<GroupKey> {
+        self.admitted
+            .iter()
+            .filter(|(_, g)| g.deadline <= now)
+            .map(|(key, _)| key.clone())
+            .collect()
+    }
+
+    /// The admitted gang `group` is released: each member still waiting for its binding
+    /// cycle (allowed, not deleted) has its allowed decision replaced by a rejection with
+    /// `status` and `cause`, marked, so that the first of their binding cycles hands them all
+    /// back together (H2); the gang's deadline goes. Returns the members rejected.
+    pub fn release_admitted(
+        &mut self,
+        group: &GroupKey,
+        status: &Status,
+        cause: Cause,
+    ) -> Vec<Pod> {
+        let Some(admitted) = self.admitted.remove(group) else {
+            return Vec::new();
+        };
+        let mut released = Vec::with_capacity(admitted.unclaimed.len());
+        for id in admitted.unclaimed {
+            let Some(a) = self.assigned.get_mut(&id) else {
+                continue;
+            };
+            if a.claimed || a.deleted || a.rejected {
+                continue;
+            }
+            a.rejected = true;
+            let pod = a.pod.clone();
+            let waited = self.jobs.take(&id).is_some_and(|job| job.waited);
+            let decision = Decision::new(pod.clone(), status.clone(), cause);
+            self.jobs.push(Job { decision, waited });
+            released.push(pod);
+        }
+        released
+    }
+
+    /// Pod `id` of `group` is no longer waiting for a binding cycle of its admitted gang.
+    fn leaves_unclaimed(&mut self, group: Option<&GroupKey>, id: &PodId) {
+        let Some(group) = group else { return };
+        if let Some(admitted) = self.admitted.get_mut(group) {
+            admitted.unclaimed.remove(id);
+            if admitted.unclaimed.is_empty() {
+                self.admitted.remove(group);
+            }
+        }
     }
 
     /// H2: the members of `pod`'s gang whose rejection is marked leave with `pod`'s binding
@@ -133,7 +236,7 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
         ids.iter()
             .filter_map(|id| {
                 self.jobs.take(id);
-                self.assigned.remove(id)
+                self.finish(id)
             })
             .collect()
     }
@@ -199,10 +302,12 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
         assigned: impl FnOnce(
             &BTreeMap<PodId, Assignment<T::Stamp>>,
         ) -> BTreeMap<PodId, Assignment<T::Stamp>>,
+        admitted: impl FnOnce(&BTreeMap<GroupKey, AdmittedGroup>) -> BTreeMap<GroupKey, AdmittedGroup>,
         jobs: impl FnOnce(&J) -> J,
     ) -> DriverState<J, T> {
         DriverState {
             assigned: assigned(&self.assigned),
+            admitted: admitted(&self.admitted),
             jobs: jobs(&self.jobs),
             tally: self.tally.clone(),
             shut_down: self.shut_down,

@@ -14,6 +14,8 @@
 //! (`driver_state.rs`): the scheduler runs the steps on its locked components, the model
 //! checker on its pure states (see docs/architecture.md).
 
+#[cfg(test)]
+mod admitted_tests;
 mod binder;
 mod binding;
 mod builder;

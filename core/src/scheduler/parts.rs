@@ -122,4 +122,7 @@ pub enum Flaw {
     /// checking the quorum again on the real state, so a sibling deleted since the snapshot
     /// leaves the gang admitted short: I3.
     CommitTrustsTheSnapshot,
+    /// A Hardened pod-group gang left short of its quorum while it binds (a member's bind
+    /// failed, a member deleted, its minimum raised) keeps its other members binding: I9.
+    ShortGangKeepsBinding,
 }

@@ -217,6 +217,10 @@ impl Scheduler {
         if config.gang_cycle == GangCycle::PodGroup && config.mode == Mode::Hardened {
             let waiting = self.waiting_for_gang();
             super::check::check_no_hold_and_wait(&driver, &waiting)?;
+            if driver.admitted_groups().next().is_some() {
+                let groups = self.inner.gang.registry().snapshot();
+                super::check::check_no_short_gang_binding(&driver, |key| groups.get(key))?;
+            }
         }
         Ok(())
     }

@@ -46,7 +46,8 @@ pub struct Tick {
     /// [`Cause::TimedOut`](crate::Cause::TimedOut).
     pub timed_out_pods: Vec<PodId>,
     /// Gangs whose attempt's deadline passed (Hardened): every waiting member rejected
-    /// together, timed out.
+    /// together, timed out — or, admitted by the pod-group cycle, whose binding deadline
+    /// passed: every member whose binding cycle had not begun released, timed out (H3).
     pub timed_out_gangs: Vec<GroupKey>,
     /// Pods whose backoff had ended, moved to the active queue.
     pub backoff_completed: usize,

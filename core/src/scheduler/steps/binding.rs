@@ -2,7 +2,9 @@
 //! `handleBindingCycleError`): bind, or release everything and hand the pod back — unreserve,
 //! forget, announce the freed resources (deferred and excluding the pod when it was rejected,
 //! at once when it was an error), then requeue. Hardened, the first binding cycle of a failed
-//! gang attempt hands the whole gang back at once (H2).
+//! gang attempt hands the whole gang back at once (H2), and a failed bind that leaves a gang
+//! the pod-group cycle admitted short of quorum releases its members still waiting to bind
+//! (`admitted.rs`).
 
 use crate::gang::{ops, GANG_SCHEDULING};
 use crate::queue::{ClusterEvent, QueuedPodInfo};
@@ -13,6 +15,7 @@ use super::super::jobs::Job;
 use super::super::parts::{Flaw, Parts};
 use super::super::tally::{count, Counted, Tally as _};
 use super::super::BindError;
+use super::admitted;
 use super::cycle::requeue;
 use super::events::announce;
 
@@ -272,6 +275,12 @@ fn failed<P: Parts>(
             telemetry::schedule_attempt(ScheduleResult::Error);
             tracing::debug!(pod = %id, error = %error, "bind failed");
             count(p, Counted::BindFailure);
+            if let Some(group) = pod.group_key() {
+                // The binder's own error is the failed member's outcome; its siblings' says
+                // which bind failed.
+                let why = format!("the bind of {} failed", pod.full_name());
+                admitted::release_if_short(p, group, &why);
+            }
             announce(p, freed, None, now);
             match record {
                 _ if p.planted(Flaw::BindFailureLosesPod) => {

@@ -11,6 +11,7 @@ use super::super::{
     AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, Node,
     RemoveNodeError, UpdateGroupError, UpdateNodeError, UpdatePodError,
 };
+use super::admitted;
 
 /// A cluster event through the queue's move-all, skipping the pods `precheck` refuses; returns
 /// how many pods moved.
@@ -104,6 +105,21 @@ pub fn pod_deleted<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> Result<bool, De
     if p.read_driver(|d| d.is_shut_down()) {
         return Err(DeletePodError::ShutDown);
     }
+    // The member leaves its group and, if that leaves a gang admitted by the pod-group cycle
+    // short of quorum, the gang's members still waiting to bind are released (Hardened), in
+    // one step no check sees half done.
+    p.unobserved(|p| {
+        let known = remove_pod(p, pod, now);
+        if let Some(group) = pod.group_key() {
+            let why = format!("{} was deleted", pod.full_name());
+            admitted::release_if_short(p, group, &why);
+        }
+        Ok(known)
+    })
+}
+
+/// [`pod_deleted`]'s removal from the group, the queue, the driver and the cache.
+fn remove_pod<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> bool {
     let id = pod.id();
     let member = ops::pod_deleted(p.gang(), pod).is_some();
     // Each change below is looked for first: a no-op leaves the part as it was.
@@ -123,7 +139,7 @@ pub fn pod_deleted<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> Result<bool, De
         if claimed && p.mode() == Mode::Upstream && p.cache(|c| c.forget(id)).is_some() {
             announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
         }
-        return Ok(true);
+        return true;
     }
     let removed = if p.read_cache(|c| c.phase(id).is_some()) {
         p.cache(|c| c.remove_pod(id))
@@ -133,7 +149,7 @@ pub fn pod_deleted<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> Result<bool, De
     if removed.is_some() {
         announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
     }
-    Ok(member || queued || removed.is_some())
+    member || queued || removed.is_some()
 }
 
 /// A PodGroup object was created; its gated members are asked again.
@@ -157,7 +173,14 @@ pub fn group_updated<P: Parts>(
     if p.read_driver(|d| d.is_shut_down()) {
         return Err(UpdateGroupError::ShutDown(group));
     }
-    let old = ops::group_updated(p.gang(), group.clone())?;
+    // A raised minimum can leave a gang admitted by the pod-group cycle short of quorum while
+    // it binds: its members still waiting to bind are released (Hardened), in the same step.
+    let key = group.key().clone();
+    let old = p.unobserved(|p| {
+        let old = ops::group_updated(p.gang(), group.clone())?;
+        admitted::release_if_short(p, &key, "its minCount was raised");
+        Ok::<_, UpdateGroupError>(old)
+    })?;
     announce(
         p,
         ClusterEvent::PodGroupUpdate { old, new: group },

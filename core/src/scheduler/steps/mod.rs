@@ -8,11 +8,14 @@
 //! - `permit_release.rs` — Upstream: a pod Permit rejects released in its scheduling cycle;
 //! - `pod_group.rs` — the pod-group cycle: a gang gathered, placed on one snapshot, committed
 //!   or handed back whole (I9);
+//! - `admitted.rs` — Hardened: a gang the pod-group cycle admitted, while it binds (its one
+//!   deadline, and its release once it cannot reach quorum);
 //! - `binding.rs` — the binding cycle: bind, or release and requeue (H2 for a failed gang);
 //! - `timers.rs` — permit deadlines and the queue's flushes.
 //!
 //! [`Parts`]: super::Parts
 
+mod admitted;
 mod binding;
 mod cycle;
 mod events;

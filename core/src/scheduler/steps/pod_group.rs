@@ -318,8 +318,8 @@ fn commit_upstream<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<Cycle
 }
 
 /// Hardened: in one step, every placed member is assumed, reserved and recorded, and the gang
-/// admitted if its quorum still holds on the real state; its decisions then go to the binding
-/// cycles. If anything changed since the snapshot — a node gone, a member deleted, the quorum
+/// admitted if its quorum still holds on the real state; its binding is given its deadline and
+/// its decisions go to the binding cycles. If anything changed since the snapshot — a node gone, a member deleted, the quorum
 /// raised — every member is released in the same step and the gang goes back whole.
 fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (bool, Vec<CycleOutcome>) {
     let placed: Vec<(Pod, Arc<str>)> = sim
@@ -339,6 +339,11 @@ fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (bool, Ve
         };
         return (false, hand_back_group(p, sim, now));
     }
+    // One deadline bounds the gang's binding (H3), and a gang left short of quorum while it
+    // binds releases what has not begun (steps/admitted.rs).
+    let deadline = now + p.gang().rules().timeout;
+    let members = placed.iter().map(|(pod, _)| pod.id().clone());
+    p.driver(|d| d.admit_group(group.clone(), members, deadline));
     let mut outcomes = Vec::with_capacity(sim.members.len());
     for (popped, trial) in sim.members {
         let pod = popped.info.pod().clone();
