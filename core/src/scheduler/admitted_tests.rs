@@ -237,3 +237,34 @@ fn upstream_binds_each_member_on_its_own_after_a_failed_bind() {
     assert_eq!(s.stats().bound, 2, "1.36 leaves the gang bound short");
     assert!(s.tick(Time::ZERO + TIMEOUT).timed_out_gangs.is_empty());
 }
+
+#[test]
+fn after_a_transient_bind_failure_the_gang_binds_whole_on_its_next_attempt() {
+    let config = SchedulerConfig::default()
+        .with_gang_cycle(GangCycle::PodGroup)
+        .with_permit_timeout(TIMEOUT);
+    let failed_once = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let binder = InMemoryBinder::new().with_failures(move |pod, _| {
+        pod.name() == "g-1" && !failed_once.swap(true, std::sync::atomic::Ordering::SeqCst)
+    });
+    let s = Scheduler::builder(config).binder(binder).build();
+    let node = Node::new("n", Resources::new(4 * CPU, 64 << 30));
+    s.add_node(node, Time::ZERO).unwrap();
+    admitted_gang(&s, 3, 3);
+    assert!(s.run_binding_cycle(Time::ZERO), "g-0 binds");
+    assert!(s.run_binding_cycle(Time::ZERO), "g-1's bind fails; g-2 is released");
+    s.run_binding_cycles(Time::ZERO);
+    let mut now = Time::ZERO;
+    let mut cycles = 0;
+    while s.stats().bound < 3 && now < Time::from_secs(60) {
+        now = now + Duration::from_millis(100);
+        s.tick(now);
+        while s.schedule_one(now).is_some() {
+            cycles += 1;
+        }
+        s.run_binding_cycles(now);
+    }
+    assert_eq!(s.stats().bound, 3, "bound by {now:?} after {cycles} cycles");
+    assert!(now <= Time::from_secs(2), "the gang's one backoff, not a leftover flush: {now:?}");
+    s.check().unwrap();
+}
