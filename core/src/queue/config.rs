@@ -71,6 +71,14 @@ pub struct QueueConfig {
     /// flush leaves gated is flushed at that time (its timestamp kept), so it is retried once
     /// per [`max_in_unschedulable`](Self::max_in_unschedulable).
     pub wildcards_move_gated: bool,
+    /// Whether a gang handed back whole with one backoff (Hardened, H2) backs off up to
+    /// [`max_backoff`](Self::max_backoff) × √(members handed back) instead of `max_backoff`:
+    /// kube-scheduler 1.37's rule for a pod group in its queue (`calculateBackoffDuration` in
+    /// `backend/queue/backoff_queue.go`: "the max backoff time longer than for individual
+    /// containers, while still being reasonably long"), since each of the group's retries
+    /// places every member. Off by default: 1.36's queue has no group entry, and a pod backs
+    /// off at most `max_backoff`.
+    pub group_backoff_scales_with_size: bool,
 }
 
 impl Default for QueueConfig {
@@ -95,6 +103,7 @@ impl QueueConfig {
         group_members_back_off: false,
         shared_in_flight_events: true,
         wildcards_move_gated: false,
+        group_backoff_scales_with_size: false,
     };
 
     /// kube-scheduler's queue before 1.33 (or with `SchedulerPopFromBackoffQ` off): the
@@ -156,6 +165,14 @@ impl QueueConfig {
         self
     }
 
+    /// This configuration capping a gang's one backoff at `max_backoff` × √(its members), as
+    /// kube-scheduler 1.37 caps a pod group's, or not (see
+    /// [`group_backoff_scales_with_size`](Self::group_backoff_scales_with_size)).
+    pub const fn with_group_backoff_scales_with_size(mut self, scales: bool) -> Self {
+        self.group_backoff_scales_with_size = scales;
+        self
+    }
+
     /// The backoff after `failures` counted failures
     /// ([`QueuedPodInfo::backoff_count`]): zero before the first, then the initial backoff
     /// doubled once per earlier failure, capped at the maximum.
@@ -185,6 +202,7 @@ impl QueueConfig {
             max: nanos(self.max_backoff),
             window: self.ordering_window.map(nanos),
             pre_enqueue_at_backoff: self.pop_from_backoff,
+            group_scaled: self.group_backoff_scales_with_size,
         }
     }
 
@@ -220,11 +238,28 @@ pub(super) struct BackoffClock {
     /// runs when a pod enters backoff and not when it leaves (`moveToBackoffQ`;
     /// `moveToActiveQ` with `movesFromBackoffQ`); otherwise when it leaves.
     pub(super) pre_enqueue_at_backoff: bool,
+    /// [`QueueConfig::group_backoff_scales_with_size`].
+    group_scaled: bool,
 }
 
 impl BackoffClock {
     /// See [`QueueConfig::backoff_expiry`].
     pub(super) fn expiry(&self, info: &QueuedPodInfo) -> Option<Time> {
+        self.expiry_capped(info, self.max)
+    }
+
+    /// The expiry of `info` as one of `size` members of a gang handed back with one backoff:
+    /// as [`expiry`](Self::expiry), capped at max × √size when the group rule is on.
+    pub(super) fn expiry_in_group(&self, info: &QueuedPodInfo, size: usize) -> Option<Time> {
+        if !self.group_scaled || size <= 1 {
+            return self.expiry(info);
+        }
+        // Whole nanoseconds, as upstream's time.Duration(float64(max) * math.Sqrt(size)).
+        let cap = (self.max as f64 * (size as f64).sqrt()).min(u64::MAX as f64) as u64;
+        self.expiry_capped(info, cap)
+    }
+
+    fn expiry_capped(&self, info: &QueuedPodInfo, cap: u64) -> Option<Time> {
         let doublings = info.backoff_count().checked_sub(1)?;
         if self.max == 0 {
             return None;
@@ -232,7 +267,7 @@ impl BackoffClock {
         let backoff = self
             .initial
             .saturating_mul(1u64.checked_shl(doublings).unwrap_or(u64::MAX))
-            .min(self.max);
+            .min(cap);
         Some(self.align(Time::from_nanos(
             info.timestamp().as_nanos().saturating_add(backoff),
         )))

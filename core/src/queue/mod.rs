@@ -14,6 +14,8 @@ mod error;
 mod event;
 #[cfg(test)]
 mod flush_tests;
+#[cfg(test)]
+mod group_backoff_tests;
 mod info;
 mod keyed_heap;
 mod plugins;

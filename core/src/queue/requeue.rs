@@ -134,7 +134,11 @@ impl QueueState {
             .iter()
             .map(|m| self.strategy_after_attempt(m, plugins))
             .max();
-        let expiry = distinct.iter().filter_map(|m| self.clock.expiry(m)).max();
+        let size = distinct.len();
+        let expiry = distinct
+            .iter()
+            .filter_map(|m| self.clock.expiry_in_group(m, size))
+            .max();
         let mut placed: HashMap<PodId, Option<QueuePlace>, BuildFastHasher> =
             HashMap::with_capacity_and_hasher(distinct.len(), BuildFastHasher::default());
         for m in distinct {
