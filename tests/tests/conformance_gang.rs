@@ -35,9 +35,11 @@
 //! - Upstream's `wantAllowedPods` lists `p1, p2, p3`, `p1` being the pod under test; here the
 //!   pod under test's outcome is the `permit` column, and `allowed` lists the waiting siblings
 //!   it allowed (`p2, p3`).
-//! - Composite pod groups (every "CPG" case and the `isCompositePodGroupEnabled` variants) and
-//!   the pod-group scheduling cycle (`isDuringPodGroupSchedulingCycle`) are left out: gangway
-//!   has neither.
+//! - Composite pod groups (every "CPG" case and the `isCompositePodGroupEnabled` variants) are
+//!   left out: gangway has none. The row run during a pod-group scheduling cycle
+//!   (`isDuringPodGroupSchedulingCycle`) is ported in `conformance_pod_group.rs` instead, through
+//!   a `Scheduler` in `GangCycle::PodGroup`: gangway asks the gang's quorum on the snapshot
+//!   inside that cycle, not through a public Permit call.
 //! - The queueing hints are `GangScheduling::queueing_hint` on a `GangEvent`; upstream's
 //!   `mockPodGroupManager` and informer objects are not needed, as the hints read only the
 //!   pod and the event. "add a newPod with NodeName set" is the same `PodAdded` event (one

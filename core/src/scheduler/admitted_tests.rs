@@ -252,12 +252,15 @@ fn after_a_transient_bind_failure_the_gang_binds_whole_on_its_next_attempt() {
     s.add_node(node, Time::ZERO).unwrap();
     admitted_gang(&s, 3, 3);
     assert!(s.run_binding_cycle(Time::ZERO), "g-0 binds");
-    assert!(s.run_binding_cycle(Time::ZERO), "g-1's bind fails; g-2 is released");
+    assert!(
+        s.run_binding_cycle(Time::ZERO),
+        "g-1's bind fails; g-2 is released"
+    );
     s.run_binding_cycles(Time::ZERO);
     let mut now = Time::ZERO;
     let mut cycles = 0;
     while s.stats().bound < 3 && now < Time::from_secs(60) {
-        now = now + Duration::from_millis(100);
+        now += Duration::from_millis(100);
         s.tick(now);
         while s.schedule_one(now).is_some() {
             cycles += 1;
@@ -265,6 +268,9 @@ fn after_a_transient_bind_failure_the_gang_binds_whole_on_its_next_attempt() {
         s.run_binding_cycles(now);
     }
     assert_eq!(s.stats().bound, 3, "bound by {now:?} after {cycles} cycles");
-    assert!(now <= Time::from_secs(2), "the gang's one backoff, not a leftover flush: {now:?}");
+    assert!(
+        now <= Time::from_secs(2),
+        "the gang's one backoff, not a leftover flush: {now:?}"
+    );
     s.check().unwrap();
 }
