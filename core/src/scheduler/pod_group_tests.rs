@@ -205,6 +205,21 @@ impl crate::PermitPlugin for RefusesSecond {
     }
 }
 
+/// A pod-group scheduler in `mode` with room for four members, `plugin` beside the gang's at
+/// Permit, and gang `g` of two (minimum two).
+fn with_permit_plugin(mode: Mode, plugin: impl crate::PermitPlugin + 'static) -> Scheduler {
+    let config = SchedulerConfig::default()
+        .with_mode(mode)
+        .with_gang_cycle(GangCycle::PodGroup);
+    let plugin = crate::sync::Arc::new(plugin) as crate::sync::Arc<dyn crate::PermitPlugin>;
+    let plugins = crate::PermitPlugins::new([plugin]).unwrap();
+    let s = Scheduler::builder(config).permit_plugins(plugins).build();
+    let node = Node::new("n", Resources::new(4 * CPU, 64 << 30));
+    s.add_node(node, Time::ZERO).unwrap();
+    add_gang(&s, "g", 2, 2);
+    s
+}
+
 /// 1.36's `podGroupPodSchedulingAlgorithm` runs the Permit plugins on each member it assumes
 /// and reverts one they reject, so that member does not count towards quorum: a gang of two
 /// whose second member another plugin refuses is infeasible, in both modes, and nothing is
@@ -213,20 +228,7 @@ impl crate::PermitPlugin for RefusesSecond {
 #[test]
 fn a_member_another_permit_plugin_refuses_does_not_count_towards_quorum() {
     for mode in MODES {
-        let config = SchedulerConfig::default()
-            .with_mode(mode)
-            .with_gang_cycle(GangCycle::PodGroup);
-        let plugins = crate::PermitPlugins::new([
-            crate::sync::Arc::new(RefusesSecond) as crate::sync::Arc<dyn crate::PermitPlugin>
-        ])
-        .unwrap();
-        let s = Scheduler::builder(config).permit_plugins(plugins).build();
-        s.add_node(
-            Node::new("n", Resources::new(4 * CPU, 64 << 30)),
-            Time::ZERO,
-        )
-        .unwrap();
-        add_gang(&s, "g", 2, 2);
+        let s = with_permit_plugin(mode, RefusesSecond);
         let outcome = s.schedule_one(Time::ZERO).unwrap();
         let (admitted, each) = members(&outcome);
         assert!(!admitted, "{mode:?}: {outcome:?}");
@@ -267,20 +269,7 @@ impl crate::PermitPlugin for HoldsSecond {
 #[test]
 fn a_quorum_member_another_plugin_holds_does_not_make_the_group_feasible() {
     for mode in MODES {
-        let config = SchedulerConfig::default()
-            .with_mode(mode)
-            .with_gang_cycle(GangCycle::PodGroup);
-        let plugins = crate::PermitPlugins::new([
-            crate::sync::Arc::new(HoldsSecond) as crate::sync::Arc<dyn crate::PermitPlugin>
-        ])
-        .unwrap();
-        let s = Scheduler::builder(config).permit_plugins(plugins).build();
-        s.add_node(
-            Node::new("n", Resources::new(4 * CPU, 64 << 30)),
-            Time::ZERO,
-        )
-        .unwrap();
-        add_gang(&s, "g", 2, 2);
+        let s = with_permit_plugin(mode, HoldsSecond);
         let outcome = s.schedule_one(Time::ZERO).unwrap();
         let (admitted, _) = members(&outcome);
         assert!(!admitted, "{mode:?}: {outcome:?}");
