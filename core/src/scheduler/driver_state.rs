@@ -137,21 +137,25 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
     }
 
     /// The Hardened pod-group cycle admitted `group`, its members `members` recorded and
-    /// allowed: their binding is bounded by `deadline` (H3).
+    /// allowed: their binding is bounded by `deadline` (H3). A gang still binding an earlier
+    /// attempt's members (a member came back alone and was admitted beside them) keeps one
+    /// entry: both attempts' members, the earlier deadline.
     pub fn admit_group(
         &mut self,
         group: GroupKey,
         members: impl IntoIterator<Item = PodId>,
         deadline: Time,
     ) {
-        let unclaimed: BTreeSet<PodId> = members.into_iter().collect();
-        if !unclaimed.is_empty() {
-            let admitted = AdmittedGroup {
-                deadline,
-                unclaimed,
-            };
-            self.admitted.insert(group, admitted);
+        let members: BTreeSet<PodId> = members.into_iter().collect();
+        if members.is_empty() {
+            return;
         }
+        let admitted = self.admitted.entry(group).or_insert(AdmittedGroup {
+            deadline,
+            unclaimed: BTreeSet::new(),
+        });
+        admitted.deadline = admitted.deadline.min(deadline);
+        admitted.unclaimed.extend(members);
     }
 
     /// Whether `group` is an admitted gang whose members' binding has not all begun.

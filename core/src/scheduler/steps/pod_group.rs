@@ -26,6 +26,7 @@ use crate::{Code, Decision, Mode, PermitPlugins, PluginName, Pod, Status, Time};
 use super::super::parts::{Flaw, Parts};
 use super::super::tally::{count, Counted};
 use super::super::{CacheState, CycleOutcome, ResourceFit};
+use super::admitted;
 use super::cycle::{assume_reserve_record, hand_back_unfit, permit, requeue, Placed};
 
 /// A pod group's members in flight for one pod-group cycle, in the order they are placed.
@@ -198,7 +199,8 @@ pub fn simulate<P: Parts>(p: &mut P, gathered: Gathered) -> Simulation {
                 verdict = GroupVerdict::Feasible;
                 None
             }
-            Feasibility::NotYet(status) => Some(status),
+            // The other plugins run after the gang's and the last wait is the status.
+            Feasibility::NotYet(status) => others_wait.or(Some(status)),
             Feasibility::CannotBeSatisfied(status) => {
                 verdict = stop(status.clone());
                 stopped = true;
@@ -331,7 +333,30 @@ fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (bool, Ve
         })
         .collect();
     let group = sim.group.clone();
-    let admitted = p.unobserved(|p| reserve_all(p, &group, &placed, now));
+    let deadline = now + p.gang().rules().timeout;
+    let admitted = p.unobserved(|p| {
+        reserve_all(p, &group, &placed, now)?;
+        // One deadline bounds the gang's binding (H3). Admitted and allowed in one critical
+        // section, so a release (steps/admitted.rs) finds every member allowed or none; then
+        // the quorum is asked again, since a member deleted (or the minimum raised) between
+        // reserve_all's check and the admission found nothing admitted to release.
+        p.driver(|d| {
+            d.admit_group(
+                group.clone(),
+                placed.iter().map(|(pod, _)| pod.id().clone()),
+                deadline,
+            );
+            for (pod, _) in &placed {
+                d.decision_delivered(Decision::allowed(pod.clone()), false);
+            }
+        });
+        admitted::release_if_short(
+            p,
+            &group,
+            "a member left or its minCount rose as it was admitted",
+        );
+        Ok(())
+    });
     if let Err(status) = admitted {
         let sim = Simulation {
             verdict: GroupVerdict::Infeasible(status),
@@ -339,22 +364,14 @@ fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (bool, Ve
         };
         return (false, hand_back_group(p, sim, now));
     }
-    // One deadline bounds the gang's binding (H3), and a gang left short of quorum while it
-    // binds releases what has not begun (steps/admitted.rs).
-    let deadline = now + p.gang().rules().timeout;
-    let members = placed.iter().map(|(pod, _)| pod.id().clone());
-    p.driver(|d| d.admit_group(group.clone(), members, deadline));
     let mut outcomes = Vec::with_capacity(sim.members.len());
     for (popped, trial) in sim.members {
         let pod = popped.info.pod().clone();
         outcomes.push(match trial {
-            Trial::Placed { node, .. } => {
-                p.driver(|d| d.decision_delivered(Decision::allowed(pod.clone()), false));
-                CycleOutcome::Allowed {
-                    pod: pod.id().clone(),
-                    node: node.to_string(),
-                }
-            }
+            Trial::Placed { node, .. } => CycleOutcome::Allowed {
+                pod: pod.id().clone(),
+                node: node.to_string(),
+            },
             Trial::Unfit(status) => hand_back_unfit(p, pod, status, now),
             Trial::NotTried => unreachable_not_tried(p, &pod, now),
         });
@@ -442,10 +459,16 @@ fn hand_back_group<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<Cycle
         let (status, rejector) = match (trial, &error) {
             (Trial::Unfit(status), Some(_)) if status.code() == Code::Error => (status, None),
             (_, Some(error)) => (error.clone(), None),
+            (Trial::Placed { waiting, .. }, None) if p.mode() == Mode::Upstream => {
+                // `NewStatus(Unschedulable, permitStatus.Message()).WithError(
+                // errPodGroupUnschedulable)`: the error's text first in the message.
+                let permit = waiting.map(|w| w.message()).unwrap_or_default();
+                let status = Status::unschedulable(format!("{POD_GROUP_UNSCHEDULABLE}, {permit}"));
+                (status, None)
+            }
             (Trial::Placed { waiting, .. }, None) => {
                 let status = waiting.unwrap_or_else(|| group_status.clone());
-                let rejector = (p.mode() == Mode::Hardened).then_some(GANG_SCHEDULING);
-                (status, rejector)
+                (status, Some(GANG_SCHEDULING))
             }
             (Trial::Unfit(status), None) => {
                 let rejector = status

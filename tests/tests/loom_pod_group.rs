@@ -1,0 +1,577 @@
+//! Loom models of the pod-group cycle's commit (`GangCycle::PodGroup`) racing the events that
+//! can change the real state after its snapshot: (a) a member's delete — a member the cycle
+//! placed, or a bound member its quorum counted — (b) the removal of a node the snapshot placed
+//! a member on, and (c) another gang's binding failure, whose release frees room and whose pod
+//! goes back to the queue. Each model runs on a real [`Scheduler`]: the scheduling thread's
+//! `schedule_one`, the informer's `delete_pod` or `delete_node`, and a binding worker that
+//! runs each decision's `steps::binding_cycle` on the scheduler's parts, as
+//! `run_binding_cycle` does, noting first which pod's cycle begins: three threads per model.
+//!
+//! Run: `RUSTFLAGS="--cfg loom -C debug-assertions" LOOM_MAX_PREEMPTIONS=2 cargo test -p
+//! gangway-tests --release --test loom_pod_group --target-dir target/loom`. Without `--cfg
+//! loom` each model runs once on real threads (a smoke test) and the witnesses are skipped.
+//!
+//! Every model asserts, in Hardened mode, once its threads have joined:
+//! - `Scheduler::check()` (I4–I6, and I9 since the cycle is the pod-group one);
+//! - I9: no pod waits at Permit for its gang holding a reservation, no member of a gang the
+//!   cycle did not admit holds one, and every pod in binding has a decision to end it;
+//! - I3: an admitted gang had its quorum on the real state. A thread that deletes a member
+//!   then looks whether any other member holds a reservation or is in binding, or a binding
+//!   cycle of the gang has begun; if not, the commit's quorum check comes after the delete,
+//!   so that member must not count;
+//! - after every binding cycle has run: `check()` again, nothing left in binding or assumed
+//!   (I6), and every pod accounted for (I4) — bound (in the cache, by the binder), back in the
+//!   queue, or, deleted, gone from queue and cache, and bound only by a binding cycle begun
+//!   before its delete was done;
+//! - (c) also I7: the room the failed bind freed is not lost on the other gang, which is
+//!   admitted or has a member the queue will pop again without the leftover flush.
+//!
+//! The `witness_*` tests run the same models with a flaw planted in the core's own steps
+//! (`gangsched::checking::Flaw`, through a [`Parts`] wrapper around the scheduler's parts: the
+//! cycle and the binding cycles then run as `steps::gather`/`simulate`/`commit` and
+//! `steps::binding_cycle` on it), or in Mode::Upstream, and expect loom to find the
+//! interleaving that breaks the property. The wrapper holds no step gate (`Parts::unobserved`
+//! cannot be forwarded), which only `check()` during a step would notice; the models check
+//! after joining.
+
+use gangsched::checking::{self, steps, DriverState, Flaw, JobQueue, Parts};
+use gangsched::queue::{QueuePlace, QueuePlugins, QueueState};
+use gangsched::scheduler::{BindError, CacheState, CycleOutcome, InMemoryBinder, Node, PodPhase};
+use gangsched::sync::{model, thread, Arc, Mutex};
+use gangsched::{
+    GangCycle, GroupKey, Mode, PermitPlugins, Pod, PodGroup, PodId, Resources, Scheduler,
+    SchedulerConfig, Status, Time,
+};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const NS: &str = "ml";
+/// What each member requests: one CPU.
+const CPU: u64 = 1_000;
+const NOW: Time = Time::from_secs(1);
+
+/// The scheduler's parts with `flaw` planted; every call goes to the parts.
+struct Planted<P> {
+    parts: P,
+    flaw: Flaw,
+}
+
+impl<P: Parts> Parts for Planted<P> {
+    type Gang = P::Gang;
+    type Jobs = P::Jobs;
+    type Tally = P::Tally;
+
+    fn mode(&self) -> Mode {
+        self.parts.mode()
+    }
+    fn planted(&self, flaw: Flaw) -> bool {
+        flaw == self.flaw
+    }
+    fn gang(&mut self) -> &mut P::Gang {
+        self.parts.gang()
+    }
+    fn queue<R>(&mut self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R {
+        self.parts.queue(f)
+    }
+    fn cache<R>(&mut self, f: impl FnOnce(&mut CacheState) -> R) -> R {
+        self.parts.cache(f)
+    }
+    fn driver<R>(&mut self, f: impl FnOnce(&mut DriverState<P::Jobs, P::Tally>) -> R) -> R {
+        self.parts.driver(f)
+    }
+    fn read_queue<R>(&self, f: impl FnOnce(&QueueState) -> R) -> R {
+        self.parts.read_queue(f)
+    }
+    fn read_cache<R>(&self, f: impl FnOnce(&CacheState) -> R) -> R {
+        self.parts.read_cache(f)
+    }
+    fn read_driver<R>(&self, f: impl FnOnce(&DriverState<P::Jobs, P::Tally>) -> R) -> R {
+        self.parts.read_driver(f)
+    }
+    fn place(&mut self, pod: &Pod) -> Result<String, Status> {
+        self.parts.place(pod)
+    }
+    fn place_on(&mut self, pod: &Pod, snapshot: &CacheState) -> Result<String, Status> {
+        self.parts.place_on(pod, snapshot)
+    }
+    fn permit_plugins(&self) -> PermitPlugins {
+        self.parts.permit_plugins()
+    }
+    fn bind(&mut self, pod: &Pod, node: &str) -> Result<(), BindError> {
+        self.parts.bind(pod, node)
+    }
+}
+
+/// A gang of the model: its key, min count, members, and those bound before the race.
+struct Gang {
+    key: GroupKey,
+    min_count: usize,
+    members: Vec<Pod>,
+    bound: Vec<PodId>,
+}
+
+/// The model's scheduler, its binder, and the flaw its cycles and binding cycles run with.
+struct Core {
+    s: Scheduler,
+    binder: InMemoryBinder,
+    flaw: Option<Flaw>,
+    gangs: Vec<Gang>,
+    /// The pods whose binding cycle has begun, in order.
+    begun: Mutex<Vec<PodId>>,
+}
+
+fn member(group: &str, i: usize) -> Pod {
+    let name = format!("{group}-{i}");
+    Pod::new(name.as_str(), NS, &name)
+        .with_group(group)
+        .with_requests(Resources::new(CPU, 1 << 30))
+}
+
+impl Core {
+    /// A Hardened or Upstream pod-group scheduler on `nodes` (name, CPUs) whose binder fails
+    /// every bind of a member of group `failing`.
+    fn new(mode: Mode, flaw: Option<Flaw>, nodes: &[(&str, u64)], failing: &str) -> Core {
+        let failing = failing.to_owned();
+        let binder = InMemoryBinder::new()
+            .with_failures(move |pod, _| pod.group() == Some(failing.as_str()));
+        let config = SchedulerConfig::default()
+            .with_mode(mode)
+            .with_gang_cycle(GangCycle::PodGroup);
+        let s = Scheduler::builder(config).binder(binder.clone()).build();
+        for (name, cpus) in nodes {
+            let node = Node::new(name, Resources::new(cpus * CPU, 64 << 30));
+            s.add_node(node, Time::ZERO).unwrap();
+        }
+        Core {
+            s,
+            binder,
+            flaw,
+            gangs: Vec::new(),
+            begun: Mutex::default(),
+        }
+    }
+
+    /// Gang `name` of `min_count` with `size` members, the first `bound` of them bound to
+    /// `node` already; returns its members.
+    fn gang(&mut self, name: &str, min_count: u32, size: usize, bound: usize) -> Vec<Pod> {
+        let group = PodGroup::gang(NS, name, min_count).unwrap();
+        self.s.add_group(group, Time::ZERO).unwrap();
+        let members: Vec<Pod> = (0..size).map(|i| member(name, i)).collect();
+        for (i, pod) in members.iter().enumerate() {
+            let pod = if i < bound {
+                pod.clone().with_node("n")
+            } else {
+                pod.clone()
+            };
+            self.s.add_pod(pod, Time::from_millis(i as u64)).unwrap();
+        }
+        self.gangs.push(Gang {
+            key: GroupKey::new(NS, name),
+            min_count: min_count as usize,
+            bound: members[..bound].iter().map(|p| p.id().clone()).collect(),
+            members: members.clone(),
+        });
+        members
+    }
+
+    /// The scheduling thread's next cycle: `schedule_one`, or its steps with the flaw.
+    fn cycle(&self) -> Option<CycleOutcome> {
+        let Some(flaw) = self.flaw else {
+            return self.s.schedule_one(NOW);
+        };
+        let popped = self.s.queue().try_pop()?;
+        let group = popped.info.pod().group_key().cloned().expect("a member");
+        let mut p = self.planted(flaw);
+        Some(match steps::gather(&mut p, popped, group, NOW) {
+            Err(outcome) => outcome,
+            Ok(gathered) => {
+                let simulation = steps::simulate(&mut p, gathered);
+                steps::commit(&mut p, simulation, NOW)
+            }
+        })
+    }
+
+    /// One binding cycle, if a decision waits: the oldest decision's `steps::binding_cycle` on
+    /// the scheduler's parts, as `run_binding_cycle` runs it (its outcomes are not delivered),
+    /// noted as begun first; with the flaw planted, on the wrapper.
+    fn bind_one(&self) -> bool {
+        match self.flaw {
+            None => self.run_job(&mut checking::scheduler_parts(&self.s)),
+            Some(flaw) => self.run_job(&mut self.planted(flaw)),
+        }
+    }
+
+    fn run_job(&self, p: &mut impl Parts) -> bool {
+        let Some(job) = p.driver(|d| d.next_job()) else {
+            return false;
+        };
+        self.begun.lock().push(job.decision.pod.id().clone());
+        steps::binding_cycle(p, job, NOW);
+        true
+    }
+
+    fn planted(&self, flaw: Flaw) -> Planted<impl Parts + '_> {
+        let parts = checking::scheduler_parts(&self.s);
+        Planted { parts, flaw }
+    }
+
+    /// Deletes `pod` (the informer) and says, as of the delete's end, whether no other member
+    /// of its gang held a reservation (assumed or bound in the cache) or was in binding and no
+    /// binding cycle of the gang had begun, and whether `pod`'s own binding had begun.
+    fn delete(&self, pod: &Pod) -> Deleted {
+        assert!(
+            self.s.delete_pod(pod, NOW).unwrap(),
+            "{} was known",
+            pod.id()
+        );
+        let key = pod.group_key().expect("a member");
+        let gang = self.gangs.iter().find(|g| &g.key == key).expect("a gang");
+        let in_binding = self.s.in_binding();
+        let reserved = gang.members.iter().map(Pod::id).any(|id| {
+            id != pod.id() && (in_binding.contains(id) || self.s.cache().phase(id).is_some())
+        });
+        // Read last: a reservation of an admitted member ends only in a binding cycle of the
+        // gang (its own, or a sibling's hand-back), noted before it begins.
+        let begun = self
+            .begun
+            .lock()
+            .iter()
+            .any(|id| gang.members.iter().any(|m| m.id() == id));
+        let driver = checking::driver_state(&self.s);
+        let claimed = driver.assignment(pod.id()).is_some_and(|a| a.claimed);
+        Deleted {
+            pod: pod.id().clone(),
+            before_commit: !reserved && !begun,
+            bind_begun: self.binder.binding(pod.id()).is_some() || claimed,
+        }
+    }
+}
+
+/// A delete the model made, and whether it was done before the cycle reserved any other
+/// member of the gang — so before the commit's quorum check, which must then see it.
+struct Deleted {
+    pod: PodId,
+    before_commit: bool,
+    /// Whether its binding cycle had begun by then (a binding worker's bind under way is the
+    /// binder's to end), or the binder had bound it.
+    bind_begun: bool,
+}
+
+fn checked(s: &Scheduler) {
+    if let Err(v) = s.check() {
+        panic!("{} violated: {}", v.invariant, v.detail);
+    }
+}
+
+/// The checks of the module docs, after the race, `cycle` the race's pod-group cycle.
+fn settle(core: &Core, cycle: &CycleOutcome, deleted: &[Deleted]) {
+    let s = &core.s;
+    let in_binding = s.in_binding();
+    let CycleOutcome::PodGroup {
+        group,
+        admitted,
+        members,
+    } = cycle
+    else {
+        panic!("not a pod-group cycle: {cycle:?}");
+    };
+    let gang = core.gangs.iter().find(|g| &g.key == group).expect("a gang");
+    let before = |id: &PodId| deleted.iter().any(|d| &d.pod == id && d.before_commit);
+    // Through Permit in this cycle: allowed, or (Upstream) waiting for a later member's.
+    let allowed: Vec<&PodId> = members
+        .iter()
+        .filter_map(|m| match m {
+            CycleOutcome::Allowed { pod, .. } | CycleOutcome::Waiting { pod, .. } => Some(pod),
+            _ => None,
+        })
+        .collect();
+    let any_allowed = members
+        .iter()
+        .any(|m| matches!(m, CycleOutcome::Allowed { .. }));
+    for m in members.iter().filter(|_| !admitted) {
+        let id = match m {
+            CycleOutcome::Unschedulable { pod, .. } => pod,
+            other => panic!("I9 violated: {group} not admitted, yet {other:?}"),
+        };
+        let holds = in_binding.contains(id) || s.cache().phase(id).is_some();
+        assert!(
+            !holds,
+            "I9 violated: {id} of {group}, not admitted, holds room"
+        );
+    }
+    let passed = allowed.iter().filter(|&&id| !before(id)).count();
+    let bound = gang.bound.iter().filter(|&id| !before(id)).count();
+    assert!(
+        !any_allowed || passed + bound >= gang.min_count,
+        "I3 violated: {group} admitted with {passed} members and {bound} bound when its commit \
+         checked, short of min count {} (a member was deleted before)",
+        gang.min_count
+    );
+    checked(s);
+    let held = s.held_and_waiting();
+    assert!(
+        held.is_empty(),
+        "I9 violated: {held:?} wait for their gang holding room"
+    );
+    let driver = checking::driver_state(s);
+    for id in &in_binding {
+        let decided = driver.jobs().jobs().any(|j| j.decision.pod.id() == id);
+        assert!(
+            decided,
+            "I9 violated: {id} holds room with no decision to end it"
+        );
+    }
+    while core.bind_one() {}
+    checked(s);
+    let in_binding = s.in_binding();
+    assert!(
+        in_binding.is_empty(),
+        "I6 violated: {in_binding:?} left in binding"
+    );
+    let assumed = s.cache().snapshot().assumed_count();
+    assert_eq!(
+        assumed, 0,
+        "I6 violated: reservations left after every binding cycle"
+    );
+    for pod in core.gangs.iter().flat_map(|g| &g.members) {
+        let id = pod.id();
+        let by_binder = core.binder.binding(id).is_some();
+        let place = s.queue().place(id);
+        if let Some(d) = deleted.iter().find(|d| &d.pod == id) {
+            assert!(
+                d.bind_begun || !by_binder,
+                "I4 violated: {id} was bound after its delete, by a binding cycle begun later"
+            );
+            let phase = s.cache().phase(id);
+            assert!(
+                place.is_none() && phase.is_none(),
+                "I4 violated: deleted {id} is still in the queue ({place:?}) or cache ({phase:?})"
+            );
+            continue;
+        }
+        let bound = s.cache().phase(id) == Some(PodPhase::Bound);
+        let queued = place.is_some_and(|p| p != QueuePlace::InFlight);
+        let prebound = core.gangs.iter().any(|g| g.bound.contains(id));
+        assert!(
+            bound != queued && (bound == by_binder || prebound),
+            "I4 violated: {id} bound {bound} (binder {by_binder}), in the queue {place:?}"
+        );
+    }
+}
+
+fn spawn<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> thread::JoinHandle<T> {
+    thread::spawn("model", f)
+}
+
+/// Runs `f` under loom (once without it) and reports how many interleavings it explored.
+fn explore(name: &str, f: impl Fn() + Send + Sync + 'static) {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = runs.clone();
+    model(move || {
+        counted.fetch_add(1, Ordering::Relaxed);
+        f();
+    });
+    eprintln!("{name}: {} interleavings", runs.load(Ordering::Relaxed));
+}
+
+/// The scheduling thread's one pod-group cycle.
+fn schedule(core: &Arc<Core>) -> thread::JoinHandle<CycleOutcome> {
+    let core = core.clone();
+    spawn(move || core.cycle().expect("a member is active"))
+}
+
+/// A binding worker: runs the binding cycles of the decisions there are until none is left
+/// (those that come later run after the race); returns how many it ran.
+fn worker(core: &Arc<Core>) -> thread::JoinHandle<usize> {
+    let core = core.clone();
+    spawn(move || std::iter::from_fn(|| core.bind_one().then_some(())).count())
+}
+
+/// (a1) A member the snapshot placed is deleted while its gang — two of min count 2 — is
+/// gathered, simulated and committed. The delete may land between that member's reserve and
+/// its record, where only the commit's quorum check on the real state sees it.
+fn placed_member_deleted(mode: Mode, flaw: Option<Flaw>) {
+    explore("a1", move || {
+        let mut core = Core::new(mode, flaw, &[("n", 2)], "none");
+        let g = core.gang("g", 2, 2, 0);
+        let core = Arc::new(core);
+        let scheduler = schedule(&core);
+        let deleter = spawn({
+            let core = core.clone();
+            move || core.delete(&g[1])
+        });
+        let binding = worker(&core);
+        let cycle = scheduler.join().unwrap();
+        let deleted = deleter.join().unwrap();
+        binding.join().unwrap();
+        settle(&core, &cycle, &[deleted]);
+    });
+}
+
+#[test]
+fn a1_placed_member_deleted_vs_commit_hardened() {
+    placed_member_deleted(Mode::Hardened, None);
+}
+
+/// Witness: a commit that trusts its snapshot admits the gang although the member was deleted
+/// between its reserve and its quorum check. Whichever interleaving loom reaches first tells:
+/// the gang binding short of quorum (`check()`'s I9), or — the delete done before the member
+/// was recorded, so nothing marks it deleted — its binding cycle binding it after its delete
+/// (I4).
+#[cfg(loom)]
+#[test]
+#[should_panic(expected = "violated")]
+fn witness_a1_commit_trusting_the_snapshot_admits_without_a_deleted_member() {
+    placed_member_deleted(Mode::Hardened, Some(Flaw::CommitTrustsTheSnapshot));
+}
+
+/// Witness: upstream commits member by member through Permit; once the second is gone the
+/// first waits at Permit holding its room.
+#[cfg(loom)]
+#[test]
+#[should_panic(expected = "I9 violated")]
+fn witness_a1_upstream_holds_and_waits() {
+    placed_member_deleted(Mode::Upstream, None);
+}
+
+/// (a2) A bound member the snapshot counted towards quorum is deleted while the gang's last
+/// member — its one pending one — is committed: min count 2, one bound, one placed.
+fn counted_member_deleted(mode: Mode, flaw: Option<Flaw>) {
+    explore("a2", move || {
+        let mut core = Core::new(mode, flaw, &[("n", 2)], "none");
+        let g = core.gang("g", 2, 2, 1);
+        let core = Arc::new(core);
+        let scheduler = schedule(&core);
+        let deleter = spawn({
+            let core = core.clone();
+            move || core.delete(&g[0])
+        });
+        let binding = worker(&core);
+        let cycle = scheduler.join().unwrap();
+        let deleted = deleter.join().unwrap();
+        binding.join().unwrap();
+        settle(&core, &cycle, &[deleted]);
+    });
+}
+
+#[test]
+fn a2_counted_member_deleted_vs_commit_hardened() {
+    counted_member_deleted(Mode::Hardened, None);
+}
+
+/// Witness: the commit admits what the snapshot counted, the bound member deleted before it
+/// checked: one member of a gang of two admitted (I3; or `check()`'s I9, the gang binding
+/// short of quorum, in an interleaving where the delete ends after the member's reserve).
+#[cfg(loom)]
+#[test]
+#[should_panic(expected = "violated")]
+fn witness_a2_commit_trusting_the_snapshot_admits_a_partial_gang() {
+    counted_member_deleted(Mode::Hardened, Some(Flaw::CommitTrustsTheSnapshot));
+}
+
+/// Witness: upstream's Permit on the real state finds the quorum gone and parks the member,
+/// holding its room (I9).
+#[cfg(loom)]
+#[test]
+#[should_panic(expected = "I9 violated")]
+fn witness_a2_upstream_holds_and_waits() {
+    counted_member_deleted(Mode::Upstream, None);
+}
+
+/// (b) The node the snapshot placed the second member on is removed while the gang — two of
+/// min count 2, on two nodes of one CPU each — is committed. Removed before that member's
+/// assume, the commit fails there and releases the first member in the same step.
+fn node_removed(mode: Mode) {
+    explore("b", move || {
+        let mut core = Core::new(mode, None, &[("n1", 1), ("n2", 1)], "none");
+        core.gang("g", 2, 2, 0);
+        let core = Arc::new(core);
+        let scheduler = schedule(&core);
+        let remover = spawn({
+            let core = core.clone();
+            move || core.s.delete_node("n2", NOW).unwrap()
+        });
+        let binding = worker(&core);
+        let cycle = scheduler.join().unwrap();
+        let on_it = remover.join().unwrap();
+        binding.join().unwrap();
+        assert!(
+            on_it.len() <= 1,
+            "at most the second member is on n2: {on_it:?}"
+        );
+        settle(&core, &cycle, &[]);
+    });
+}
+
+#[test]
+fn b_node_removed_vs_commit_hardened() {
+    node_removed(Mode::Hardened);
+}
+
+/// Witness: upstream's first member passes its Reserve and waits at Permit; the second's
+/// assume fails on the removed node, and the first is left holding its room (I9).
+#[cfg(loom)]
+#[test]
+#[should_panic(expected = "I9 violated")]
+fn witness_b_upstream_holds_and_waits() {
+    node_removed(Mode::Upstream);
+}
+
+/// (c) Gang `b` (two of min count 2) is admitted on a node of three CPUs and its binder fails.
+/// The binding worker runs b's cycles — the first bind fails, frees its room (announced) and
+/// hands the member back to the queue; Hardened then releases the other member, the gang short
+/// of quorum, and its cycle hands it back too — while gang `a` (two of min count 2, which fits
+/// only in the room freed) has its pod-group cycle.
+fn other_gang_bind_fails(mode: Mode, flaw: Option<Flaw>) {
+    explore("c", move || {
+        let mut core = Core::new(mode, flaw, &[("n", 3)], "b");
+        core.gang("b", 2, 2, 0);
+        let admitted = core.s.schedule_one(Time::ZERO).expect("b is active");
+        assert!(
+            matches!(admitted, CycleOutcome::PodGroup { admitted: true, .. }),
+            "b fits: {admitted:?}"
+        );
+        let a = core.gang("a", 2, 2, 0);
+        let core = Arc::new(core);
+        let scheduler = schedule(&core);
+        let binding = worker(&core);
+        let cycle = scheduler.join().unwrap();
+        assert!(binding.join().unwrap() >= 2, "b's decisions were there");
+        let CycleOutcome::PodGroup { admitted, .. } = &cycle else {
+            panic!("not a pod-group cycle: {cycle:?}");
+        };
+        let retried = a.iter().any(|pod| {
+            let place = core.s.queue().place(pod.id());
+            !matches!(
+                place,
+                Some(QueuePlace::Unschedulable | QueuePlace::InFlight) | None
+            )
+        });
+        settle(&core, &cycle, &[]);
+        assert!(
+            *admitted || retried,
+            "I7 violated: the room b's failed bind freed is lost on gang a, every member parked"
+        );
+    });
+}
+
+#[test]
+fn c_other_gang_bind_fails_vs_commit_hardened() {
+    other_gang_bind_fails(Mode::Hardened, None);
+}
+
+/// Witness: a failed bind that keeps the node's reservation leaves it with no binding cycle
+/// to end it (I6).
+#[cfg(loom)]
+#[test]
+#[should_panic(expected = "I6 violated")]
+fn witness_c_failed_bind_keeps_the_room() {
+    other_gang_bind_fails(Mode::Hardened, Some(Flaw::BindFailureKeepsNodeReservation));
+}
+
+/// Witness: a failed bind that does not hand its pod back loses it (I4).
+#[cfg(loom)]
+#[test]
+#[should_panic(expected = "I4 violated: b-0 bound false")]
+fn witness_c_failed_bind_loses_the_pod() {
+    other_gang_bind_fails(Mode::Hardened, Some(Flaw::BindFailureLosesPod));
+}
