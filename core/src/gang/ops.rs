@@ -213,7 +213,8 @@ pub fn others_on_snapshot(
     match folded.wait_status.clone() {
         None => OthersOnSnapshot::Allow,
         Some(_) if hardened => OthersOnSnapshot::Refuse(folded.wait_refused(pod)),
-        Some(wait) => OthersOnSnapshot::Wait(wait),
+        // As `RunPermitPlugins` returns the last wait, with its reason appended.
+        Some(wait) => OthersOnSnapshot::Wait(wait.with_appended_reason(PERMIT_WAIT_REASON)),
     }
 }
 

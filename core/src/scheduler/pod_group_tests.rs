@@ -111,7 +111,10 @@ fn upstream_reports_each_placed_member_with_its_permit_wait_message() {
             other => panic!("{other:?}"),
         })
         .collect();
-    let wait = "waiting for minCount pods from a gang to be scheduled, \
+    // `NewStatus(Unschedulable, permitStatus.Message()).WithError(errPodGroupUnschedulable)`:
+    // the error's text comes first (the real fwk.Status, run by tests/conformance_pod_group).
+    let wait = "pod group is unschedulable, \
+                waiting for minCount pods from a gang to be scheduled, \
                 one or more plugins asked to wait and no plugin rejected pod";
     assert_eq!(messages[0], wait);
     assert_eq!(messages[1], wait);
