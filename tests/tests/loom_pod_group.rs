@@ -390,14 +390,26 @@ fn worker(core: &Arc<Core>) -> thread::JoinHandle<usize> {
 /// gathered, simulated and committed. The delete may land between that member's reserve and
 /// its record, where only the commit's quorum check on the real state sees it.
 fn placed_member_deleted(mode: Mode, flaw: Option<Flaw>) {
-    explore("a1", move || {
+    member_deleted_vs_commit("a1", mode, flaw, 0, 1);
+}
+
+/// A gang `g` of two (min count 2) with `bound` members bound, on one node of two CPUs, its
+/// member `deleted` deleted while the scheduling thread runs its cycle and a worker binds.
+fn member_deleted_vs_commit(
+    name: &'static str,
+    mode: Mode,
+    flaw: Option<Flaw>,
+    bound: usize,
+    deleted: usize,
+) {
+    explore(name, move || {
         let mut core = Core::new(mode, flaw, &[("n", 2)], "none");
-        let g = core.gang("g", 2, 2, 0);
+        let g = core.gang("g", 2, 2, bound);
         let core = Arc::new(core);
         let scheduler = schedule(&core);
         let deleter = spawn({
             let core = core.clone();
-            move || core.delete(&g[1])
+            move || core.delete(&g[deleted])
         });
         let binding = worker(&core);
         let cycle = scheduler.join().unwrap();
@@ -436,21 +448,7 @@ fn witness_a1_upstream_holds_and_waits() {
 /// (a2) A bound member the snapshot counted towards quorum is deleted while the gang's last
 /// member — its one pending one — is committed: min count 2, one bound, one placed.
 fn counted_member_deleted(mode: Mode, flaw: Option<Flaw>) {
-    explore("a2", move || {
-        let mut core = Core::new(mode, flaw, &[("n", 2)], "none");
-        let g = core.gang("g", 2, 2, 1);
-        let core = Arc::new(core);
-        let scheduler = schedule(&core);
-        let deleter = spawn({
-            let core = core.clone();
-            move || core.delete(&g[0])
-        });
-        let binding = worker(&core);
-        let cycle = scheduler.join().unwrap();
-        let deleted = deleter.join().unwrap();
-        binding.join().unwrap();
-        settle(&core, &cycle, &[deleted]);
-    });
+    member_deleted_vs_commit("a2", mode, flaw, 1, 0);
 }
 
 #[test]
