@@ -332,6 +332,14 @@ impl GroupState {
         self.counts.of(Placement::Assumed) + self.counts.of(Placement::Assigned)
     }
 
+    /// A gang's minimum if fewer of its members are scheduled (assumed or assigned) than it:
+    /// an admitted gang in this state can no longer complete its attempt (I9). `None` for a
+    /// gang at quorum and for a group that is no gang.
+    pub fn short_of_quorum(&self) -> Option<u32> {
+        let min = self.min_count()?;
+        (self.scheduled_pods_count() < min as usize).then_some(min)
+    }
+
     /// The unscheduled members, in pod id order.
     pub fn unscheduled_pods(&self) -> Vec<Pod> {
         let mut pods = Vec::with_capacity(self.counts.of(Placement::Unscheduled));

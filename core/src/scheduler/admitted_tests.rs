@@ -10,7 +10,9 @@ use super::{
     outcome_channel, GangCycle, InMemoryBinder, Node, PodOutcome, Scheduler, SchedulerConfig,
 };
 use crate::queue::QueuePlace;
+use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::channel::Receiver;
+use crate::sync::Arc;
 use crate::{Cause, GroupKey, Mode, Pod, PodGroup, PodId, Resources, Time};
 
 const CPU: u64 = 1_000;
@@ -243,9 +245,9 @@ fn after_a_transient_bind_failure_the_gang_binds_whole_on_its_next_attempt() {
     let config = SchedulerConfig::default()
         .with_gang_cycle(GangCycle::PodGroup)
         .with_permit_timeout(TIMEOUT);
-    let failed_once = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let failed_once = Arc::new(AtomicBool::new(false));
     let binder = InMemoryBinder::new().with_failures(move |pod, _| {
-        pod.name() == "g-1" && !failed_once.swap(true, std::sync::atomic::Ordering::SeqCst)
+        pod.name() == "g-1" && !failed_once.swap(true, Ordering::SeqCst)
     });
     let s = Scheduler::builder(config).binder(binder).build();
     let node = Node::new("n", Resources::new(4 * CPU, 64 << 30));

@@ -141,11 +141,7 @@ pub fn short_gangs_binding<'g, J: JobQueue, T: Tally>(
                     .assignment(id)
                     .is_some_and(|a| !a.claimed && !a.deleted && !a.rejected)
             });
-            let short = state_of(key).is_some_and(|state| {
-                state
-                    .min_count()
-                    .is_some_and(|min| state.scheduled_pods_count() < min as usize)
-            });
+            let short = state_of(key).is_some_and(|state| state.short_of_quorum().is_some());
             waiting_to_bind && short
         })
         .map(|(key, _)| key.clone())

@@ -19,16 +19,6 @@ use crate::{Cause, Mode, Pod, Status, Time};
 
 use super::super::parts::{Flaw, Parts};
 
-/// Whether admitted gang `group` has fewer members scheduled (bound, or assumed while they
-/// bind) than its minimum, with that minimum.
-fn short_of_quorum<P: Parts>(p: &mut P, group: &GroupKey) -> Option<u32> {
-    p.gang().read_group(group, |groups| {
-        let state = groups.get(group)?;
-        let min = state.min_count()?;
-        (state.scheduled_pods_count() < min as usize).then_some(min)
-    })
-}
-
 /// Hardened: if `group`, admitted and binding, can no longer reach its quorum — `why` says
 /// what happened — its members whose binding has not begun are released (see the module
 /// docs). Returns them. Call it in the same unobserved step as the change that left the gang
@@ -37,7 +27,10 @@ pub(super) fn release_if_short<P: Parts>(p: &mut P, group: &GroupKey, why: &str)
     if p.mode() != Mode::Hardened || !p.read_driver(|d| d.is_admitted(group)) {
         return Vec::new();
     }
-    let Some(min) = short_of_quorum(p, group) else {
+    let short = p
+        .gang()
+        .read_group(group, |groups| groups.get(group)?.short_of_quorum());
+    let Some(min) = short else {
         return Vec::new();
     };
     if p.planted(Flaw::ShortGangKeepsBinding) {
@@ -63,18 +56,24 @@ pub(super) fn expire_binding_deadlines<P: Parts>(p: &mut P, now: Time) -> Vec<Gr
             "pod group {group} did not bind within its deadline"
         ))
         .with_plugin(GANG_SCHEDULING);
-        let released = release(p, group, &status, Cause::TimedOut);
+        let released = p.unobserved(|p| release(p, group, &status, Cause::TimedOut));
         tracing::debug!(group = %group, released = released.len(), "admitted gang's binding deadline passed");
     }
     due
 }
 
 /// `group`'s members waiting to bind get `status` for `cause` instead, and their group stops
-/// counting them (see the module docs).
+/// counting them (see the module docs). A commit of the gang's next attempt running meanwhile
+/// may have counted them before they were unreserved and admitted itself — its own quorum
+/// check after the admission saw them still counted — so the quorum is asked once more here.
 fn release<P: Parts>(p: &mut P, group: &GroupKey, status: &Status, cause: Cause) -> Vec<Pod> {
-    let released = p.driver(|d| d.release_admitted(group, status, cause));
+    let mut released = p.driver(|d| d.release_admitted(group, status, cause));
     for pod in &released {
         ops::unreserve(p.gang(), pod);
+    }
+    if !released.is_empty() {
+        let why = "it was admitted counting members being released";
+        released.extend(release_if_short(p, group, why));
     }
     released
 }

@@ -320,9 +320,10 @@ fn commit_upstream<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<Cycle
 }
 
 /// Hardened: in one step, every placed member is assumed, reserved and recorded, and the gang
-/// admitted if its quorum still holds on the real state; its binding is given its deadline and
-/// its decisions go to the binding cycles. If anything changed since the snapshot — a node gone, a member deleted, the quorum
-/// raised — every member is released in the same step and the gang goes back whole.
+/// admitted if its quorum still holds on the real state; its binding is given its deadline
+/// and its decisions go to the binding cycles. If anything changed since the snapshot — a node
+/// gone, a member deleted, the quorum raised — every member is released in the same step and
+/// the gang goes back whole.
 fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (bool, Vec<CycleOutcome>) {
     let placed: Vec<(Pod, Arc<str>)> = sim
         .members
