@@ -13,10 +13,15 @@ use gangsched::checking::steps::Binding;
 use gangsched::checking::{self, steps, Parts};
 use gangsched::queue::QueuePlace;
 use gangsched::scheduler::PodPhase;
-use gangsched::scheduler::{outcome_channel, BindError, CycleOutcome, Node, PodOutcome};
+use gangsched::scheduler::{
+    outcome_channel, BindError, CycleOutcome, Node, PodGroupScheduled, PodOutcome,
+};
 use gangsched::sync::{Arc, Mutex};
 use gangsched::waiting::Receiver;
-use gangsched::{Mode, Pod, PodId, Resources, Scheduler, SchedulerConfig, Time};
+use gangsched::{
+    GangCycle, Mode, Pod, PodGroup, PodId, Policy, QueueConfig, Resources, Scheduler,
+    SchedulerConfig, Time,
+};
 
 use super::driver_trace::{Condition, DriverObservation, DriverOp};
 use super::permit_script::{switchable_plugins, Scripts};
@@ -70,6 +75,9 @@ pub struct DriverRunner {
     names: BTreeSet<String>,
     /// Each pod's `PodScheduled` condition as last written.
     conditions: BTreeMap<String, Condition>,
+    /// The API server's PodGroups and the `PodGroupScheduled` condition last written on each.
+    groups: BTreeMap<String, PodGroup>,
+    group_conditions: BTreeMap<String, PodGroupScheduled>,
     steps: usize,
 }
 
@@ -85,9 +93,15 @@ impl DriverRunner {
         DriverRunner::in_mode(Mode::Upstream)
     }
 
-    /// The same in `mode`.
+    /// The same in `mode`. A pod that names a pod group goes through the pod-group cycle, as
+    /// kube-scheduler 1.36's `ScheduleOne` schedules it with `GenericWorkload` on.
     pub fn in_mode(mode: Mode) -> DriverRunner {
-        let config = SchedulerConfig::default().with_mode(mode);
+        // kube-scheduler's queue with the gang gates: a failed member backs off.
+        let queue = QueueConfig::DEFAULT.with_group_members_back_off(true);
+        let config = SchedulerConfig::default()
+            .with_mode(mode)
+            .with_queue(queue)
+            .with_gang_cycle(GangCycle::PodGroup);
         let scripts = Scripts::default();
         let failing_binds: Arc<Mutex<BTreeSet<String>>> = Arc::default();
         let failing = failing_binds.clone();
@@ -118,6 +132,8 @@ impl DriverRunner {
             pods: BTreeMap::new(),
             names: BTreeSet::new(),
             conditions: BTreeMap::new(),
+            groups: BTreeMap::new(),
+            group_conditions: BTreeMap::new(),
             steps: 0,
         }
     }
@@ -131,10 +147,21 @@ impl DriverRunner {
             ..DriverObservation::default()
         };
         let before = self.conditions.clone();
+        let groups_before = self.group_conditions.clone();
         if let Err(e) = self.apply(op, &mut obs) {
             obs.error = Some(e);
         }
         self.settle(&mut obs, &before);
+        for (name, condition) in &self.group_conditions {
+            if groups_before.get(name) != Some(condition) {
+                let condition = Condition {
+                    status: condition.status_str().to_owned(),
+                    reason: condition.reason.to_owned(),
+                    message: condition.message.clone(),
+                };
+                obs.group_conditions.insert(name.clone(), condition);
+            }
+        }
         obs
     }
 
@@ -177,38 +204,65 @@ impl DriverRunner {
             DriverOp::DeleteNode { node } => {
                 s.delete_node(node, now).map_err(|e| e.to_string())?;
             }
+            DriverOp::Group { group, min_count } => {
+                let policy = match min_count {
+                    Some(min_count) => Policy::Gang {
+                        min_count: *min_count,
+                    },
+                    None => Policy::Basic,
+                };
+                let object = PodGroup::new(NAMESPACE, group, policy).map_err(|e| e.to_string())?;
+                s.add_group(object.clone(), now)
+                    .map_err(|e| e.to_string())?;
+                self.groups.insert(group.clone(), object);
+            }
             DriverOp::Add {
                 pod,
+                group,
                 cpu_milli,
                 priority,
             } => {
                 if self.names.contains(pod) {
                     return Err(format!("pod {pod} exists"));
                 }
-                let object = Pod::new(pod.as_str(), NAMESPACE, pod)
+                let mut object = Pod::new(pod.as_str(), NAMESPACE, pod)
                     .with_priority(*priority)
                     .with_requests(Resources::new(*cpu_milli, 0));
+                if let Some(group) = group {
+                    object = object.with_group(group);
+                }
                 self.names.insert(pod.clone());
                 self.pods.insert(pod.clone(), object.clone());
                 s.add_pod(object, now).map_err(|e| e.to_string())?;
             }
             DriverOp::ScheduleOne { plugins } => {
                 self.scripts.set(plugins)?;
+                let head = s.queue().snapshot().heads().next().cloned();
                 let cycle = s.schedule_one(now);
                 self.scripts.clear();
                 let outcome = cycle.ok_or("nothing to pop")?;
-                obs.popped = cycle_pod(&outcome).map(|id| id.as_str().to_owned());
-                if let Some(pod) = &obs.popped {
-                    if self.held.contains(pod) {
-                        self.armed.insert(pod.clone());
+                // A pod-group cycle pops the queue's head and then its siblings.
+                obs.popped = cycle_pod(&outcome)
+                    .or(head.as_ref())
+                    .map(|id| id.as_str().to_owned());
+                // Each pod the cycle tried (a pod-group cycle's every member) starts an attempt.
+                for pod in attempted(&outcome) {
+                    let pod = pod.as_str().to_owned();
+                    if self.held.contains(&pod) {
+                        self.armed.insert(pod);
                     } else {
-                        self.armed.remove(pod);
+                        self.armed.remove(&pod);
                     }
                 }
-                if let CycleOutcome::Waiting { pod, .. } = &outcome {
+                for waiting in waiting_pods(&outcome) {
                     // kube-scheduler writes a waiting pod's `status.nominatedNodeName` as its
                     // binding cycle starts; the informer reports the update.
-                    self.status_written(pod.as_str());
+                    self.status_written(waiting.as_str());
+                }
+                if let (CycleOutcome::PodGroup { group, .. }, Some(condition)) =
+                    (&outcome, outcome.pod_group_scheduled())
+                {
+                    self.group_status_written(group.name(), condition);
                 }
             }
             DriverOp::FailBind { pod } => {
@@ -379,6 +433,19 @@ impl DriverRunner {
         }
     }
 
+    /// A pod-group cycle's condition for its group: kube-scheduler patches it when it
+    /// supersedes the one written (`updatePodGroupCondition`), and the informer reports the
+    /// PodGroup's update.
+    fn group_status_written(&mut self, name: &str, condition: PodGroupScheduled) {
+        if !condition.supersedes(self.group_conditions.get(name)) {
+            return;
+        }
+        self.group_conditions.insert(name.to_owned(), condition);
+        if let Some(group) = self.groups.get(name) {
+            let _ = self.scheduler.update_group(group.clone(), self.now);
+        }
+    }
+
     /// Fills in what the step left: the binding cycles run, the places, the waiting pods, the
     /// bound pods' nodes and the conditions that changed.
     fn settle(&mut self, obs: &mut DriverObservation, before: &BTreeMap<String, Condition>) {
@@ -428,7 +495,7 @@ impl DriverRunner {
     }
 }
 
-/// The pod a scheduling cycle popped.
+/// The pod a single pod's scheduling cycle popped.
 fn cycle_pod(outcome: &CycleOutcome) -> Option<&PodId> {
     match outcome {
         CycleOutcome::Allowed { pod, .. }
@@ -438,6 +505,23 @@ fn cycle_pod(outcome: &CycleOutcome) -> Option<&PodId> {
         | CycleOutcome::Dropped { pod }
         | CycleOutcome::Unschedulable { pod, .. } => Some(pod),
         _ => None,
+    }
+}
+
+/// The pods a scheduling cycle tried: the one it popped, or each member of a pod group.
+fn attempted(outcome: &CycleOutcome) -> Vec<&PodId> {
+    match outcome {
+        CycleOutcome::PodGroup { members, .. } => members.iter().flat_map(attempted).collect(),
+        single => cycle_pod(single).into_iter().collect(),
+    }
+}
+
+/// The pods a scheduling cycle left waiting at Permit (a pod-group cycle's members too).
+fn waiting_pods(outcome: &CycleOutcome) -> Vec<&PodId> {
+    match outcome {
+        CycleOutcome::Waiting { pod, .. } => vec![pod],
+        CycleOutcome::PodGroup { members, .. } => members.iter().flat_map(waiting_pods).collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -479,6 +563,48 @@ mod tests {
                 outcome.first.unwrap()
             );
         }
+    }
+
+    #[test]
+    fn the_pod_group_cycle_is_driven_as_kube_scheduler_drives_it() {
+        let traces: Vec<_> = recorded()
+            .into_iter()
+            .filter(|(name, ..)| name.starts_with("driver_pod_group_"))
+            .collect();
+        assert!(traces.len() >= 10, "{}", traces.len());
+        for (name, ops, upstream) in traces {
+            let ours = run(&ops);
+            let outcome = compare(&ops, &upstream, &ours);
+            assert!(outcome.first.is_none(), "{name}: {:?}", outcome.first);
+            // The real code's cycle happened: a PodGroup condition was written.
+            assert!(
+                upstream.iter().any(|o| !o.group_conditions.is_empty()),
+                "{name}"
+            );
+        }
+    }
+
+    /// The pod-group differential's witness: Hardened stops a gang's cycle as soon as its
+    /// quorum is out of reach and says so, where 1.36 tries every member and reports each
+    /// one's own FitError.
+    #[test]
+    fn hardened_mode_differs_where_its_pod_group_cycle_stops_early() {
+        let (name, ops, upstream) = recorded()
+            .into_iter()
+            .find(|(name, ..)| name == "driver_pod_group_contention.jsonl")
+            .expect("the trace");
+        let outcome = compare(&ops, &upstream, &run_in(Mode::Hardened, &ops));
+        let first = outcome.first.expect("a difference");
+        let (real, ours) = (first.upstream.unwrap(), first.gangway.unwrap());
+        assert_eq!(first.step, 11, "{name}");
+        assert_eq!(
+            real.group_conditions["h"].message,
+            "pod group is unschedulable"
+        );
+        assert_eq!(
+            ours.group_conditions["h"].message,
+            "pod group ns/h can place at most 1 of its minCount 2 pods in this cycle"
+        );
     }
 
     /// The witness that the driver differential can fail: Hardened releases a pod rejected at

@@ -1,5 +1,6 @@
 //! Random driver traces for the differential: valid operation sequences over one node (which
-//! may leave and come back) and six pods, built op by op against gangway's driver runner (so
+//! may leave and come back), six pods and three pod groups (two gangs and a Basic group, each
+//! created at some point or never; a member goes through the pod-group cycle), built op by op against gangway's driver runner (so
 //! that a `schedule_one` comes only when a pod can pop, a `reject` names a waiting pod).
 //!
 //! Time moves a millisecond after every other operation: equal priorities stamped at equal
@@ -26,6 +27,13 @@ const NODE_CPU: u64 = 1_000;
 const REQUESTS: [u64; 4] = [0, 300, 400, 700];
 const WAITS: [u64; 4] = [1_337, 2_711, 4_111, 61_001];
 const ADVANCES: [u64; 5] = [100, 500, 1_000, 2_600, 30_000];
+/// The pod groups a trace may create: two gangs and a Basic group. A pod names one of them
+/// (or none) whether or not it exists yet: kube-scheduler's gang plugin gates it until then.
+const GROUPS: [(&str, Option<u32>); 3] = [("a", Some(2)), ("b", Some(3)), ("c", None)];
+/// A group member's priority: its own, above every ungrouped pod's. 1.36's pod-group cycle
+/// sorts its members by priority, then by first attempt time — equal for siblings popped in
+/// one cycle, where Go's unstable sort would leave their order to chance.
+const MEMBER_PRIORITY: i32 = 20;
 
 /// What the scripted Permit plugins answer in one cycle: mostly nothing, sometimes a wait, a
 /// rejection or an error. A wait's deadline is one no other timer of the trace has.
@@ -90,6 +98,7 @@ pub fn trace_from(rng: &mut dyn Choices, steps: usize) -> Vec<DriverOp> {
         runner.step(op);
     }
     let mut made = 0;
+    let mut groups = BTreeSet::new();
     let pick = |rng: &mut dyn Choices, names: &[String]| -> Option<String> {
         (!names.is_empty()).then(|| names[rng.range(0, names.len() as u64 - 1) as usize].clone())
     };
@@ -103,13 +112,19 @@ pub fn trace_from(rng: &mut dyn Choices, steps: usize) -> Vec<DriverOp> {
         let waiting = runner.waiting_pods();
         let plugin = SCRIPTED_PLUGINS[rng.range(0, 1) as usize].to_owned();
         let held = runner.held_pods();
-        let op = match rng.range(0, 109) {
+        let op = match rng.range(0, 114) {
             0..=14 if made < PODS => {
                 made += 1;
+                let cpu_milli = REQUESTS[rng.range(0, REQUESTS.len() as u64 - 1) as usize];
+                let group = rng.range(0, GROUPS.len() as u64 + 1).checked_sub(2);
                 DriverOp::Add {
                     pod: format!("p{}", made - 1),
-                    cpu_milli: REQUESTS[rng.range(0, REQUESTS.len() as u64 - 1) as usize],
-                    priority: [0, 0, 10][rng.range(0, 2) as usize],
+                    group: group.map(|g| GROUPS[g as usize].0.to_owned()),
+                    cpu_milli,
+                    priority: match group {
+                        Some(_) => MEMBER_PRIORITY + made as i32,
+                        None => [0, 0, 10][rng.range(0, 2) as usize],
+                    },
                 }
             }
             0..=44 if runner.can_pop() => DriverOp::ScheduleOne {
@@ -164,6 +179,16 @@ pub fn trace_from(rng: &mut dyn Choices, steps: usize) -> Vec<DriverOp> {
                 Some(pod) => DriverOp::ReleaseBind { pod },
                 None => continue,
             },
+            110..=114 => {
+                let (group, min_count) = GROUPS[rng.range(0, GROUPS.len() as u64 - 1) as usize];
+                if !groups.insert(group) {
+                    continue;
+                }
+                DriverOp::Group {
+                    group: group.to_owned(),
+                    min_count,
+                }
+            }
             _ => continue,
         };
         let stamps = !matches!(op, DriverOp::AdvanceMs { .. });
@@ -186,18 +211,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn generated_traces_bind_wait_time_out_fail_delete_and_hold_binds() {
+    fn generated_traces_bind_wait_time_out_fail_delete_hold_binds_and_schedule_pod_groups() {
         let (mut bound, mut waited, mut timed_out, mut bind_failed, mut rejected) = (0, 0, 0, 0, 0);
         let mut held = 0;
+        let (mut members_bound, mut groups_unschedulable, mut gated) = (0, 0, 0);
         for seed in 1..=20 {
             let ops = trace(seed, 80);
             assert_eq!(ops.len(), 80);
+            let members: BTreeSet<&str> = ops
+                .iter()
+                .filter_map(|op| match op {
+                    DriverOp::Add {
+                        pod,
+                        group: Some(_),
+                        ..
+                    } => Some(pod.as_str()),
+                    _ => None,
+                })
+                .collect();
             for (op, obs) in ops.iter().zip(run(&ops)) {
                 assert_eq!(obs.error, None, "seed {seed}: {op:?}");
                 waited += usize::from(!obs.waiting.is_empty());
                 held += obs.places.values().filter(|p| *p == "binding").count();
-                for condition in obs.conditions.values() {
+                gated += obs.places.values().filter(|p| *p == "gated").count();
+                for (pod, condition) in &obs.conditions {
                     bound += usize::from(condition.status == "True");
+                    members_bound +=
+                        usize::from(condition.status == "True" && members.contains(pod.as_str()));
+                    groups_unschedulable +=
+                        usize::from(condition.message.starts_with("pod group is unschedulable"));
                     timed_out += usize::from(condition.message.contains("timeout"));
                     bind_failed += usize::from(condition.reason == "SchedulerError");
                     rejected += usize::from(condition.message.contains("over quota"));
@@ -207,6 +249,10 @@ mod tests {
         assert!(
             bound > 0 && waited > 0 && timed_out > 0 && bind_failed > 0 && rejected > 0 && held > 0,
             "{bound} {waited} {timed_out} {bind_failed} {rejected} {held}"
+        );
+        assert!(
+            members_bound > 0 && groups_unschedulable > 0 && gated > 0,
+            "{members_bound} {groups_unschedulable} {gated}"
         );
     }
 }

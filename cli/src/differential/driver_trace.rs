@@ -26,10 +26,23 @@ pub enum DriverOp {
         /// Its name.
         node: String,
     },
-    /// An unscheduled pod is created, requesting `cpu_milli` (none when 0).
+    /// A PodGroup is created: a gang of at least `min_count` members, or a Basic group when
+    /// it names none.
+    Group {
+        /// Its name.
+        group: String,
+        /// The gang's minimum.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_count: Option<u32>,
+    },
+    /// An unscheduled pod is created, requesting `cpu_milli` (none when 0), in the pod group
+    /// `group` if one is named (its `spec.schedulingGroup.podGroupName`).
     Add {
         /// Its name (and uid).
         pod: String,
+        /// Its pod group.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         /// Its CPU request in millicores.
         #[serde(default, skip_serializing_if = "is_zero")]
         cpu_milli: u64,
@@ -104,6 +117,7 @@ impl DriverOp {
         match self {
             DriverOp::Node { .. } => "node",
             DriverOp::DeleteNode { .. } => "delete_node",
+            DriverOp::Group { .. } => "group",
             DriverOp::Add { .. } => "add",
             DriverOp::ScheduleOne { .. } => "schedule_one",
             DriverOp::FailBind { .. } => "fail_bind",
@@ -154,6 +168,9 @@ pub struct DriverObservation {
     /// The `PodScheduled` conditions that changed during the step.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub conditions: BTreeMap<String, Condition>,
+    /// The `PodGroupScheduled` conditions that changed during the step.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub group_conditions: BTreeMap<String, Condition>,
     /// Whether a `reject` decided the pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided: Option<bool>,

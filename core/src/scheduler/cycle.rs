@@ -65,6 +65,10 @@ pub enum CycleOutcome {
         group: GroupKey,
         /// Whether the gang was admitted.
         admitted: bool,
+        /// The group's status: success when admitted, else why not — kube-scheduler 1.36's
+        /// "pod group is unschedulable", Hardened's quorum message, or the error that stopped
+        /// the cycle. Its condition: [`pod_group_scheduled`](CycleOutcome::pod_group_scheduled).
+        status: Status,
         /// What became of each member, in placing order.
         members: Vec<CycleOutcome>,
     },

@@ -42,6 +42,7 @@ mod outcome;
 pub(crate) mod parts;
 mod placement;
 mod plugins;
+mod pod_group_condition;
 #[cfg(test)]
 mod pod_group_tests;
 mod resources;
@@ -77,6 +78,7 @@ pub use outcome::{
 };
 pub use placement::{Placement, ResourceFit};
 pub use plugins::{gang_hint, ReadGroups, SchedulerPlugins, GANG_HINT_EVENTS};
+pub use pod_group_condition::PodGroupScheduled;
 pub use resources::Resources;
 pub use runner::RunningScheduler;
 pub use scheduler::Scheduler;

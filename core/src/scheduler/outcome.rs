@@ -154,7 +154,7 @@ impl PodOutcome {
 
 /// A FitError's message for a pod whose one node said `status`: each of its reasons counted
 /// once, sorted — "0/1 nodes are available: 1 over quota."
-fn fit_error_on_one_node(status: &Status) -> String {
+pub(crate) fn fit_error_on_one_node(status: &Status) -> String {
     let mut reasons: Vec<String> = status.reasons().iter().map(|r| format!("1 {r}")).collect();
     reasons.sort();
     format!("0/1 nodes are available: {}.", reasons.join(", "))

@@ -283,3 +283,54 @@ fn a_quorum_member_another_plugin_holds_does_not_make_the_group_feasible() {
         s.check().unwrap();
     }
 }
+
+/// 1.36 wraps a Permit rejection on the snapshot in a FitError over the one node the member
+/// was assumed on (`podGroupPodSchedulingAlgorithm`); gangway handed back the plugin's bare
+/// message until the driver differential showed it
+/// (upstream/traces/driver_pod_group_permit_rejects.jsonl). The plugin stays the rejector.
+#[test]
+fn a_permit_rejection_on_the_snapshot_is_a_fit_error_over_one_node() {
+    for mode in MODES {
+        let s = with_permit_plugin(mode, RefusesSecond);
+        let outcome = s.schedule_one(Time::ZERO).unwrap();
+        let (_, each) = members(&outcome);
+        let CycleOutcome::Unschedulable { status, .. } = &each[1] else {
+            panic!("{mode:?}: {each:?}");
+        };
+        assert_eq!(status.message(), "0/1 nodes are available: 1 over quota.");
+        assert_eq!(status.plugin().map(|p| p.to_string()), Some("Quota".into()));
+        s.check().unwrap();
+    }
+}
+
+/// With no node at all, 1.36's `schedulingAlgorithm` makes `ErrNoNodesAvailable` an
+/// UnschedulableAndUnresolvable status: the pod-group cycle goes on to the next member, each
+/// backs off as an error with its own "no nodes available" and the group is unschedulable, not
+/// in error. gangway stopped at the first member with "failed to schedule other pod from a pod
+/// group" until the driver differential showed it (upstream/traces/driver_pod_group_no_nodes.jsonl).
+#[test]
+fn no_node_at_all_is_each_members_own_verdict_not_the_groups_error() {
+    let config = SchedulerConfig::default()
+        .with_mode(Mode::Upstream)
+        .with_gang_cycle(GangCycle::PodGroup);
+    let s = Scheduler::new(config);
+    add_gang(&s, "g", 2, 2);
+    let outcome = s.schedule_one(Time::ZERO).unwrap();
+    let (admitted, each) = members(&outcome);
+    assert!(!admitted);
+    for m in each {
+        let CycleOutcome::Unschedulable { pod, status } = m else {
+            panic!("{each:?}");
+        };
+        assert_eq!(status.message(), super::ResourceFit::NO_NODES);
+        let place = s.queue().snapshot().place(pod);
+        assert!(
+            matches!(place, Some(QueuePlace::ErrorBackoff(_))),
+            "{place:?}"
+        );
+    }
+    let condition = outcome.pod_group_scheduled().unwrap();
+    assert_eq!(condition.reason, super::PodGroupScheduled::UNSCHEDULABLE);
+    assert_eq!(condition.message, "pod group is unschedulable");
+    s.check().unwrap();
+}

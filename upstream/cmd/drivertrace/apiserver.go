@@ -38,7 +38,10 @@ import (
 //     the PodScheduled condition True;
 //   - a trace's fail_bind: the next binding of that pod fails with an API error.
 
-var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+var (
+	podsResource      = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	podGroupsResource = schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha2", Resource: "podgroups"}
+)
 
 // errBindRejected is the API error a binding the trace fails gets.
 func errBindRejected() error {

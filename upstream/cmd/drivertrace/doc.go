@@ -6,7 +6,9 @@
 //
 // The scheduler is built as kube-scheduler builds it, on a fake clientset
 // (k8s.io/client-go/kubernetes/fake) with scheduler.NewInformerFactory's shared informers,
-// with kube-scheduler 1.36's default feature gates (GenericWorkload and GangScheduling off,
+// with kube-scheduler 1.36's default feature gates and the gang ones on (GenericWorkload and
+// GangScheduling, so the default profile has the GangScheduling plugin and a pod naming a
+// scheduling group goes through the pod-group cycle, schedule_one_podgroup.go;
 // SchedulerAsyncAPICalls off, SchedulerPopFromBackoffQ on) and one profile: the default
 // configuration's (config/latest.Default()) with DefaultPreemption and DynamicResources
 // disabled at PostFilter (gangway has neither preemption nor DRA) and
@@ -27,7 +29,9 @@
 // A trace is JSON lines on stdin (blank lines and lines starting with # are skipped):
 //
 //	{"op":"node","node":"n1","cpu_milli":2000}
+//	{"op":"group","group":"g","min_count":2}
 //	{"op":"add","pod":"p1","cpu_milli":500,"priority":0}
+//	{"op":"add","pod":"g-1","group":"g","cpu_milli":500}
 //	{"op":"schedule_one","plugins":{"PermitA":{"code":"Wait","wait_ms":2000}}}
 //	{"op":"fail_bind","pod":"p1"}
 //	{"op":"delete","pod":"p1"}
@@ -38,8 +42,10 @@
 //	{"op":"hold_bind","pod":"p1"}
 //	{"op":"release_bind","pod":"p1"}
 //
-// node creates a ready node (cpu as given, 64Gi memory, 110 pods); add an unscheduled pod in
-// namespace ns (UID its name, one container requesting the cpu, none for 0); schedule_one
+// node creates a ready node (cpu as given, 64Gi memory, 110 pods); group a PodGroup
+// (scheduling.k8s.io/v1alpha2, a gang of min_count, or Basic without one); add an unscheduled
+// pod in namespace ns (UID its name, one container requesting the cpu, none for 0, naming the
+// group in spec.schedulingGroup if one is given); schedule_one
 // runs one ScheduleOne, the scripts (code Success, Wait, Unschedulable,
 // UnschedulableAndUnresolvable or Error, a message, a wait) answering in its scheduling cycle
 // only, an unscripted plugin allowing; fail_bind makes the pod's next binding fail with an
@@ -52,7 +58,8 @@
 // "in_flight" as the queue says, in that precedence; else "bound" if the informer's pod is
 // assigned; else "binding" if the cache has it assumed; else "absent"), the waiting pods and their pending plugins, the node of every
 // assigned pod, the PodScheduled condition (status, reason, message) of each pod whose
-// condition on the API server changed in the step, whether a reject decided, and an error.
+// condition on the API server changed in the step, the PodGroupScheduled condition of each
+// PodGroup whose condition changed (group_conditions), whether a reject decided, and an error.
 //
 // The fake clock does not move within a step nor between steps without advance_ms, so pods
 // requeued in the same instant tie in the queues' orderings (same backoff window, priority

@@ -18,6 +18,7 @@ import (
 	"github.com/gangway-rs/gangway/upstream/internal/realgang"
 	"github.com/gangway-rs/gangway/upstream/internal/scripted"
 	v1 "k8s.io/api/core/v1"
+	schedulingapi "k8s.io/api/scheduling/v1alpha2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,6 +41,8 @@ import (
 type Op struct {
 	Op       string `json:"op"`
 	Pod      string `json:"pod,omitempty"`
+	Group    string `json:"group,omitempty"`
+	MinCount *int32 `json:"min_count,omitempty"`
 	Node     string `json:"node,omitempty"`
 	CPUMilli int64  `json:"cpu_milli,omitempty"`
 	Priority int32  `json:"priority,omitempty"`
@@ -66,8 +69,10 @@ type Observation struct {
 	Waiting    map[string][]string  `json:"waiting,omitempty"`
 	Nodes      map[string]string    `json:"nodes,omitempty"`
 	Conditions map[string]Condition `json:"conditions,omitempty"`
-	Decided    *bool                `json:"decided,omitempty"`
-	Error      string               `json:"error,omitempty"`
+	// GroupConditions are the PodGroupScheduled conditions that changed in the step.
+	GroupConditions map[string]Condition `json:"group_conditions,omitempty"`
+	Decided         *bool                `json:"decided,omitempty"`
+	Error           string               `json:"error,omitempty"`
 }
 
 const (
@@ -114,6 +119,11 @@ type harness struct {
 	added      map[string]bool
 	conditions map[string]*Condition
 
+	// The PodGroups the trace created, in order, and the PodGroupScheduled condition last
+	// reported of each.
+	groups          []string
+	groupConditions map[string]*Condition
+
 	// What the scheduler's NextPod popped in the op being applied.
 	mu     sync.Mutex
 	popped string
@@ -130,7 +140,8 @@ func newHarness(ctx context.Context) (*harness, error) {
 	h := &harness{
 		ctx: ctx, logger: logger, api: newAPIServer(),
 		added: map[string]bool{}, conditions: map[string]*Condition{},
-		script: &map[string]scripted.Script{}, holds: newHoldBind(),
+		groupConditions: map[string]*Condition{},
+		script:          &map[string]scripted.Script{}, holds: newHoldBind(),
 	}
 	prof, err := profile()
 	if err != nil {
@@ -214,6 +225,17 @@ func (h *harness) apply(op Op, obs *Observation) error {
 		}
 		_, err := nodes.Create(ctx, node, metav1.CreateOptions{})
 		return err
+	case "group":
+		pg := &schedulingapi.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: op.Group, Namespace: namespace}}
+		if op.MinCount != nil {
+			pg.Spec.SchedulingPolicy.Gang = &schedulingapi.GangSchedulingPolicy{MinCount: *op.MinCount}
+		} else {
+			pg.Spec.SchedulingPolicy.Basic = &schedulingapi.BasicSchedulingPolicy{}
+		}
+		if _, err := h.api.client.SchedulingV1alpha2().PodGroups(namespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		h.groups = append(h.groups, op.Group)
 	case "add":
 		if h.added[op.Pod] {
 			return fmt.Errorf("pod %s was added before", op.Pod)
@@ -230,6 +252,10 @@ func (h *harness) apply(op Op, obs *Observation) error {
 				Priority:      &priority,
 				Containers:    []v1.Container{container},
 			},
+		}
+		if op.Group != "" {
+			group := op.Group
+			pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
 		}
 		if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			return err
@@ -388,6 +414,32 @@ func (h *harness) settle(obs *Observation) {
 	}
 }
 
+// settleGroups reports the PodGroupScheduled conditions that changed on the API server.
+func (h *harness) settleGroups(obs *Observation) {
+	for _, name := range h.groups {
+		var now *Condition
+		obj, err := h.api.tracker.Get(podGroupsResource, namespace, name)
+		if err != nil {
+			obs.Error = err.Error()
+			continue
+		}
+		for _, c := range obj.(*schedulingapi.PodGroup).Status.Conditions {
+			if c.Type == schedulingapi.PodGroupScheduled {
+				now = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+			}
+		}
+		before := h.groupConditions[name]
+		h.groupConditions[name] = now
+		if now == nil || (before != nil && *before == *now) {
+			continue
+		}
+		if obs.GroupConditions == nil {
+			obs.GroupConditions = map[string]Condition{}
+		}
+		obs.GroupConditions[name] = *now
+	}
+}
+
 // The observations go to the process's stdout; the testing package's own output goes to
 // stderr.
 var out = os.Stdout
@@ -437,6 +489,7 @@ func TestTrace(t *testing.T) {
 			}
 			synctest.Wait()
 			h.settle(&obs)
+			h.settleGroups(&obs)
 			if err := enc.Encode(obs); err != nil {
 				t.Fatal(err)
 			}

@@ -23,6 +23,7 @@ use crate::sync::Arc;
 use crate::telemetry::{self, ScheduleResult};
 use crate::{Code, Decision, Mode, PermitPlugins, PluginName, Pod, Status, Time};
 
+use super::super::outcome::fit_error_on_one_node;
 use super::super::parts::{Flaw, Parts};
 use super::super::tally::{count, Counted};
 use super::super::{CacheState, CycleOutcome, ResourceFit};
@@ -168,7 +169,11 @@ pub fn simulate<P: Parts>(p: &mut P, gathered: Gathered) -> Simulation {
         let left = total - i - 1;
         let (trial, others_wait) = try_member(p, &mut snapshot, &others, rules.hardened(), &pod);
         match &trial {
-            Trial::Unfit(status) if status.code() == Code::Error => {
+            // kube-scheduler's `schedulingAlgorithm` makes `ErrNoNodesAvailable` an
+            // UnschedulableAndUnresolvable status: a rejection, the next member tried.
+            Trial::Unfit(status)
+                if status.code() == Code::Error && status.message() != ResourceFit::NO_NODES =>
+            {
                 verdict = GroupVerdict::Error(other_pod_failed(status));
                 stopped = true;
             }
@@ -239,7 +244,7 @@ fn try_member<P: Parts>(
         OthersOnSnapshot::Wait(status) => Some(status),
         OthersOnSnapshot::Refuse(status) => {
             snapshot.forget(pod.id());
-            return (Trial::Unfit(status), None);
+            return (Trial::Unfit(permit_fit_error(status)), None);
         }
     };
     let trial = Trial::Placed {
@@ -247,6 +252,20 @@ fn try_member<P: Parts>(
         waiting: None,
     };
     (trial, others_wait)
+}
+
+/// A Permit refusal on the snapshot as 1.36's `podGroupPodSchedulingAlgorithm` reports it: a
+/// FitError over the one node the member was assumed on ("0/1 nodes are available: 1 <why>."),
+/// its plugin still the member's rejector; an error stays itself.
+fn permit_fit_error(status: Status) -> Status {
+    if !status.is_rejected() {
+        return status;
+    }
+    let wrapped = Status::with_reason(status.code(), fit_error_on_one_node(&status));
+    match status.plugin() {
+        Some(plugin) => wrapped.with_plugin(plugin.clone()),
+        None => wrapped,
+    }
 }
 
 /// A stop: an error stays one; otherwise the gang is infeasible, and the members still to
@@ -275,14 +294,19 @@ fn other_pod_failed(status: &Status) -> Status {
 /// nothing reserved. Returns the group's outcome, each member's inside it.
 pub fn commit<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> CycleOutcome {
     let group = sim.group.clone();
-    let (admitted, members) = match (&sim.verdict, p.mode()) {
-        (GroupVerdict::Feasible, Mode::Upstream) => (true, commit_upstream(p, sim, now)),
+    let (status, members) = match (&sim.verdict, p.mode()) {
+        (GroupVerdict::Feasible, Mode::Upstream) => {
+            (Status::success(), commit_upstream(p, sim, now))
+        }
         (GroupVerdict::Feasible, Mode::Hardened) => commit_hardened(p, sim, now),
-        _ => (false, hand_back_group(p, sim, now)),
+        (GroupVerdict::Infeasible(status) | GroupVerdict::Error(status), _) => {
+            (status.clone(), hand_back_group(p, sim, now))
+        }
     };
     CycleOutcome::PodGroup {
         group,
-        admitted,
+        admitted: status.is_success(),
+        status,
         members,
     }
 }
@@ -324,7 +348,7 @@ fn commit_upstream<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<Cycle
 /// and its decisions go to the binding cycles. If anything changed since the snapshot — a node
 /// gone, a member deleted, the quorum raised — every member is released in the same step and
 /// the gang goes back whole.
-fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (bool, Vec<CycleOutcome>) {
+fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (Status, Vec<CycleOutcome>) {
     let placed: Vec<(Pod, Arc<str>)> = sim
         .members
         .iter()
@@ -335,7 +359,7 @@ fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (bool, Ve
         .collect();
     let group = sim.group.clone();
     let deadline = now + p.gang().rules().timeout;
-    let admitted = p.unobserved(|p| {
+    let admitted: Result<(), Status> = p.unobserved(|p| {
         reserve_all(p, &group, &placed, now)?;
         // One deadline bounds the gang's binding (H3). Admitted and allowed in one critical
         // section, so a release (steps/admitted.rs) finds every member allowed or none; then
@@ -360,10 +384,10 @@ fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (bool, Ve
     });
     if let Err(status) = admitted {
         let sim = Simulation {
-            verdict: GroupVerdict::Infeasible(status),
+            verdict: GroupVerdict::Infeasible(status.clone()),
             ..sim
         };
-        return (false, hand_back_group(p, sim, now));
+        return (status, hand_back_group(p, sim, now));
     }
     let mut outcomes = Vec::with_capacity(sim.members.len());
     for (popped, trial) in sim.members {
@@ -378,7 +402,7 @@ fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (bool, Ve
         });
     }
     telemetry::schedule_attempt(ScheduleResult::Scheduled);
-    (true, outcomes)
+    (Status::success(), outcomes)
 }
 
 /// A feasible simulation tries every member; were one left untried, it goes back as an error.
@@ -458,7 +482,9 @@ fn hand_back_group<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<Cycle
     for (popped, trial) in sim.members {
         let pod = popped.info.pod().clone();
         let (status, rejector) = match (trial, &error) {
-            (Trial::Unfit(status), Some(_)) if status.code() == Code::Error => (status, None),
+            // Its own error (kube-scheduler's `ErrNoNodesAvailable` included, which the failure
+            // handler leaves with no rejecting plugin): the error backoff.
+            (Trial::Unfit(status), _) if status.code() == Code::Error => (status, None),
             (_, Some(error)) => (error.clone(), None),
             (Trial::Placed { waiting, .. }, None) if p.mode() == Mode::Upstream => {
                 // `NewStatus(Unschedulable, permitStatus.Message()).WithError(
