@@ -12,14 +12,15 @@ use super::decide::{
     forget_rejected, hardened_permit, is_gang_member, upstream_permit, AttemptVerdict,
     UpstreamVerdict,
 };
-use super::parts::GangParts;
+use super::parts::{Batch, GangParts};
 use super::{
-    decide, gang_pre_enqueue, GroupKey, GroupUpdateError, JoinGroupError, Permit, PodGroup,
+    decide, gang_pre_enqueue, GroupKey, GroupUpdateError, Groups, JoinGroupError, Permit, PodGroup,
     ReserveError, GANG_SCHEDULING, PERMIT_WAIT_REASON,
 };
 use crate::permit_plugin::plugin_error;
 use crate::telemetry::{self, GangOutcome};
 use crate::waiting::{timeout_message, MAX_PERMIT_WAIT};
+use crate::PodId;
 use crate::{Cause, Code, Mode, PermitPlugins, PermitVerdict, PluginName, Pod, Status, Time};
 
 /// How many due attempts one critical section of [`expire`] fails at most: a late timer
@@ -400,7 +401,12 @@ pub fn pod_deleted<G: GangParts>(g: &mut G, pod: &Pod) -> Option<Pod> {
 /// A PodGroup object was created.
 pub fn group_added<G: GangParts>(g: &mut G, group: PodGroup) -> Result<(), GroupUpdateError> {
     let key = group.key().clone();
-    g.write_group(&key, |groups, _| groups.add_group(group))
+    let hardened = g.rules().hardened();
+    g.write_group(&key, |groups, waiting| {
+        groups.add_group(group)?;
+        reject_waiters_outside_the_gang(groups, waiting, &key, hardened);
+        Ok(())
+    })
 }
 
 /// A PodGroup object changed; returns the old one.
@@ -409,7 +415,46 @@ pub fn group_updated<G: GangParts>(
     group: PodGroup,
 ) -> Result<PodGroup, GroupUpdateError> {
     let key = group.key().clone();
-    g.write_group(&key, |groups, _| groups.update_group(group))
+    let hardened = g.rules().hardened();
+    g.write_group(&key, |groups, waiting| {
+        let old = groups.update_group(group)?;
+        reject_waiters_outside_the_gang(groups, waiting, &key, hardened);
+        Ok(old)
+    })
+}
+
+/// Why a member waiting for another plugin is rejected when its group becomes a gang.
+pub const BECAME_A_GANG: &str =
+    "its pod group became a gang while it waited at permit for another plugin";
+
+/// Hardened: a gang's members wait at Permit only in their gang's attempt (H1). A member a
+/// Basic group let wait for another plugin is assumed, so once its group is a gang (updated,
+/// or deleted and created again) the quorum would count it — and a sibling's Permit pass alone
+/// while that plugin may still reject it (I3; found by the `scheduler_events` fuzz target). It
+/// is rejected in the same critical section, its binding cycle handing it back to retry as a
+/// gang member. Upstream keeps it waiting, as 1.36 does.
+fn reject_waiters_outside_the_gang<R>(
+    groups: &Groups,
+    waiting: &mut Batch<'_, R>,
+    key: &GroupKey,
+    hardened: bool,
+) {
+    let Some(state) = groups.get(key).filter(|_| hardened) else {
+        return;
+    };
+    if state.group().and_then(|g| g.min_count()).is_none() {
+        return;
+    }
+    let in_attempt = state.attempt().map(|a| a.waiting());
+    let outside: Vec<PodId> = state
+        .assumed()
+        .into_iter()
+        .filter(|id| !in_attempt.is_some_and(|w| w.contains(*id)))
+        .cloned()
+        .collect();
+    if !outside.is_empty() {
+        waiting.reject_all(&outside, BECAME_A_GANG, Cause::Rejected);
+    }
 }
 
 /// A PodGroup object was deleted.

@@ -157,7 +157,19 @@ pub fn group_added<P: Parts>(p: &mut P, group: PodGroup, now: Time) -> Result<()
     if p.read_driver(|d| d.is_shut_down()) {
         return Err(AddGroupError::ShutDown(group));
     }
-    ops::group_added(p.gang(), group.clone())?;
+    // A PodGroup deleted and created again with a higher minimum leaves a gang the pod-group
+    // cycle admitted under the old one short of quorum while it binds: released (Hardened) in
+    // the same step, as a raised minimum is (found by the scheduler_events fuzz target).
+    let key = group.key().clone();
+    p.unobserved(|p| {
+        ops::group_added(p.gang(), group.clone())?;
+        admitted::release_if_short(
+            p,
+            &key,
+            "its PodGroup was created again with a higher minCount",
+        );
+        Ok::<_, AddGroupError>(())
+    })?;
     announce(p, ClusterEvent::PodGroupAdd(group), None, now);
     Ok(())
 }

@@ -1,0 +1,128 @@
+//! Two bugs the `scheduler_events` fuzz target found (fuzz/README.md, "Findings"), on the
+//! public API.
+//!
+//! 1. Hardened, the Permit barrier: a Basic group's member waits at Permit for the embedder's
+//!    plugin (no gang holds it); the group becomes a gang of two; the next member's gang Permit
+//!    counted the waiter as scheduled and passed alone — and when the plugin then rejected the
+//!    waiter, one member of a gang of two was bound (I3). Now the waiter is rejected as its
+//!    group becomes a gang, and retries as a gang member.
+//! 2. Hardened, the pod-group cycle: a gang admitted at minimum 1 whose PodGroup is deleted
+//!    and created again at minimum 2 kept its member binding, short of quorum (I9).
+#![cfg(not(loom))]
+
+use std::time::Duration;
+
+use gangsched::scheduler::{outcome_channel, Node, PodOutcome};
+use gangsched::sync::Arc;
+use gangsched::{
+    GangCycle, Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, PodGroup, Policy,
+    Resources, Scheduler, SchedulerConfig, Time,
+};
+
+const CPU: u64 = 1_000;
+
+/// Asks `g-0` to wait a minute; allows every other pod.
+struct HoldsFirst;
+
+impl PermitPlugin for HoldsFirst {
+    fn name(&self) -> PluginName {
+        "Quota".into()
+    }
+    fn permit(&self, pod: &Pod, _: &str) -> PermitVerdict {
+        if pod.name() == "g-0" {
+            PermitVerdict::wait(Duration::from_secs(60))
+        } else {
+            PermitVerdict::Allow
+        }
+    }
+}
+
+fn member(i: usize) -> Pod {
+    let name = format!("g-{i}");
+    Pod::new(name.as_str(), "ml", &name)
+        .with_group("g")
+        .with_priority(10 - i as i32)
+        .with_requests(Resources::new(CPU, 1 << 30))
+}
+
+#[test]
+fn regression_basic_to_gang_quorum_counts_a_plugin_waiter() {
+    let config = SchedulerConfig::default().with_mode(Mode::Hardened);
+    let plugin = Arc::new(HoldsFirst) as Arc<dyn PermitPlugin>;
+    let (sink, outcomes) = outcome_channel();
+    let s = Scheduler::builder(config)
+        .permit_plugins(PermitPlugins::new([plugin]).unwrap())
+        .outcomes(sink)
+        .build();
+    s.add_node(
+        Node::new("n", Resources::new(4 * CPU, 64 << 30)),
+        Time::ZERO,
+    )
+    .unwrap();
+    let basic = PodGroup::new("ml", "g", Policy::Basic).unwrap();
+    s.add_group(basic, Time::ZERO).unwrap();
+    s.add_pod(member(0), Time::ZERO).unwrap();
+    s.schedule_one(Time::ZERO).unwrap();
+    assert_eq!(s.waiting().snapshot().len(), 1, "g-0 waits for Quota alone");
+
+    s.update_group(PodGroup::gang("ml", "g", 2).unwrap(), Time::ZERO)
+        .unwrap();
+    s.run_binding_cycles(Time::ZERO);
+    let rejected: Vec<String> = outcomes
+        .drain()
+        .into_iter()
+        .filter_map(|o| match o {
+            PodOutcome::Rejected { pod, status, .. } => {
+                Some(format!("{}: {}", pod.name(), status.message()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        rejected,
+        ["g-0: its pod group became a gang while it waited at permit for another plugin"]
+    );
+
+    // g-1 alone is not the gang's quorum: it waits for g-0's next attempt.
+    s.add_pod(member(1), Time::ZERO).unwrap();
+    s.schedule_one(Time::ZERO).unwrap();
+    s.run_binding_cycles(Time::ZERO);
+    assert_eq!(
+        s.stats().bound,
+        0,
+        "no member of the gang of two binds alone"
+    );
+    s.check().unwrap();
+}
+
+#[test]
+fn regression_group_readded_with_higher_min_keeps_binding() {
+    let config = SchedulerConfig::default()
+        .with_mode(Mode::Hardened)
+        .with_gang_cycle(GangCycle::PodGroup);
+    let s = Scheduler::new(config);
+    s.add_node(
+        Node::new("n", Resources::new(4 * CPU, 64 << 30)),
+        Time::ZERO,
+    )
+    .unwrap();
+    s.add_group(PodGroup::gang("ml", "g", 1).unwrap(), Time::ZERO)
+        .unwrap();
+    s.add_pod(member(0), Time::ZERO).unwrap();
+    s.schedule_one(Time::ZERO).unwrap();
+    assert_eq!(
+        s.in_binding().len(),
+        1,
+        "g-0 admitted, its binding not begun"
+    );
+
+    s.delete_group(&gangsched::GroupKey::new("ml", "g"))
+        .unwrap();
+    s.add_group(PodGroup::gang("ml", "g", 2).unwrap(), Time::ZERO)
+        .unwrap();
+    s.check()
+        .expect("the gang short of quorum is released, not left binding (I9)");
+    s.run_binding_cycles(Time::ZERO);
+    assert_eq!(s.stats().bound, 0);
+    s.check().unwrap();
+}
