@@ -10,6 +10,10 @@
 //!
 //! [`arbitrary`]: libfuzzer_sys::arbitrary
 
+/// The second target's harness, `scheduler_events`: the whole scheduler driver in virtual time
+/// through arbitrary cluster events (see the module and fuzz/README.md).
+pub mod scheduler_events;
+
 use gangsched::QueueConfig;
 use gangway_model::queue::lockstep::{runnable, Lockstep};
 

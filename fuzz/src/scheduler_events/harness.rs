@@ -1,0 +1,765 @@
+//! The runner: a real [`Scheduler`] driven one op at a time in virtual time, and the checks
+//! after every step. It plays only what is outside a scheduler — the API server and informer
+//! (the pods' objects, a binding reported back), the binder's answers, a Permit plugin's
+//! answers and decisions, and the clock — as `cli/src/differential/driver.rs` does; every
+//! scheduling decision is the scheduler's own.
+//!
+//! The checks use the real code's own checks and plain accounting only:
+//!
+//! - [`Scheduler::check`]: I4 (the queue's places, the driver's jobs), I5 (node reservations),
+//!   I6 (no pod assumed without a binding cycle), and — Hardened pod-group cycle — I9;
+//! - `Groups::check` (I5: each group's unscheduled ∪ assumed ∪ assigned partition) and
+//!   `WaitingState::check` (the waiting map's own indexes);
+//! - accounting of every pod the input added, from the outcomes the scheduler delivers (its
+//!   outcome channel): a live pod is somewhere — queued, waiting, in binding or bound (I4); a
+//!   pod with a `Bound` outcome stays bound in the cache, and only such a pod is bound there;
+//!   a pod is bound at most once (the binder sees it once); an outcome that is not final
+//!   (`Unschedulable`, `Rejected`, `BindFailed`) leaves its pod back in the queue, as
+//!   `PodOutcome` promises; only a deleted pod is `Dropped`, and a deleted pod is out of the
+//!   queue and the waiting map, and out of the cache once its binding cycle is over (I6);
+//! - I3 (Hardened), counted as `gangway check` states it: the members of a gang that pass
+//!   Permit in one step — those given an allowed decision in it — number 0 or at least its min
+//!   count less the members already admitted (bound, or allowed and not yet bound);
+//! - at the end: virtual time runs on (bounded), every pod still waiting at Permit has a
+//!   deadline within the 15-minute cap (nothing waits forever); then the scheduler is shut
+//!   down, its binding cycles run, and nothing may be left waiting, in binding or assumed —
+//!   in the cache or in any group (no leaked reservation).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::time::Duration;
+
+use gangsched::checking::{self, steps, Flaw, JobQueue, Parts};
+use gangsched::queue::QueuePlace;
+use gangsched::scheduler::{
+    outcome_channel, BindError, Node, OutcomeSender, PodOutcome, PodPhase, SchedulerStats,
+};
+use gangsched::sync::{Arc, Mutex};
+use gangsched::waiting::{Receiver, MAX_PERMIT_WAIT};
+use gangsched::{
+    Code, GroupKey, Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, PodGroup,
+    PodId, Policy, Resources, Scheduler, SchedulerConfig, Status, Time,
+};
+
+use super::input::{BindAnswer, Input, Op, Setup, Verdict, NODES, PLUGIN_WAITS_MS, PODS, STEPS_MS};
+use super::planted::Planted;
+
+/// The namespace of every pod and group.
+const NS: &str = "fz";
+/// The scripted Permit plugin's name.
+pub const FUZZ_PLUGIN: &str = "FuzzPermit";
+/// The payload of every panic the input injects (the binder's, the plugin's); the fuzz
+/// target's panic hook lets these unwind to the scheduler's `catch_unwind` instead of
+/// aborting (see [`quiet_injected_panics`](super::quiet_injected_panics)).
+pub const INJECTED_PANIC: &str = "gangway-fuzz: injected panic";
+/// A node's memory (pods request none).
+const NODE_MEMORY: u64 = 1 << 30;
+/// At most this many timer instants in one `Advance`, binding cycles in one `BindAll`, and
+/// rounds of one `Settle`, so that an execution stays short.
+const MAX_TICKS: usize = 64;
+const MAX_BINDS: usize = 64;
+const MAX_SETTLE: usize = 32;
+/// The run-on at the end: at most this many timer instants, within this much virtual time.
+const QUIET_ROUNDS: usize = 48;
+const QUIET_HORIZON: Duration = Duration::from_secs(60 * 60);
+const NANO: Duration = Duration::from_nanos(1);
+
+/// A failed check: where, and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The op (index and op), or the end phase, in which the check failed.
+    pub at: String,
+    /// What the check found.
+    pub what: String,
+    /// The input's setup and ops, for the report.
+    pub input: String,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}\ninput: {}", self.at, self.what, self.input)
+    }
+}
+
+/// Runs `input` on a fresh scheduler, with `flaw` planted if given: the scheduler's counters
+/// before its shutdown at the end, or the first failed check.
+pub fn run(input: &Input, flaw: Option<Flaw>) -> Result<SchedulerStats, Failure> {
+    run_with(input, flaw, None)
+}
+
+/// [`run`], and what happened, step by step: each op, what its scheduling cycles did and
+/// every outcome delivered — to read a finding (`cargo test` in `fuzz/`, or a test of yours).
+pub fn trace(input: &Input, flaw: Option<Flaw>) -> (Result<SchedulerStats, Failure>, Vec<String>) {
+    let mut lines = Vec::new();
+    let result = run_with(input, flaw, Some(&mut lines));
+    (result, lines)
+}
+
+fn run_with(
+    input: &Input,
+    flaw: Option<Flaw>,
+    trace: Option<&mut Vec<String>>,
+) -> Result<SchedulerStats, Failure> {
+    let mut h = Harness::new(input.setup, flaw);
+    let mut trace = trace;
+    let fail = |at: String, what: String| Failure {
+        at,
+        what,
+        input: format!("{input:?}"),
+    };
+    for (i, op) in input.ops.iter().enumerate() {
+        h.trace = trace.as_mut().map(|_| Vec::new());
+        let result = h.apply(op).and_then(|()| h.verify());
+        if let (Some(lines), Some(steps)) = (trace.as_deref_mut(), h.trace.take()) {
+            lines.push(format!("{i:2} {op:?} at {}", h.now));
+            lines.extend(steps.into_iter().map(|step| format!("     {step}")));
+        }
+        result.map_err(|what| fail(format!("op {i} {op:?} at {}", h.now), what))?;
+    }
+    h.trace = trace.as_mut().map(|_| Vec::new());
+    let result = h.finish();
+    if let (Some(lines), Some(steps)) = (trace, h.trace.take()) {
+        lines.push(format!("the end, at {}", h.now));
+        lines.extend(steps.into_iter().map(|step| format!("     {step}")));
+    }
+    result.map_err(|what| fail(format!("the end, at {}", h.now), what))
+}
+
+/// What the binder and the scripted plugin answer next, and what the binder has bound.
+struct Script {
+    bind: BindAnswer,
+    plugin: Verdict,
+    bound: BTreeSet<PodId>,
+    double_bind: Option<String>,
+}
+
+/// The scripted Permit plugin: answers what the current `Schedule` op says.
+struct FuzzPermit(Arc<Mutex<Script>>);
+
+impl PermitPlugin for FuzzPermit {
+    fn name(&self) -> PluginName {
+        PluginName::new_static(FUZZ_PLUGIN)
+    }
+
+    fn permit(&self, _: &Pod, _: &str) -> PermitVerdict {
+        let verdict = self.0.lock().plugin;
+        match verdict {
+            Verdict::Allow => PermitVerdict::Allow,
+            Verdict::Wait { timeout } => {
+                let ms = PLUGIN_WAITS_MS[usize::from(timeout) % PLUGIN_WAITS_MS.len()];
+                PermitVerdict::wait(Duration::from_millis(ms))
+            }
+            Verdict::Reject => {
+                PermitVerdict::Reject(Status::unschedulable("rejected by the fuzz input"))
+            }
+            Verdict::Error => {
+                PermitVerdict::Reject(Status::with_reason(Code::Error, "fuzz input error"))
+            }
+            Verdict::Panic => std::panic::panic_any(INJECTED_PANIC),
+        }
+    }
+}
+
+/// What the harness knows of a pod the input added.
+struct Tracked {
+    /// Its latest object, as the API server has it.
+    object: Pod,
+    /// The input deleted it.
+    deleted: bool,
+    /// The node of its `Bound` outcome.
+    bound: Option<String>,
+    /// The informer reported its binding.
+    observed: bool,
+}
+
+/// What the I3 count needs of the state before a step.
+#[derive(Default)]
+struct View {
+    /// The pods with an allowed decision waiting for their binding cycle.
+    allowed: BTreeSet<PodId>,
+    /// Per group, the members admitted: bound, or allowed and not yet bound.
+    admitted: BTreeMap<GroupKey, usize>,
+}
+
+struct Harness {
+    s: Scheduler,
+    mode: Mode,
+    flaw: Option<Flaw>,
+    outcomes: Receiver<PodOutcome>,
+    /// The outcomes of binding cycles run on planted parts (the scheduler's sink is not
+    /// reached from there).
+    planted_outcomes: Vec<PodOutcome>,
+    script: Arc<Mutex<Script>>,
+    now: Time,
+    /// Each pod slot's current pod and how many it has had.
+    slots: [(Option<PodId>, u32); PODS as usize],
+    pods: BTreeMap<PodId, Tracked>,
+    view: View,
+    /// The scheduler was shut down (at the end): its queue takes no pod back.
+    shut_down: bool,
+    /// What the current op did, when a trace is asked for.
+    trace: Option<Vec<String>>,
+}
+
+/// Runs `$public` — the scheduler's public method — or, with a flaw planted, `$planted` with
+/// `$p` the planted parts (the same step the method runs).
+macro_rules! on_parts {
+    ($h:expr, $public:expr, |$p:ident| $planted:expr) => {
+        match $h.flaw {
+            None => $public,
+            Some(flaw) => {
+                let mut $p = Planted {
+                    parts: checking::scheduler_parts(&$h.s),
+                    flaw,
+                };
+                $planted
+            }
+        }
+    };
+}
+
+impl Harness {
+    fn new(setup: Setup, flaw: Option<Flaw>) -> Harness {
+        let config = SchedulerConfig::default()
+            .with_mode(setup.mode)
+            .with_gang_cycle(setup.cycle);
+        let script = Arc::new(Mutex::new(Script {
+            bind: BindAnswer::Ok,
+            plugin: Verdict::Allow,
+            bound: BTreeSet::new(),
+            double_bind: None,
+        }));
+        let binder = {
+            let script = script.clone();
+            move |pod: &Pod, node: &str| -> Result<(), BindError> {
+                let answer = script.lock().bind;
+                match answer {
+                    BindAnswer::Ok => {
+                        let mut script = script.lock();
+                        if !script.bound.insert(pod.id().clone()) {
+                            let again = format!("{} bound twice (again to {node})", pod.id());
+                            script.double_bind.get_or_insert(again);
+                        }
+                        Ok(())
+                    }
+                    BindAnswer::Fail => Err(BindError::Failed("refused by the fuzz input".into())),
+                    BindAnswer::Panic => std::panic::panic_any(INJECTED_PANIC),
+                }
+            }
+        };
+        let (sink, outcomes): (OutcomeSender, _) = outcome_channel();
+        let mut builder = Scheduler::builder(config).binder(binder).outcomes(sink);
+        if setup.permit_plugin {
+            let plugin: Arc<dyn PermitPlugin> = Arc::new(FuzzPermit(script.clone()));
+            let plugins = PermitPlugins::new([plugin]).expect("one plugin, named once");
+            builder = builder.permit_plugins(plugins);
+        }
+        Harness {
+            s: builder.build(),
+            mode: setup.mode,
+            flaw,
+            outcomes,
+            planted_outcomes: Vec::new(),
+            script,
+            now: Time::ZERO,
+            slots: Default::default(),
+            pods: BTreeMap::new(),
+            view: View::default(),
+            shut_down: false,
+            trace: None,
+        }
+    }
+
+    fn node(slot: u8, cpus: u8) -> Node {
+        let name = format!("n{}", slot % NODES);
+        Node::new(&name, Resources::new(u64::from(cpus) * 1_000, NODE_MEMORY))
+    }
+
+    fn group(slot: u8, min: u8) -> Option<PodGroup> {
+        let name = format!("g{slot}");
+        match min {
+            0 => PodGroup::new(NS, &name, Policy::Basic),
+            min => PodGroup::gang(NS, &name, u32::from(min)),
+        }
+        .ok()
+    }
+
+    /// The live pod in `slot`, if any.
+    fn live(&self, slot: u8) -> Option<PodId> {
+        let (id, _) = &self.slots[usize::from(slot)];
+        id.clone()
+            .filter(|id| self.pods.get(id).is_some_and(|t| !t.deleted))
+    }
+
+    fn apply(&mut self, op: &Op) -> Result<(), String> {
+        let now = self.now;
+        match *op {
+            Op::AddNode { node, cpus } => {
+                let node = Harness::node(node, cpus);
+                let _ = on_parts!(self, self.s.add_node(node, now), |p| steps::node_added(
+                    &mut p, node, now
+                ));
+            }
+            Op::DeleteNode { node } => {
+                let name = format!("n{node}");
+                let _ = on_parts!(self, self.s.delete_node(&name, now), |p| {
+                    steps::node_deleted(&mut p, &name, now)
+                });
+            }
+            Op::UpdateNode { node, cpus } => {
+                let node = Harness::node(node, cpus);
+                let _ = on_parts!(
+                    self,
+                    self.s.update_node(node, now),
+                    |p| steps::node_updated(&mut p, node, now)
+                );
+            }
+            Op::AddGroup { group, min } => {
+                if let Some(group) = Harness::group(group, min) {
+                    let _ = on_parts!(self, self.s.add_group(group, now), |p| steps::group_added(
+                        &mut p, group, now
+                    ));
+                }
+            }
+            Op::UpdateGroup { group, min } => {
+                if let Some(group) = Harness::group(group, min) {
+                    let _ = on_parts!(self, self.s.update_group(group, now), |p| {
+                        steps::group_updated(&mut p, group, now)
+                    });
+                }
+            }
+            Op::DeleteGroup { group } => {
+                let key = GroupKey::new(NS, &format!("g{group}"));
+                let _ = on_parts!(self, self.s.delete_group(&key), |p| steps::group_deleted(
+                    &mut p, &key
+                ));
+            }
+            Op::AddPod {
+                pod,
+                group,
+                half_cpus,
+                priority,
+            } => self.add_pod(pod, group, half_cpus, priority)?,
+            Op::UpdatePod { pod, priority } => {
+                if let Some(id) = self.live(pod) {
+                    let old = self.pods[&id].object.clone();
+                    let new = old.clone().with_priority(i32::from(priority));
+                    let updated = on_parts!(self, self.s.update_pod(old, new.clone(), now), |p| {
+                        steps::pod_updated(&mut p, old, new.clone(), now)
+                    });
+                    if updated.is_ok() {
+                        self.pods.get_mut(&id).expect("tracked").object = new;
+                    }
+                }
+            }
+            Op::DeletePod { pod } => {
+                if let Some(id) = self.live(pod) {
+                    let object = self.pods[&id].object.clone();
+                    let deleted = on_parts!(self, self.s.delete_pod(&object, now), |p| {
+                        steps::pod_deleted(&mut p, &object, now)
+                    });
+                    match deleted {
+                        Ok(true) => self.pods.get_mut(&id).expect("tracked").deleted = true,
+                        Ok(false) => return Err(format!("I4: deleting live pod {id}: unknown")),
+                        Err(e) => return Err(format!("deleting live pod {id}: {e}")),
+                    }
+                }
+            }
+            Op::Schedule { plugin } => {
+                self.script.lock().plugin = plugin;
+                self.schedule_one();
+                self.script.lock().plugin = Verdict::Allow;
+            }
+            Op::Bind { answer } => {
+                self.script.lock().bind = answer;
+                self.bind_one();
+                self.script.lock().bind = BindAnswer::Ok;
+            }
+            Op::BindAll => self.bind_all()?,
+            Op::Settle => self.settle()?,
+            Op::Advance { step } => {
+                let by = STEPS_MS[usize::from(step) % STEPS_MS.len()];
+                self.advance(Duration::from_millis(by))?;
+            }
+            Op::Decide { pod, allow } => {
+                if let Some(id) = self.live(pod) {
+                    if allow {
+                        self.s.waiting().allow(&id, FUZZ_PLUGIN);
+                    } else {
+                        let plugin = PluginName::new_static(FUZZ_PLUGIN);
+                        self.s
+                            .waiting()
+                            .reject(&id, plugin, "rejected by the fuzz input");
+                    }
+                }
+            }
+            Op::Observe => self.observe(),
+        }
+        Ok(())
+    }
+
+    fn add_pod(&mut self, slot: u8, group: Option<u8>, half: u8, prio: u8) -> Result<(), String> {
+        let now = self.now;
+        if let Some(id) = self.live(slot) {
+            // The informer sends a pod the scheduler knows: it must be refused.
+            let object = self.pods[&id].object.clone();
+            let added = on_parts!(self, self.s.add_pod(object, now), |p| steps::pod_added(
+                &mut p, object, now
+            ));
+            return match added {
+                Ok(()) => Err(format!("add_pod took {id}, known already, a second time")),
+                Err(_) => Ok(()),
+            };
+        }
+        let (current, count) = &mut self.slots[usize::from(slot)];
+        let id = match *count {
+            0 => format!("p{slot}"),
+            n => format!("p{slot}.{n}"),
+        };
+        *count += 1;
+        let mut pod = Pod::new(id.as_str(), NS, &id)
+            .with_priority(i32::from(prio))
+            .with_requests(Resources::new(u64::from(half) * 500, 0))
+            .with_creation_time(now);
+        if let Some(group) = group {
+            pod = pod.with_group(&format!("g{group}"));
+        }
+        let added = on_parts!(
+            self,
+            self.s.add_pod(pod.clone(), now),
+            |p| steps::pod_added(&mut p, pod.clone(), now)
+        );
+        if added.is_ok() {
+            let id = pod.id().clone();
+            *current = Some(id.clone());
+            let tracked = Tracked {
+                object: pod,
+                deleted: false,
+                bound: None,
+                observed: false,
+            };
+            self.pods.insert(id, tracked);
+        }
+        Ok(())
+    }
+
+    /// One scheduling cycle; `false` if no pod was active.
+    fn schedule_one(&mut self) -> bool {
+        let outcome = self.s.schedule_one(self.now);
+        if let (Some(trace), Some(outcome)) = (&mut self.trace, &outcome) {
+            trace.push(format!("cycle: {outcome:?}"));
+        }
+        outcome.is_some()
+    }
+
+    /// One binding cycle, the binder answering what the script says; `false` if no decision
+    /// waited for one.
+    fn bind_one(&mut self) -> bool {
+        let now = self.now;
+        match self.flaw {
+            None => self.s.run_binding_cycle(now),
+            Some(flaw) => {
+                let mut p = Planted {
+                    parts: checking::scheduler_parts(&self.s),
+                    flaw,
+                };
+                let Some(job) = p.driver(|d| d.next_job()) else {
+                    return false;
+                };
+                let outcome = steps::binding_cycle(&mut p, job, now);
+                drop(p);
+                self.planted_outcomes
+                    .extend(checking::binding_outcomes(outcome));
+                true
+            }
+        }
+    }
+
+    fn bind_all(&mut self) -> Result<(), String> {
+        for _ in 0..MAX_BINDS {
+            if !self.bind_one() {
+                break;
+            }
+            self.verify()?;
+        }
+        Ok(())
+    }
+
+    /// Scheduling and binding cycles until nothing moves (bounded), checked after each.
+    fn settle(&mut self) -> Result<(), String> {
+        for _ in 0..MAX_SETTLE {
+            let mut moved = false;
+            for _ in 0..MAX_BINDS {
+                if !self.bind_one() {
+                    break;
+                }
+                moved = true;
+                self.verify()?;
+            }
+            if self.schedule_one() {
+                moved = true;
+                self.verify()?;
+            }
+            if !moved {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The timers: permit deadlines, the backoff flush, the leftover flush (`Scheduler::tick`).
+    fn tick(&mut self) {
+        let now = self.now;
+        on_parts!(
+            self,
+            {
+                self.s.tick(now);
+            },
+            |p| {
+                steps::expire_deadlines(&mut p, now);
+                steps::flush_backoff(&mut p, now);
+                steps::flush_leftover(&mut p, now);
+            }
+        );
+    }
+
+    /// Time moves on by `by`: the timers fire at each instant something is due (bounded),
+    /// checked after each, and once more at the end.
+    fn advance(&mut self, by: Duration) -> Result<(), String> {
+        let target = self.now + by;
+        for _ in 0..MAX_TICKS {
+            let Some(due) = self.s.next_deadline() else {
+                break;
+            };
+            // A deadline at `now` was applied by the last tick: never stand still.
+            let at = due.max(self.now + NANO);
+            if at > target {
+                break;
+            }
+            self.now = at;
+            self.tick();
+            if let Some(trace) = &mut self.trace {
+                trace.push(format!("timers at {at}"));
+            }
+            self.verify()?;
+        }
+        self.now = target.max(self.now);
+        self.tick();
+        Ok(())
+    }
+
+    /// The informer reports the bindings: each bound pod's object names its node.
+    fn observe(&mut self) {
+        let now = self.now;
+        let reports: Vec<(PodId, Pod, Pod)> = self
+            .pods
+            .iter()
+            .filter(|(_, t)| !t.deleted && !t.observed)
+            .filter_map(|(id, t)| {
+                let node = t.bound.as_deref()?;
+                Some((
+                    id.clone(),
+                    t.object.clone(),
+                    t.object.clone().with_node(node),
+                ))
+            })
+            .collect();
+        for (id, old, new) in reports {
+            let updated = on_parts!(self, self.s.update_pod(old, new.clone(), now), |p| {
+                steps::pod_updated(&mut p, old, new.clone(), now)
+            });
+            if updated.is_ok() {
+                let tracked = self.pods.get_mut(&id).expect("tracked");
+                tracked.object = new;
+                tracked.observed = true;
+            }
+        }
+    }
+
+    /// Every check of the module docs, on the state after a step.
+    fn verify(&mut self) -> Result<(), String> {
+        self.s.check().map_err(|v| v.to_string())?;
+        let groups = self.s.gang().registry().snapshot();
+        groups.check().map_err(|e| format!("I5 (groups): {e}"))?;
+        // The merged copy of the waiting map costs a third of a check: taken only when a pod
+        // waits (a stale index left behind is seen by the next check with one, or the end's).
+        let waiting = match self.s.waiting().is_empty() && !self.shut_down {
+            true => None,
+            false => Some(checking::waiting_state(self.s.waiting())),
+        };
+        if let Some(waiting) = &waiting {
+            waiting.check().map_err(|e| format!("waiting map: {e}"))?;
+        }
+        let waiting: BTreeSet<&PodId> = waiting
+            .iter()
+            .flat_map(|w| w.iter())
+            .map(|w| w.pod().id())
+            .collect();
+        if let Some(e) = self.script.lock().double_bind.take() {
+            return Err(format!("I4: {e}"));
+        }
+        let queue = self.s.queue().snapshot();
+        let cache = self.s.cache().snapshot();
+        let driver = checking::driver_state(&self.s);
+        let mut outcomes = self.outcomes.drain();
+        outcomes.append(&mut self.planted_outcomes);
+        for outcome in &outcomes {
+            if let Some(trace) = &mut self.trace {
+                trace.push(format!("outcome: {outcome}"));
+            }
+            let id = outcome.pod().id();
+            let Some(t) = self.pods.get_mut(id) else {
+                return Err(format!("an outcome for a pod never added: {outcome}"));
+            };
+            match outcome {
+                PodOutcome::Bound { node, .. } => {
+                    if t.deleted {
+                        return Err(format!("I4: {outcome}, after its delete"));
+                    }
+                    if let Some(before) = &t.bound {
+                        return Err(format!("I4: {outcome}, bound to {before} before"));
+                    }
+                    t.bound = Some(node.clone());
+                }
+                PodOutcome::Dropped { .. } if !t.deleted => {
+                    return Err(format!("{outcome}, but it was never deleted"));
+                }
+                PodOutcome::Dropped { .. } => {}
+                _ if t.deleted => return Err(format!("I4: {outcome}, after its delete")),
+                // A closed queue takes nothing back.
+                _ if queue.place(id).is_none() && !self.shut_down => {
+                    return Err(format!("I4: {outcome}, yet it is not back in the queue"));
+                }
+                _ => {}
+            }
+        }
+        for (id, t) in &self.pods {
+            let queued = queue.place(id);
+            let waits = waiting.contains(id);
+            let binding = driver.assignment(id).is_some();
+            let phase = cache.phase(id);
+            let bound = phase == Some(PodPhase::Bound);
+            let places = || {
+                format!("queue {queued:?}, waiting {waits}, in binding {binding}, cache {phase:?}")
+            };
+            if t.deleted {
+                // In binding it is still in flight until its binding cycle ends the attempt.
+                let in_flight = binding && queued == Some(QueuePlace::InFlight);
+                if (queued.is_some() && !in_flight) || waits || (!binding && phase.is_some()) {
+                    return Err(format!("I4/I6: {id} was deleted, yet {}", places()));
+                }
+                continue;
+            }
+            if queued.is_none() && !waits && !binding && !bound && !self.shut_down {
+                return Err(format!("I4: {id} is nowhere: {}", places()));
+            }
+            if bound != t.bound.is_some() {
+                return Err(format!(
+                    "I4: {id}'s outcome says bound to {:?}, yet {}",
+                    t.bound,
+                    places()
+                ));
+            }
+            if bound && (queued.is_some() || waits || binding) {
+                return Err(format!("I4: {id} is bound and elsewhere too: {}", places()));
+            }
+        }
+        // I3: who passed Permit in this step, against who was admitted before it.
+        let allowed: BTreeMap<PodId, Option<GroupKey>> = driver
+            .jobs()
+            .jobs()
+            .filter(|job| job.decision.cause.is_allowed())
+            .map(|job| {
+                let pod = &job.decision.pod;
+                (pod.id().clone(), pod.group_key().cloned())
+            })
+            .collect();
+        let admitted: BTreeMap<GroupKey, usize> = groups
+            .iter()
+            .map(|g| {
+                let binding = g.assumed().iter().filter(|id| allowed.contains_key(*id));
+                (g.key().clone(), g.assigned().len() + binding.count())
+            })
+            .collect();
+        if self.mode == Mode::Hardened {
+            let mut passed: BTreeMap<&GroupKey, Vec<&PodId>> = BTreeMap::new();
+            for (id, key) in &allowed {
+                if let (Some(key), false) = (key, self.view.allowed.contains(id)) {
+                    passed.entry(key).or_default().push(id);
+                }
+            }
+            for (key, ids) in passed {
+                let Some(min) = groups.get(key).and_then(|g| g.min_count()) else {
+                    continue;
+                };
+                let before = self.view.admitted.get(key).copied().unwrap_or(0);
+                let need = (min as usize).saturating_sub(before);
+                if ids.len() < need {
+                    return Err(format!(
+                        "I3: {} of gang {key} (min count {min}, {before} admitted before) \
+                         passed Permit alone: {ids:?}",
+                        ids.len()
+                    ));
+                }
+            }
+        }
+        self.view = View {
+            allowed: allowed.into_keys().collect(),
+            admitted,
+        };
+        Ok(())
+    }
+
+    /// The end: time runs on until nothing is due within the horizon (bounded), then no pod
+    /// may wait at Permit without a deadline within the cap; then the scheduler shuts down,
+    /// its binding cycles run, and nothing may be left waiting, in binding or reserved.
+    fn finish(&mut self) -> Result<SchedulerStats, String> {
+        let horizon = self.now + QUIET_HORIZON;
+        for _ in 0..QUIET_ROUNDS {
+            self.settle()?;
+            let Some(due) = self.s.next_deadline() else {
+                break;
+            };
+            let at = due.max(self.now + NANO);
+            if at > horizon {
+                break;
+            }
+            self.now = at;
+            self.tick();
+            self.verify()?;
+        }
+        self.settle()?;
+        if !self.s.waiting().is_empty() {
+            let deadline = steps::next_permit_deadline(&mut checking::scheduler_parts(&self.s));
+            if deadline.is_none_or(|d| d > self.now + MAX_PERMIT_WAIT) {
+                let waiting: Vec<PodId> = self
+                    .s
+                    .waiting()
+                    .snapshot()
+                    .iter()
+                    .map(|w| w.id().clone())
+                    .collect();
+                return Err(format!(
+                    "I8: {waiting:?} wait at Permit with no deadline in sight ({deadline:?})"
+                ));
+            }
+        }
+        let stats = self.s.stats();
+        self.s.close();
+        self.shut_down = true;
+        self.bind_all()?;
+        self.verify()?;
+        let waiting = self.s.waiting().len();
+        let in_binding = self.s.in_binding();
+        let assumed: Vec<PodId> = self.s.cache().snapshot().assumed().cloned().collect();
+        let groups = self.s.gang().registry().snapshot();
+        let held: Vec<&PodId> = groups.iter().flat_map(|g| g.assumed().iter()).collect();
+        if waiting > 0 || !in_binding.is_empty() || !assumed.is_empty() || !held.is_empty() {
+            return Err(format!(
+                "I6: after shutdown {waiting} waiting, in binding {in_binding:?}, \
+                 assumed in the cache {assumed:?}, in their groups {held:?}"
+            ));
+        }
+        Ok(stats)
+    }
+}

@@ -1,0 +1,238 @@
+//! Replays of the committed inputs and the witnesses that the checks find planted flaws.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+fn dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
+}
+
+fn files(name: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = match fs::read_dir(dir(name)) {
+        Ok(entries) => entries.map(|e| e.expect("readable").path()).collect(),
+        Err(_) => Vec::new(),
+    };
+    files.retain(|p| p.is_file() && p.file_name().is_some_and(|n| n != ".gitkeep"));
+    files.sort();
+    files
+}
+
+/// Each seed round-trips, fits `-max_len`, passes every check, and walks the path it is
+/// named after (the scheduler's counters say so).
+#[test]
+fn seeds_round_trip_fit_and_pass() {
+    quiet_injected_panics();
+    let mut lost = Vec::new();
+    for (name, input) in seeds() {
+        let bytes = input.encode();
+        assert!(bytes.len() <= 128, "{name} is longer than -max_len");
+        assert!(input.ops.len() <= MAX_OPS, "{name} has too many ops");
+        assert_eq!(Input::decode(&bytes), input, "{name}");
+        let stats = run(&input, None).unwrap_or_else(|failure| panic!("{name}: {failure}"));
+        let walked = match name {
+            "gang-binds" | "pod-group-admits" => stats.bound >= 2,
+            "bind-failure" => stats.bind_failures == 2 && stats.plugin_panics == 1,
+            // Through the barrier the sibling binds all the same; an admitted pod-group gang
+            // left short releases it.
+            "gang-bind-failure" => stats.bind_failures == 1 && stats.bound == 2,
+            "pod-group-bind-failure" => stats.bind_failures == 1 && stats.permit_rejections >= 1,
+            "delete-while-waiting" => stats.deleted_in_flight == 1,
+            "permit-timeout" | "gang-deadline" => stats.permit_timeouts >= 1,
+            "infeasible-group" => stats.unschedulable >= 1 && stats.bound == 3,
+            "upstream-pod-group" => stats.bound == 2,
+            "plugin-wait-decide" => stats.permit_rejections >= 1 && stats.plugin_panics == 1,
+            "plugin-rejects-gang" => stats.permit_rejections >= 1 && stats.bound >= 1,
+            "group-changes" => stats.cycles >= 2,
+            "two-gangs-contend" => stats.permit_timeouts >= 1,
+            other => panic!("{other}: no expectation"),
+        };
+        if !walked {
+            eprintln!("{name} does not walk its path: {stats:?}");
+            lost.push(name);
+        }
+    }
+    assert!(lost.is_empty(), "seeds that miss their path: {lost:?}");
+}
+
+/// Every kind of op, both modes and both gang cycles appear in the seeds.
+#[test]
+fn seeds_walk_every_op_kind_and_setup() {
+    let seeds = seeds();
+    let kinds: std::collections::BTreeSet<u8> = seeds
+        .iter()
+        .flat_map(|(_, input)| input.ops.iter().map(|op| op.encode().0 & 15))
+        .collect();
+    assert_eq!(kinds.len(), 16, "op kinds seen: {kinds:?}");
+    for mode in [gangsched::Mode::Hardened, gangsched::Mode::Upstream] {
+        for cycle in [
+            gangsched::GangCycle::PermitBarrier,
+            gangsched::GangCycle::PodGroup,
+        ] {
+            let seen = seeds
+                .iter()
+                .any(|(_, i)| i.setup.mode == mode && i.setup.cycle == cycle);
+            assert!(seen, "no seed in {mode:?} with {cycle:?}");
+        }
+    }
+}
+
+/// Any bytes decode, and what decodes encodes back to bytes that decode the same.
+#[test]
+fn every_byte_string_is_an_input() {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for len in 0..200 {
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let input = Input::decode(&bytes);
+        assert!(input.ops.len() <= MAX_OPS);
+        assert_eq!(Input::decode(&input.encode()), input);
+    }
+}
+
+#[test]
+fn committed_seeds_are_the_listed_ones() {
+    let on_disk = files("seeds/scheduler_events");
+    let listed = seeds();
+    assert_eq!(
+        on_disk.len(),
+        listed.len(),
+        "regenerate with write_scheduler_events_seeds"
+    );
+    for (name, input) in listed {
+        let path = dir("seeds/scheduler_events").join(name);
+        let bytes = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(
+            Input::decode(&bytes),
+            input,
+            "{name}: regenerate with write_scheduler_events_seeds"
+        );
+    }
+}
+
+/// Replays every committed input: the seeds and the regressions (inputs that once failed).
+#[test]
+fn committed_scheduler_events_inputs_replay() {
+    quiet_injected_panics();
+    for path in files("seeds/scheduler_events")
+        .into_iter()
+        .chain(files("regressions/scheduler_events"))
+    {
+        let input = Input::decode(&fs::read(&path).expect("readable"));
+        if let Err(failure) = run(&input, None) {
+            panic!("{}: {failure}", path.display());
+        }
+    }
+}
+
+fn replay_regression(file: &str) {
+    quiet_injected_panics();
+    let path = dir("regressions/scheduler_events").join(file);
+    let input = Input::decode(&fs::read(&path).expect("readable"));
+    if let Err(failure) = run(&input, None) {
+        panic!("{file}: {failure}");
+    }
+}
+
+/// The fuzzer's first find (fuzz/README.md, "Findings"): Hardened, `g0` is a Basic group;
+/// its member `p2` waits at Permit for the embedder's plugin; `g0` becomes `Gang { min 2 }`;
+/// the next member `p1` passed the gang's Permit alone, its quorum counting `p2`, which was
+/// reserved but still waiting — and could be rejected (its plugin's timeout), leaving `p1`
+/// bound alone (I3). Fixed: Hardened rejects such a waiter when its group becomes a gang
+/// (`gang::ops::BECAME_A_GANG`).
+#[test]
+fn basic_to_gang_quorum_counts_a_plugin_waiter() {
+    replay_regression("basic-to-gang-quorum-counts-a-plugin-waiter");
+}
+
+/// The fuzzer's second find: Hardened pod-group cycle, `g0` (`Gang { min 1 }`) admits its
+/// member `p5`; `g0` is deleted and added again as `Gang { min 2 }`; `p5`, allowed, kept
+/// waiting to bind for a gang short of its quorum (I9). Fixed: `steps::group_added` releases
+/// a gang left short, as `steps::group_updated` does.
+#[test]
+fn group_readded_with_higher_min_keeps_binding() {
+    replay_regression("group-readded-with-higher-min-keeps-binding");
+}
+
+/// The witnesses: each file in `witnesses/scheduler_events/` is named after a plantable flaw
+/// (`<Flaw>` or `<Flaw>.<anything>`) and is an input the fuzzer found with that flaw planted
+/// (`GANGWAY_FUZZ_FLAW`, fuzz/README.md). On the real scheduler it passes every check; with
+/// the flaw planted the checks fail, naming the invariant the flaw breaks.
+#[test]
+fn witnesses_find_their_planted_flaws() {
+    quiet_injected_panics();
+    let witnesses = files("witnesses/scheduler_events");
+    assert!(!witnesses.is_empty(), "no witness committed");
+    for path in witnesses {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let name = file.split('.').next().unwrap();
+        let flaw = flaw_named(name).unwrap_or_else(|| panic!("{file}: no plantable flaw {name}"));
+        let (_, breaks) = PLANTABLE.iter().find(|(f, _)| *f == flaw).unwrap();
+        let input = Input::decode(&fs::read(&path).expect("readable"));
+        if let Err(failure) = run(&input, None) {
+            panic!("{file} fails without its flaw: {failure}");
+        }
+        let failure = run(&input, Some(flaw))
+            .expect_err(&format!("{file}: the checks miss {flaw:?} on its witness"));
+        let found = breaks.split('/').any(|id| failure.what.contains(id));
+        assert!(found, "{file}: expected {breaks}, found {failure}");
+    }
+}
+
+/// Writes `seeds/scheduler_events/` from [`seeds`].
+#[test]
+#[ignore = "writes files: run to regenerate the seed corpus"]
+fn write_scheduler_events_seeds() {
+    let dir = dir("seeds/scheduler_events");
+    fs::create_dir_all(&dir).unwrap();
+    for (name, input) in seeds() {
+        fs::write(dir.join(name), input.encode()).unwrap();
+    }
+}
+
+/// Prints what the input in `GANGWAY_FUZZ_INPUT` (a file) does, step by step, with the flaw
+/// `GANGWAY_FUZZ_FLAW` planted if set: `cargo test -q -- --ignored --nocapture trace_input`.
+#[test]
+#[ignore = "a tool: prints the trace of GANGWAY_FUZZ_INPUT"]
+fn trace_input() {
+    quiet_injected_panics();
+    let path = std::env::var("GANGWAY_FUZZ_INPUT").expect("GANGWAY_FUZZ_INPUT=<file>");
+    let flaw = std::env::var(FLAW_VAR)
+        .ok()
+        .map(|name| flaw_named(&name).expect("a flaw"));
+    let input = Input::decode(&fs::read(&path).expect("readable"));
+    println!("{:?}", input.setup);
+    let (result, lines) = trace(&input, flaw);
+    for line in lines {
+        println!("{line}");
+    }
+    match result {
+        Ok(stats) => println!("passes: {stats:?}"),
+        Err(failure) => println!("FAILS: {failure}"),
+    }
+}
+
+/// Which seeds fail with each plantable flaw planted (a survey, for choosing witnesses).
+#[test]
+#[ignore = "a survey: prints which seeds find each flaw"]
+fn survey_flaws_on_seeds() {
+    quiet_injected_panics();
+    for (flaw, breaks) in PLANTABLE {
+        let found: Vec<String> = seeds()
+            .into_iter()
+            .filter_map(|(name, input)| {
+                run(&input, Some(flaw))
+                    .err()
+                    .map(|f| format!("{name} ({})", f.what.split(':').next().unwrap_or("")))
+            })
+            .collect();
+        println!("{flaw:?} ({breaks}): {found:?}");
+    }
+}
