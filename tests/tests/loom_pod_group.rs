@@ -2,9 +2,10 @@
 //! can change the real state after its snapshot: (a) a member's delete — a member the cycle
 //! placed, or a bound member its quorum counted — (b) the removal of a node the snapshot placed
 //! a member on, and (c) another gang's binding failure, whose release frees room and whose pod
-//! goes back to the queue. Each model runs on a real [`Scheduler`]: the scheduling thread's
-//! `schedule_one`, the informer's `delete_pod` or `delete_node`, and a binding worker that
-//! runs each decision's `steps::binding_cycle` on the scheduler's parts, as
+//! goes back to the queue. Each model runs on a real `Scheduler` (the harness,
+//! `loom_pod_group/harness.rs`, shared with `loom_pod_group_release.rs`): the scheduling
+//! thread's `schedule_one`, the informer's `delete_pod` or `delete_node`, and a binding worker
+//! that runs each decision's `steps::binding_cycle` on the scheduler's parts, as
 //! `run_binding_cycle` does, noting first which pod's cycle begins: three threads per model.
 //!
 //! Run: `RUSTFLAGS="--cfg loom -C debug-assertions" LOOM_MAX_PREEMPTIONS=2 cargo test -p
@@ -27,193 +28,24 @@
 //!   admitted or has a member the queue will pop again without the leftover flush.
 //!
 //! The `witness_*` tests run the same models with a flaw planted in the core's own steps
-//! (`gangsched::checking::Flaw`, through a [`Parts`] wrapper around the scheduler's parts: the
-//! cycle and the binding cycles then run as `steps::gather`/`simulate`/`commit` and
+//! (`gangsched::checking::Flaw`, through the harness's `Planted` wrapper around the scheduler's
+//! parts: the cycle and the binding cycles then run as `steps::gather`/`simulate`/`commit` and
 //! `steps::binding_cycle` on it), or in Mode::Upstream, and expect loom to find the
 //! interleaving that breaks the property. The wrapper holds no step gate (`Parts::unobserved`
 //! cannot be forwarded), which only `check()` during a step would notice; the models check
 //! after joining.
 
-use gangsched::checking::{self, steps, DriverState, Flaw, JobQueue, Parts};
-use gangsched::queue::{QueuePlace, QueuePlugins, QueueState};
-use gangsched::scheduler::{BindError, CacheState, CycleOutcome, InMemoryBinder, Node, PodPhase};
-use gangsched::sync::{model, thread, Arc, Mutex};
-use gangsched::{
-    GangCycle, GroupKey, Mode, PermitPlugins, Pod, PodGroup, PodId, Resources, Scheduler,
-    SchedulerConfig, Status, Time,
-};
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "loom_pod_group/harness.rs"]
+mod harness;
 
-const NS: &str = "ml";
-/// What each member requests: one CPU.
-const CPU: u64 = 1_000;
-const NOW: Time = Time::from_secs(1);
-
-/// The scheduler's parts with `flaw` planted; every call goes to the parts.
-struct Planted<P> {
-    parts: P,
-    flaw: Flaw,
-}
-
-impl<P: Parts> Parts for Planted<P> {
-    type Gang = P::Gang;
-    type Jobs = P::Jobs;
-    type Tally = P::Tally;
-
-    fn mode(&self) -> Mode {
-        self.parts.mode()
-    }
-    fn planted(&self, flaw: Flaw) -> bool {
-        flaw == self.flaw
-    }
-    fn gang(&mut self) -> &mut P::Gang {
-        self.parts.gang()
-    }
-    fn queue<R>(&mut self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R {
-        self.parts.queue(f)
-    }
-    fn cache<R>(&mut self, f: impl FnOnce(&mut CacheState) -> R) -> R {
-        self.parts.cache(f)
-    }
-    fn driver<R>(&mut self, f: impl FnOnce(&mut DriverState<P::Jobs, P::Tally>) -> R) -> R {
-        self.parts.driver(f)
-    }
-    fn read_queue<R>(&self, f: impl FnOnce(&QueueState) -> R) -> R {
-        self.parts.read_queue(f)
-    }
-    fn read_cache<R>(&self, f: impl FnOnce(&CacheState) -> R) -> R {
-        self.parts.read_cache(f)
-    }
-    fn read_driver<R>(&self, f: impl FnOnce(&DriverState<P::Jobs, P::Tally>) -> R) -> R {
-        self.parts.read_driver(f)
-    }
-    fn place(&mut self, pod: &Pod) -> Result<String, Status> {
-        self.parts.place(pod)
-    }
-    fn place_on(&mut self, pod: &Pod, snapshot: &CacheState) -> Result<String, Status> {
-        self.parts.place_on(pod, snapshot)
-    }
-    fn permit_plugins(&self) -> PermitPlugins {
-        self.parts.permit_plugins()
-    }
-    fn bind(&mut self, pod: &Pod, node: &str) -> Result<(), BindError> {
-        self.parts.bind(pod, node)
-    }
-}
-
-/// A gang of the model: its key, min count, members, and those bound before the race.
-struct Gang {
-    key: GroupKey,
-    min_count: usize,
-    members: Vec<Pod>,
-    bound: Vec<PodId>,
-}
-
-/// The model's scheduler, its binder, and the flaw its cycles and binding cycles run with.
-struct Core {
-    s: Scheduler,
-    binder: InMemoryBinder,
-    flaw: Option<Flaw>,
-    gangs: Vec<Gang>,
-    /// The pods whose binding cycle has begun, in order.
-    begun: Mutex<Vec<PodId>>,
-}
-
-fn member(group: &str, i: usize) -> Pod {
-    let name = format!("{group}-{i}");
-    Pod::new(name.as_str(), NS, &name)
-        .with_group(group)
-        .with_requests(Resources::new(CPU, 1 << 30))
-}
+use gangsched::checking::{self, Flaw};
+use gangsched::queue::QueuePlace;
+use gangsched::scheduler::CycleOutcome;
+use gangsched::sync::{thread, Arc};
+use gangsched::{Mode, Pod, PodId, Time};
+use harness::{explore, schedule, settled, spawn, Core, NOW};
 
 impl Core {
-    /// A Hardened or Upstream pod-group scheduler on `nodes` (name, CPUs) whose binder fails
-    /// every bind of a member of group `failing`.
-    fn new(mode: Mode, flaw: Option<Flaw>, nodes: &[(&str, u64)], failing: &str) -> Core {
-        let failing = failing.to_owned();
-        let binder = InMemoryBinder::new()
-            .with_failures(move |pod, _| pod.group() == Some(failing.as_str()));
-        let config = SchedulerConfig::default()
-            .with_mode(mode)
-            .with_gang_cycle(GangCycle::PodGroup);
-        let s = Scheduler::builder(config).binder(binder.clone()).build();
-        for (name, cpus) in nodes {
-            let node = Node::new(name, Resources::new(cpus * CPU, 64 << 30));
-            s.add_node(node, Time::ZERO).unwrap();
-        }
-        Core {
-            s,
-            binder,
-            flaw,
-            gangs: Vec::new(),
-            begun: Mutex::default(),
-        }
-    }
-
-    /// Gang `name` of `min_count` with `size` members, the first `bound` of them bound to
-    /// `node` already; returns its members.
-    fn gang(&mut self, name: &str, min_count: u32, size: usize, bound: usize) -> Vec<Pod> {
-        let group = PodGroup::gang(NS, name, min_count).unwrap();
-        self.s.add_group(group, Time::ZERO).unwrap();
-        let members: Vec<Pod> = (0..size).map(|i| member(name, i)).collect();
-        for (i, pod) in members.iter().enumerate() {
-            let pod = if i < bound {
-                pod.clone().with_node("n")
-            } else {
-                pod.clone()
-            };
-            self.s.add_pod(pod, Time::from_millis(i as u64)).unwrap();
-        }
-        self.gangs.push(Gang {
-            key: GroupKey::new(NS, name),
-            min_count: min_count as usize,
-            bound: members[..bound].iter().map(|p| p.id().clone()).collect(),
-            members: members.clone(),
-        });
-        members
-    }
-
-    /// The scheduling thread's next cycle: `schedule_one`, or its steps with the flaw.
-    fn cycle(&self) -> Option<CycleOutcome> {
-        let Some(flaw) = self.flaw else {
-            return self.s.schedule_one(NOW);
-        };
-        let popped = self.s.queue().try_pop()?;
-        let group = popped.info.pod().group_key().cloned().expect("a member");
-        let mut p = self.planted(flaw);
-        Some(match steps::gather(&mut p, popped, group, NOW) {
-            Err(outcome) => outcome,
-            Ok(gathered) => {
-                let simulation = steps::simulate(&mut p, gathered);
-                steps::commit(&mut p, simulation, NOW)
-            }
-        })
-    }
-
-    /// One binding cycle, if a decision waits: the oldest decision's `steps::binding_cycle` on
-    /// the scheduler's parts, as `run_binding_cycle` runs it (its outcomes are not delivered),
-    /// noted as begun first; with the flaw planted, on the wrapper.
-    fn bind_one(&self) -> bool {
-        match self.flaw {
-            None => self.run_job(&mut checking::scheduler_parts(&self.s)),
-            Some(flaw) => self.run_job(&mut self.planted(flaw)),
-        }
-    }
-
-    fn run_job(&self, p: &mut impl Parts) -> bool {
-        let Some(job) = p.driver(|d| d.next_job()) else {
-            return false;
-        };
-        self.begun.lock().push(job.decision.pod.id().clone());
-        steps::binding_cycle(p, job, NOW);
-        true
-    }
-
-    fn planted(&self, flaw: Flaw) -> Planted<impl Parts + '_> {
-        let parts = checking::scheduler_parts(&self.s);
-        Planted { parts, flaw }
-    }
-
     /// Deletes `pod` (the informer) and says, as of the delete's end, whether no other member
     /// of its gang held a reservation (assumed or bound in the cache) or was in binding and no
     /// binding cycle of the gang had begun, and whether `pod`'s own binding had begun.
@@ -256,12 +88,6 @@ struct Deleted {
     bind_begun: bool,
 }
 
-fn checked(s: &Scheduler) {
-    if let Err(v) = s.check() {
-        panic!("{} violated: {}", v.invariant, v.detail);
-    }
-}
-
 /// The checks of the module docs, after the race, `cycle` the race's pod-group cycle.
 fn settle(core: &Core, cycle: &CycleOutcome, deleted: &[Deleted]) {
     let s = &core.s;
@@ -270,6 +96,7 @@ fn settle(core: &Core, cycle: &CycleOutcome, deleted: &[Deleted]) {
         group,
         admitted,
         members,
+        ..
     } = cycle
     else {
         panic!("not a pod-group cycle: {cycle:?}");
@@ -306,77 +133,10 @@ fn settle(core: &Core, cycle: &CycleOutcome, deleted: &[Deleted]) {
          checked, short of min count {} (a member was deleted before)",
         gang.min_count
     );
-    checked(s);
-    let held = s.held_and_waiting();
-    assert!(
-        held.is_empty(),
-        "I9 violated: {held:?} wait for their gang holding room"
-    );
-    let driver = checking::driver_state(s);
-    for id in &in_binding {
-        let decided = driver.jobs().jobs().any(|j| j.decision.pod.id() == id);
-        assert!(
-            decided,
-            "I9 violated: {id} holds room with no decision to end it"
-        );
-    }
-    while core.bind_one() {}
-    checked(s);
-    let in_binding = s.in_binding();
-    assert!(
-        in_binding.is_empty(),
-        "I6 violated: {in_binding:?} left in binding"
-    );
-    let assumed = s.cache().snapshot().assumed_count();
-    assert_eq!(
-        assumed, 0,
-        "I6 violated: reservations left after every binding cycle"
-    );
-    for pod in core.gangs.iter().flat_map(|g| &g.members) {
-        let id = pod.id();
-        let by_binder = core.binder.binding(id).is_some();
-        let place = s.queue().place(id);
-        if let Some(d) = deleted.iter().find(|d| &d.pod == id) {
-            assert!(
-                d.bind_begun || !by_binder,
-                "I4 violated: {id} was bound after its delete, by a binding cycle begun later"
-            );
-            let phase = s.cache().phase(id);
-            assert!(
-                place.is_none() && phase.is_none(),
-                "I4 violated: deleted {id} is still in the queue ({place:?}) or cache ({phase:?})"
-            );
-            continue;
-        }
-        let bound = s.cache().phase(id) == Some(PodPhase::Bound);
-        let queued = place.is_some_and(|p| p != QueuePlace::InFlight);
-        let prebound = core.gangs.iter().any(|g| g.bound.contains(id));
-        assert!(
-            bound != queued && (bound == by_binder || prebound),
-            "I4 violated: {id} bound {bound} (binder {by_binder}), in the queue {place:?}"
-        );
-    }
-}
-
-fn spawn<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> thread::JoinHandle<T> {
-    thread::spawn("model", f)
-}
-
-/// Runs `f` under loom (once without it) and reports how many interleavings it explored.
-fn explore(name: &str, f: impl Fn() + Send + Sync + 'static) {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let counted = runs.clone();
-    model(move || {
-        counted.fetch_add(1, Ordering::Relaxed);
-        f();
+    settled(core, |id| {
+        let d = deleted.iter().find(|d| &d.pod == id)?;
+        Some(d.bind_begun)
     });
-    eprintln!("{name}: {} interleavings", runs.load(Ordering::Relaxed));
-}
-
-/// The scheduling thread's one pod-group cycle.
-fn schedule(core: &Arc<Core>) -> thread::JoinHandle<CycleOutcome> {
-    let core = core.clone();
-    spawn(move || core.cycle().expect("a member is active"))
 }
 
 /// A binding worker: runs the binding cycles of the decisions there are until none is left
@@ -403,7 +163,7 @@ fn member_deleted_vs_commit(
     deleted: usize,
 ) {
     explore(name, move || {
-        let mut core = Core::new(mode, flaw, &[("n", 2)], "none");
+        let mut core = Core::new(mode, flaw, &[("n", 2)], |_| false);
         let g = core.gang("g", 2, 2, bound);
         let core = Arc::new(core);
         let scheduler = schedule(&core);
@@ -480,7 +240,7 @@ fn witness_a2_upstream_holds_and_waits() {
 /// assume, the commit fails there and releases the first member in the same step.
 fn node_removed(mode: Mode) {
     explore("b", move || {
-        let mut core = Core::new(mode, None, &[("n1", 1), ("n2", 1)], "none");
+        let mut core = Core::new(mode, None, &[("n1", 1), ("n2", 1)], |_| false);
         core.gang("g", 2, 2, 0);
         let core = Arc::new(core);
         let scheduler = schedule(&core);
@@ -521,7 +281,7 @@ fn witness_b_upstream_holds_and_waits() {
 /// only in the room freed) has its pod-group cycle.
 fn other_gang_bind_fails(mode: Mode, flaw: Option<Flaw>) {
     explore("c", move || {
-        let mut core = Core::new(mode, flaw, &[("n", 3)], "b");
+        let mut core = Core::new(mode, flaw, &[("n", 3)], |pod| pod.group() == Some("b"));
         core.gang("b", 2, 2, 0);
         let admitted = core.s.schedule_one(Time::ZERO).expect("b is active");
         assert!(

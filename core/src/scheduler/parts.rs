@@ -125,4 +125,9 @@ pub enum Flaw {
     /// A Hardened pod-group gang left short of its quorum while it binds (a member's bind
     /// failed, a member deleted, its minimum raised) keeps its other members binding: I9.
     ShortGangKeepsBinding,
+    /// A Hardened release of an admitted pod-group gang left short (steps/admitted.rs) does not
+    /// ask the quorum again after unreserving its members, so a commit of the gang's next
+    /// attempt that counted them between their rejection and their unreserve — admitted, its
+    /// own re-check passed on them — is left admitted short with nobody to release it: I9.
+    ReleaseSkipsQuorumRecheck,
 }
