@@ -183,7 +183,7 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
     }
 
     /// The admitted gang `group` is released: each member still waiting for its binding
-    /// cycle (allowed, not deleted) has its allowed decision replaced by a rejection with
+    /// cycle (allowed, its job not taken by a worker, not deleted) has its allowed decision replaced by a rejection with
     /// `status` and `cause`, marked, so that the first of their binding cycles hands them all
     /// back together (H2); the gang's deadline goes. Returns the members rejected.
     pub fn release_admitted(
@@ -203,9 +203,15 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
             if a.claimed || a.deleted || a.rejected {
                 continue;
             }
+            // A worker that took the allowed job (`next_job`) is about to claim it: its
+            // binding cycle has begun and stays (found by loom, loom_pod_group_release's d2:
+            // rejected here, the member still bound and left a stale rejection behind).
+            let Some(job) = self.jobs.take(&id) else {
+                continue;
+            };
             a.rejected = true;
             let pod = a.pod.clone();
-            let waited = self.jobs.take(&id).is_some_and(|job| job.waited);
+            let waited = job.waited;
             let decision = Decision::new(pod.clone(), status.clone(), cause);
             self.jobs.push(Job { decision, waited });
             released.push(pod);
