@@ -13,6 +13,7 @@ pub use crate::scheduler::check::{leaked, short_gangs_binding};
 pub use crate::scheduler::driver_state::{AdmittedGroup, Assignment, DriverState};
 pub use crate::scheduler::jobs::{AnyOrderJobs, FifoJobs, Job, JobQueue};
 pub use crate::scheduler::parts::{Flaw, Parts};
+pub use crate::scheduler::planted::Planted;
 pub use crate::scheduler::tally::{Counted, NoTally, SchedulerTally, Tally};
 
 use crate::gang::GroupKey;

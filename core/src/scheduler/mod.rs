@@ -41,6 +41,7 @@ mod node_view;
 mod outcome;
 pub(crate) mod parts;
 mod placement;
+pub(crate) mod planted;
 mod plugins;
 mod pod_group_condition;
 #[cfg(test)]

@@ -10,10 +10,8 @@
 //! Without a flaw (the normal target) none of this runs: the harness calls the scheduler's
 //! public methods.
 
-use gangsched::checking::{DriverState, Flaw, Parts};
-use gangsched::queue::{QueuePlugins, QueueState};
-use gangsched::scheduler::{BindError, CacheState};
-use gangsched::{Mode, PermitPlugins, Pod, Status};
+use gangsched::checking::Flaw;
+pub use gangsched::checking::Planted;
 
 /// The flaws this harness can plant (those in the event, timer and binding steps), by the name
 /// `GANGWAY_FUZZ_FLAW` gives them (their `Debug` names), and the invariant each breaks.
@@ -34,60 +32,4 @@ pub fn flaw_named(name: &str) -> Option<Flaw> {
         .iter()
         .map(|(flaw, _)| *flaw)
         .find(|flaw| format!("{flaw:?}") == name)
-}
-
-/// The scheduler's parts with `flaw` planted; every other call goes to the parts. It holds no
-/// step gate (`Parts::unobserved` cannot be forwarded), which only a `check()` running during
-/// a step would notice: the harness is single-threaded and checks between steps.
-pub struct Planted<P> {
-    /// The real parts.
-    pub parts: P,
-    /// The flaw.
-    pub flaw: Flaw,
-}
-
-impl<P: Parts> Parts for Planted<P> {
-    type Gang = P::Gang;
-    type Jobs = P::Jobs;
-    type Tally = P::Tally;
-
-    fn mode(&self) -> Mode {
-        self.parts.mode()
-    }
-    fn planted(&self, flaw: Flaw) -> bool {
-        flaw == self.flaw
-    }
-    fn gang(&mut self) -> &mut P::Gang {
-        self.parts.gang()
-    }
-    fn queue<R>(&mut self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R {
-        self.parts.queue(f)
-    }
-    fn cache<R>(&mut self, f: impl FnOnce(&mut CacheState) -> R) -> R {
-        self.parts.cache(f)
-    }
-    fn driver<R>(&mut self, f: impl FnOnce(&mut DriverState<P::Jobs, P::Tally>) -> R) -> R {
-        self.parts.driver(f)
-    }
-    fn read_queue<R>(&self, f: impl FnOnce(&QueueState) -> R) -> R {
-        self.parts.read_queue(f)
-    }
-    fn read_cache<R>(&self, f: impl FnOnce(&CacheState) -> R) -> R {
-        self.parts.read_cache(f)
-    }
-    fn read_driver<R>(&self, f: impl FnOnce(&DriverState<P::Jobs, P::Tally>) -> R) -> R {
-        self.parts.read_driver(f)
-    }
-    fn place(&mut self, pod: &Pod) -> Result<String, Status> {
-        self.parts.place(pod)
-    }
-    fn place_on(&mut self, pod: &Pod, snapshot: &CacheState) -> Result<String, Status> {
-        self.parts.place_on(pod, snapshot)
-    }
-    fn permit_plugins(&self) -> PermitPlugins {
-        self.parts.permit_plugins()
-    }
-    fn bind(&mut self, pod: &Pod, node: &str) -> Result<(), BindError> {
-        self.parts.bind(pod, node)
-    }
 }

@@ -4,13 +4,12 @@
 //! [`Flaw`] planted, as the core's own steps on a [`Planted`] wrapper, the threads, the loom
 //! run that counts its interleavings, and the checks once every binding cycle has run.
 
-use gangsched::checking::{self, steps, DriverState, Flaw, JobQueue, Parts};
-use gangsched::queue::{QueuePlace, QueuePlugins, QueueState};
-use gangsched::scheduler::{BindError, CacheState, CycleOutcome, InMemoryBinder, Node, PodPhase};
+use gangsched::checking::{self, steps, Flaw, JobQueue, Parts, Planted};
+use gangsched::queue::QueuePlace;
+use gangsched::scheduler::{CycleOutcome, InMemoryBinder, Node, PodPhase};
 use gangsched::sync::{model, thread, Arc, Mutex};
 use gangsched::{
-    GangCycle, GroupKey, Mode, PermitPlugins, Pod, PodGroup, PodId, Resources, Scheduler,
-    SchedulerConfig, Status, Time,
+    GangCycle, GroupKey, Mode, Pod, PodGroup, PodId, Resources, Scheduler, SchedulerConfig, Time,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -19,58 +18,6 @@ const NS: &str = "ml";
 const CPU: u64 = 1_000;
 /// When the race's cycles and binding cycles run.
 pub const NOW: Time = Time::from_secs(1);
-
-/// The scheduler's parts with `flaw` planted; every call goes to the parts.
-pub struct Planted<P> {
-    parts: P,
-    flaw: Flaw,
-}
-
-impl<P: Parts> Parts for Planted<P> {
-    type Gang = P::Gang;
-    type Jobs = P::Jobs;
-    type Tally = P::Tally;
-
-    fn mode(&self) -> Mode {
-        self.parts.mode()
-    }
-    fn planted(&self, flaw: Flaw) -> bool {
-        flaw == self.flaw
-    }
-    fn gang(&mut self) -> &mut P::Gang {
-        self.parts.gang()
-    }
-    fn queue<R>(&mut self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R {
-        self.parts.queue(f)
-    }
-    fn cache<R>(&mut self, f: impl FnOnce(&mut CacheState) -> R) -> R {
-        self.parts.cache(f)
-    }
-    fn driver<R>(&mut self, f: impl FnOnce(&mut DriverState<P::Jobs, P::Tally>) -> R) -> R {
-        self.parts.driver(f)
-    }
-    fn read_queue<R>(&self, f: impl FnOnce(&QueueState) -> R) -> R {
-        self.parts.read_queue(f)
-    }
-    fn read_cache<R>(&self, f: impl FnOnce(&CacheState) -> R) -> R {
-        self.parts.read_cache(f)
-    }
-    fn read_driver<R>(&self, f: impl FnOnce(&DriverState<P::Jobs, P::Tally>) -> R) -> R {
-        self.parts.read_driver(f)
-    }
-    fn place(&mut self, pod: &Pod) -> Result<String, Status> {
-        self.parts.place(pod)
-    }
-    fn place_on(&mut self, pod: &Pod, snapshot: &CacheState) -> Result<String, Status> {
-        self.parts.place_on(pod, snapshot)
-    }
-    fn permit_plugins(&self) -> PermitPlugins {
-        self.parts.permit_plugins()
-    }
-    fn bind(&mut self, pod: &Pod, node: &str) -> Result<(), BindError> {
-        self.parts.bind(pod, node)
-    }
-}
 
 /// A gang of the model: its key, min count, members, and those bound before the race.
 pub struct Gang {
