@@ -413,23 +413,25 @@ pub fn seeds() -> Vec<(&'static str, Vec<Op>)> {
     ]
 }
 
+/// The committed inputs in `dir` (relative to fuzz/), sorted; none if it does not exist.
+#[cfg(test)]
+pub(crate) fn committed_files(dir: &str) -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<std::path::PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries.map(|e| e.expect("readable").path()).collect(),
+        Err(_) => Vec::new(),
+    };
+    files.retain(|p| p.is_file() && p.file_name().is_some_and(|n| n != ".gitkeep"));
+    files.sort();
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use std::fs;
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
     use super::*;
-
-    fn files(dir: &str) -> Vec<PathBuf> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-        let mut files: Vec<PathBuf> = match fs::read_dir(&dir) {
-            Ok(entries) => entries.map(|e| e.expect("readable").path()).collect(),
-            Err(_) => Vec::new(),
-        };
-        files.retain(|p| p.is_file() && p.file_name().is_some_and(|n| n != ".gitkeep"));
-        files.sort();
-        files
-    }
 
     #[test]
     fn seeds_round_trip_and_pass() {
@@ -442,7 +444,7 @@ mod tests {
 
     #[test]
     fn committed_seeds_are_the_listed_ones() {
-        let on_disk = files("seeds/queue_moves");
+        let on_disk = crate::committed_files("seeds/queue_moves");
         let listed = seeds();
         assert_eq!(on_disk.len(), listed.len(), "regenerate with write_seeds");
         for (name, ops) in listed {
@@ -462,9 +464,9 @@ mod tests {
     /// so they stay fixed). Inputs that do not decode are skipped, as the target skips them.
     #[test]
     fn committed_inputs_replay() {
-        for path in files("seeds/queue_moves")
+        for path in crate::committed_files("seeds/queue_moves")
             .into_iter()
-            .chain(files("regressions/queue_moves"))
+            .chain(crate::committed_files("regressions/queue_moves"))
         {
             let bytes = fs::read(&path).expect("readable");
             if let Some(ops) = decode(&bytes) {

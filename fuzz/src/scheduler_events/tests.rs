@@ -10,13 +10,7 @@ fn dir(name: &str) -> PathBuf {
 }
 
 fn files(name: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = match fs::read_dir(dir(name)) {
-        Ok(entries) => entries.map(|e| e.expect("readable").path()).collect(),
-        Err(_) => Vec::new(),
-    };
-    files.retain(|p| p.is_file() && p.file_name().is_some_and(|n| n != ".gitkeep"));
-    files.sort();
-    files
+    crate::committed_files(name)
 }
 
 /// Each seed round-trips, fits `-max_len`, passes every check, and walks the path it is

@@ -402,16 +402,22 @@ func (h *harness) settle(obs *Observation) {
 				}
 			}
 		}
-		before := h.conditions[name]
-		h.conditions[name] = now
-		if now == nil || (before != nil && *before == *now) {
-			continue
-		}
-		if obs.Conditions == nil {
-			obs.Conditions = map[string]Condition{}
-		}
-		obs.Conditions[name] = *now
+		recordChange(h.conditions, &obs.Conditions, name, now)
 	}
+}
+
+// recordChange keeps now as name's last condition in last and, if it is set and differs from
+// the one before, reports it in changed.
+func recordChange(last map[string]*Condition, changed *map[string]Condition, name string, now *Condition) {
+	before := last[name]
+	last[name] = now
+	if now == nil || (before != nil && *before == *now) {
+		return
+	}
+	if *changed == nil {
+		*changed = map[string]Condition{}
+	}
+	(*changed)[name] = *now
 }
 
 // settleGroups reports the PodGroupScheduled conditions that changed on the API server.
@@ -428,15 +434,7 @@ func (h *harness) settleGroups(obs *Observation) {
 				now = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
 			}
 		}
-		before := h.groupConditions[name]
-		h.groupConditions[name] = now
-		if now == nil || (before != nil && *before == *now) {
-			continue
-		}
-		if obs.GroupConditions == nil {
-			obs.GroupConditions = map[string]Condition{}
-		}
-		obs.GroupConditions[name] = *now
+		recordChange(h.groupConditions, &obs.GroupConditions, name, now)
 	}
 }
 
