@@ -17,7 +17,9 @@ pub use crate::scheduler::planted::Planted;
 pub use crate::scheduler::tally::{Counted, NoTally, SchedulerTally, Tally};
 
 use crate::gang::GroupKey;
-use crate::queue::QueuedPodInfo;
+use crate::queue::{
+    ClusterEvent, EventKind, Gate, QueuePlugins, QueueState, QueuedPodInfo, SortKey,
+};
 use crate::scheduler::Scheduler;
 use crate::{GroupRegistry, PodId, WaitingPods, WaitingState};
 
@@ -84,4 +86,43 @@ pub fn group_shard_of(registry: &GroupRegistry, key: &GroupKey) -> usize {
 /// (a binding cycle held between the two, as the driver differential holds one at PreBind).
 pub fn binding_outcomes(outcome: steps::BindingOutcome) -> Vec<crate::scheduler::PodOutcome> {
     crate::scheduler::PodOutcome::of_binding(outcome)
+}
+
+/// Builds `queue`'s group index now, whatever the size of its pool (a queue builds it only once
+/// its pool has grown large), so that small queues take the scoped moves too — for the checks
+/// that run scoped and full moves side by side.
+pub fn index_groups(queue: &mut QueueState) {
+    queue.index_groups();
+}
+
+/// `P` with every event's scope widened to everyone and no PreEnqueue shared by a group: the
+/// queue's full walk, which the scoped moves must match pod for pod.
+#[derive(Clone, Debug)]
+pub struct FullWalk<P>(pub P);
+
+impl<P: QueuePlugins> QueuePlugins for FullWalk<P> {
+    fn pre_enqueue(&self, pod: &crate::Pod) -> Result<(), Gate> {
+        self.0.pre_enqueue(pod)
+    }
+
+    fn registered(&self, plugin: &crate::PluginName, kind: EventKind) -> bool {
+        self.0.registered(plugin, kind)
+    }
+
+    fn is_event_of_interest(&self, kind: EventKind) -> bool {
+        self.0.is_event_of_interest(kind)
+    }
+
+    fn hint(
+        &self,
+        plugin: &crate::PluginName,
+        pod: &crate::Pod,
+        event: &ClusterEvent,
+    ) -> Result<crate::QueueingHint, String> {
+        self.0.hint(plugin, pod, event)
+    }
+
+    fn sort_key(&self, info: &QueuedPodInfo) -> SortKey {
+        self.0.sort_key(info)
+    }
 }

@@ -1,7 +1,7 @@
 use std::fmt;
 
 use crate::gang::PodGroup;
-use crate::Pod;
+use crate::{GroupKey, Pod};
 
 /// The kind of a [`ClusterEvent`]: what plugins register interest in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -109,6 +109,22 @@ impl ClusterEvent {
     pub fn is_wildcard(&self) -> bool {
         self.kind().is_wildcard()
     }
+}
+
+/// Which pods a cluster event can concern: those for which some plugin's queueing hint may
+/// answer `Queue` ([`QueuePlugins::event_scope`](super::QueuePlugins::event_scope)). The queue
+/// visits only those, so a move costs what it concerns, not the pool's size (I7 is kept: no
+/// pod a hint would queue is left out).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EventScope {
+    /// Any pod: the queue walks the whole unschedulable pool.
+    Everyone,
+    /// Only the pods of this pod group.
+    Group(GroupKey),
+    /// No pod: every hint answers `QueueSkip` (the event is still recorded for the pods in
+    /// flight).
+    Nobody,
 }
 
 impl fmt::Debug for ClusterEvent {

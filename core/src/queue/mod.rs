@@ -16,6 +16,7 @@ mod event;
 mod flush_tests;
 #[cfg(test)]
 mod group_backoff_tests;
+mod group_index;
 mod info;
 mod keyed_heap;
 mod plugins;
@@ -26,13 +27,14 @@ mod pre_enqueue_tests;
 mod rename;
 mod requeue;
 mod scheduling_queue;
+mod scoped_move;
 mod state;
 #[cfg(test)]
 mod state_tests;
 
 pub use config::QueueConfig;
 pub use error::{HandBackError, QueueError};
-pub use event::{ClusterEvent, EventKind};
+pub use event::{ClusterEvent, EventKind, EventScope};
 pub use info::QueuedPodInfo;
 pub use plugins::{Gate, NoPlugins, PluginSet, QueuePlugins, SortKey};
 pub(crate) use rename::AnonymousRecord;

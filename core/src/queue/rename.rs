@@ -44,13 +44,16 @@ impl Renamed for ClusterEvent {
 
 /// The queue with every pod renamed: its index, its records, the active queue (rebuilt, since
 /// its order breaks sort-key ties by pod id), the pods in flight and the recorded events.
-/// Slots, places, the backoff heaps and pool (keyed by slot), counters and times are kept.
+/// Slots, places, the backoff heaps and pool (keyed by slot), counters and times are kept;
+/// the group index is dropped.
 impl Renamed for QueueState {
     fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> QueueState {
         if renaming.is_identity() {
             return self.clone();
         }
         let mut q = self.clone();
+        // Renaming may relabel groups; the index is rebuilt when next needed.
+        q.groups = None;
         q.ids = self
             .ids
             .iter()

@@ -1,6 +1,8 @@
 use super::config::BackoffClock;
 use super::state::QueueState;
-use super::{ClusterEvent, HandBackError, QueueError, QueuePlace, QueuePlugins, QueuedPodInfo};
+use super::{
+    ClusterEvent, EventScope, HandBackError, QueueError, QueuePlace, QueuePlugins, QueuedPodInfo,
+};
 use std::collections::{HashMap, HashSet};
 
 use crate::fast_hash::BuildFastHasher;
@@ -194,12 +196,24 @@ impl QueueState {
             return 0;
         }
         let wildcards_move_gated = self.config.wildcards_move_gated;
-        let moved = self.move_where(now, plugins, |info| {
+        let decide = |info: &QueuedPodInfo| {
             precheck
                 .is_none_or(|keep| keep(info))
                 .then(|| verdict(info, &event, plugins, wildcards_move_gated))
                 .flatten()
-        });
+        };
+        let scope = if event.is_wildcard() {
+            EventScope::Everyone
+        } else {
+            plugins.event_scope(&event)
+        };
+        let moved = match scope {
+            EventScope::Nobody => 0,
+            EventScope::Group(key) if self.group_index_ready() => {
+                self.move_group(&key, now, plugins, decide)
+            }
+            _ => self.move_where(now, plugins, decide),
+        };
         self.record(event, None);
         moved
     }
@@ -382,18 +396,34 @@ impl QueueState {
         now: Time,
         plugins: &dyn QueuePlugins,
     ) -> usize {
-        let mut moved = 0;
         let wildcards_move_gated = self.config.wildcards_move_gated;
+        self.move_listed(slots, now, plugins, |info| {
+            verdict(info, event, plugins, wildcards_move_gated)
+        })
+    }
+
+    /// Those of `slots` (in the unschedulable pool) for which `decide` gives a strategy are
+    /// moved, in the order listed. Returns how many left the pool.
+    pub(super) fn move_listed(
+        &mut self,
+        slots: &[u32],
+        now: Time,
+        plugins: &dyn QueuePlugins,
+        decide: impl Fn(&QueuedPodInfo) -> Option<Requeue>,
+    ) -> usize {
+        let mut moved = 0;
         for &slot in slots {
             let clock = self.clock;
             let info = self.slots[slot as usize].as_mut().expect("slot in use");
-            let Some(strategy) = verdict(info, event, plugins, wildcards_move_gated) else {
+            let Some(strategy) = decide(info) else {
                 continue;
             };
+            // Out of the pool (and the group index) under its gate before the move.
+            self.unpool(slot);
+            let info = self.slots[slot as usize].as_mut().expect("slot in use");
             let (place, was_gated) = relocate(&clock, info, strategy, now, plugins);
             self.places[slot as usize] = place;
             let (id, gated) = (info.id().clone(), info.gated_by().is_some());
-            self.pool.remove(slot);
             self.gated -= usize::from(was_gated);
             self.index(slot, &id, place, gated);
             moved += usize::from(place != QueuePlace::Unschedulable);
@@ -404,7 +434,7 @@ impl QueueState {
     /// One pass over the unschedulable pool: every pod for which `decide` gives a strategy is
     /// moved in place (its record stays in its slot; only the indexes change). Returns how
     /// many left the pool.
-    fn move_where(
+    pub(super) fn move_where(
         &mut self,
         now: Time,
         plugins: &dyn QueuePlugins,
@@ -418,6 +448,7 @@ impl QueueState {
             backoff,
             error_backoff,
             pool,
+            groups,
             gated,
             ..
         } = self;
@@ -433,6 +464,13 @@ impl QueueState {
             places[slot as usize] = place;
             let now_gated = info.gated_by().is_some();
             *gated = *gated - usize::from(was_gated) + usize::from(now_gated);
+            if let Some(groups) = groups {
+                // Refiled if it left the pool or may have changed gate.
+                if place != QueuePlace::Unschedulable || was_gated || now_gated {
+                    groups.remove(slot, info.pod().group_key());
+                    groups.insert(slot, info, place);
+                }
+            }
             match place {
                 QueuePlace::Active(key) => {
                     active.insert((key, info.id().clone()));

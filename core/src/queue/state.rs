@@ -4,6 +4,7 @@ use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use super::config::BackoffClock;
+use super::group_index::GroupIndex;
 use super::keyed_heap::KeyedHeap;
 use super::pool::Pool;
 use super::{ClusterEvent, QueueConfig, QueueError, QueuePlugins, QueuedPodInfo, SortKey};
@@ -147,6 +148,9 @@ pub struct QueueState {
     pub(super) error_backoff: KeyedHeap<Time>,
     /// The unschedulable pool, gated pods included.
     pub(super) pool: Pool,
+    /// The pool by pod group, once a scoped move has needed it (derived: not part of the
+    /// state's equality).
+    pub(super) groups: Option<GroupIndex>,
     pub(super) in_flight: BTreeMap<PodId, InFlight>,
     pub(super) events: VecDeque<Recorded>,
     pub(super) next_seq: u64,
@@ -169,6 +173,7 @@ impl QueueState {
             backoff: KeyedHeap::default(),
             error_backoff: KeyedHeap::default(),
             pool: Pool::default(),
+            groups: None,
             in_flight: BTreeMap::new(),
             events: VecDeque::new(),
             next_seq: 0,
@@ -217,7 +222,7 @@ impl QueueState {
         match self.place(&id) {
             Some(QueuePlace::InFlight) => {
                 self.record(event, Some(id.clone()));
-                self.info_mut(&id).expect("placed").set_pod(new);
+                self.set_pod_refiled(&id, new);
             }
             Some(QueuePlace::Active(_)) => {
                 let mut info = self.remove_entry(&id).expect("placed");
@@ -226,13 +231,13 @@ impl QueueState {
                 self.insert(info, QueuePlace::Active(key));
             }
             Some(QueuePlace::Backoff(_) | QueuePlace::ErrorBackoff(_)) => {
-                self.info_mut(&id).expect("placed").set_pod(new);
+                self.set_pod_refiled(&id, new);
             }
             Some(QueuePlace::Unschedulable) => {
                 // Like any event: a gated pod moves only if its gate listens to pod updates,
                 // and then PreEnqueue runs again.
                 let slot = self.ids[&id];
-                self.info_mut(&id).expect("placed").set_pod(new);
+                self.set_pod_refiled(&id, new);
                 self.move_slots(&[slot], &event, now, plugins);
             }
             None => {
@@ -517,6 +522,11 @@ impl QueueState {
                 }
                 gated += 1;
             }
+            // A scoped move leaves out the pods its hints skip; one with no rejector would be
+            // moved by any event, so none may be parked.
+            if place == QueuePlace::Unschedulable && !info.has_rejectors() {
+                return Err(format!("pod {id} is parked with no rejecting plugin"));
+            }
         }
         let used = self.slots.iter().filter(|s| s.is_some()).count();
         if used != self.ids.len()
@@ -533,6 +543,9 @@ impl QueueState {
         self.backoff.check()?;
         self.error_backoff.check()?;
         self.pool.check()?;
+        if let Some(groups) = &self.groups {
+            groups.check(&self.slots, &self.places)?;
+        }
         for (name, placed, indexed) in [
             ("active", active, self.active.len()),
             ("gated", gated, self.gated),
@@ -585,11 +598,6 @@ impl QueueState {
             .map(|(id, &slot)| (id, self.places[slot as usize], self.info_at(slot)))
     }
 
-    pub(super) fn info_mut(&mut self, id: &PodId) -> Option<&mut QueuedPodInfo> {
-        let slot = *self.ids.get(id)?;
-        Some(self.info_at_mut(slot))
-    }
-
     pub(super) fn info_at(&self, slot: u32) -> &QueuedPodInfo {
         self.slots[slot as usize].as_ref().expect("slot in use")
     }
@@ -607,12 +615,14 @@ impl QueueState {
             }
             QueuePlace::Backoff(_) => {
                 self.backoff.remove(slot);
+                self.unindex_group(slot);
             }
             QueuePlace::ErrorBackoff(_) => {
                 self.error_backoff.remove(slot);
+                self.unindex_group(slot);
             }
             QueuePlace::Unschedulable => {
-                self.pool.remove(slot);
+                self.unpool(slot);
             }
             QueuePlace::InFlight => return None,
         }
@@ -631,8 +641,37 @@ impl QueueState {
         (self.places[slot as usize] == QueuePlace::InFlight).then(|| self.release(id, slot))
     }
 
+    /// Queued pod `id` (not active) takes object `pod`, filed in the group index under the
+    /// group it names now.
+    fn set_pod_refiled(&mut self, id: &PodId, pod: Pod) {
+        let slot = self.ids[id];
+        self.unindex_group(slot);
+        self.info_at_mut(slot).set_pod(pod);
+        if let Some(groups) = &mut self.groups {
+            let info = self.slots[slot as usize].as_ref().expect("slot in use");
+            groups.insert(slot, info, self.places[slot as usize]);
+        }
+    }
+
+    /// Takes pooled `slot` out of the pool (and the group index); its record stays.
+    pub(super) fn unpool(&mut self, slot: u32) {
+        self.pool.remove(slot);
+        self.unindex_group(slot);
+    }
+
+    /// Takes `slot` out of the group index, if there is one; its record stays.
+    pub(super) fn unindex_group(&mut self, slot: u32) {
+        if let Some(groups) = &mut self.groups {
+            let info = self.slots[slot as usize].as_ref().expect("slot in use");
+            groups.remove(slot, info.pod().group_key());
+        }
+    }
+
     /// Frees `slot`, which holds pod `id`, and returns its record.
     fn release(&mut self, id: &PodId, slot: u32) -> QueuedPodInfo {
+        if self.places[slot as usize] == QueuePlace::InFlight {
+            self.unindex_group(slot);
+        }
         self.ids.remove(id);
         self.free.push(slot);
         self.slots[slot as usize].take().expect("slot in use")
@@ -672,6 +711,13 @@ impl QueueState {
                 self.gated += usize::from(gated);
             }
             QueuePlace::InFlight => {}
+        }
+        if let Some(groups) = &mut self.groups {
+            groups.insert(
+                slot,
+                self.slots[slot as usize].as_ref().expect("filed"),
+                place,
+            );
         }
     }
 }

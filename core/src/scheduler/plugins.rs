@@ -7,7 +7,7 @@ use crate::gang::{
     gang_pre_enqueue, gang_queueing_hint, GangEvent, GroupKey, GroupRegistry, Groups,
     GANG_SCHEDULING,
 };
-use crate::queue::{ClusterEvent, EventKind, Gate, QueuePlugins};
+use crate::queue::{ClusterEvent, EventKind, EventScope, Gate, QueuePlugins};
 use crate::sync::Arc;
 use crate::{PluginName, Pod, QueueingHint};
 
@@ -124,6 +124,29 @@ impl<G: ReadGroups> QueuePlugins for SchedulerPlugins<G> {
         } else {
             QueueingHint::Queue
         })
+    }
+
+    /// A pod added concerns only its group's pods, a PodGroup added or updated only its own:
+    /// the gang plugin is the only one registered for those events, and its hint skips every
+    /// other pod. Everyone for other events, and for every event once a plugin without hints
+    /// is in the set.
+    fn event_scope(&self, event: &ClusterEvent) -> EventScope {
+        if !self.unhinted.is_empty() || ResourceFit::HINT_EVENTS.contains(&event.kind()) {
+            return EventScope::Everyone;
+        }
+        match gang_event(event) {
+            Some(GangEvent::PodAdded(pod)) => pod
+                .group_key()
+                .map_or(EventScope::Nobody, |key| EventScope::Group(key.clone())),
+            Some(GangEvent::GroupAdded(group)) => EventScope::Group(group.key().clone()),
+            Some(GangEvent::GroupUpdated { new, .. }) => EventScope::Group(new.key().clone()),
+            None => EventScope::Everyone,
+        }
+    }
+
+    /// The gang's gate reads only the pod's group (I8's gate is a group's, not a pod's).
+    fn gates_by_group(&self) -> bool {
+        true
     }
 }
 
