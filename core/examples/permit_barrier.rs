@@ -177,7 +177,8 @@ impl Barrier {
         let verdict = match &permit {
             Permit::Allow => "Allow (quorum: the waiting siblings are allowed with it)".into(),
             Permit::Wait { activate, .. } => {
-                let names: Vec<&str> = activate.iter().map(Pod::name).collect();
+                let pods = self.gang.activated(activate);
+                let names: Vec<&str> = pods.iter().map(Pod::name).collect();
                 format!("Wait (and activate unscheduled {})", names.join(", "))
             }
             Permit::Reject { status, cause, .. } => format!("Reject ({cause}): {status}"),

@@ -155,7 +155,11 @@ fn run_flow(mode: Mode, case: &FlowCase) {
                 waiting, activate, ..
             },
         ) => {
-            assert_eq!(names(&activate), case.activated, "{ctx}: activated pods");
+            assert_eq!(
+                names(&gang.activated(&activate)),
+                case.activated,
+                "{ctx}: activated pods"
+            );
             assert_eq!(waiting.id(), under_test.id());
             assert_waiting(&gang, &waiting, &ctx);
         }

@@ -177,8 +177,12 @@ impl GangRunner {
                 self.gang.reserve(&assumed).map_err(|e| e.to_string())?;
                 let permit = self.gang.permit_with(&assumed, node, &others, self.now);
                 obs.permit = Some((&permit.status()).into());
-                obs.activated
-                    .extend(permit.activate().iter().map(|p| p.name().to_owned()));
+                obs.activated.extend(
+                    self.gang
+                        .activated(permit.activate())
+                        .iter()
+                        .map(|p| p.name().to_owned()),
+                );
                 self.passed.remove(pod);
                 match permit {
                     Permit::Allow => {

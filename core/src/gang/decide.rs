@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::{GroupState, Groups, GANG_SCHEDULING};
+use super::{Activation, GroupState, Groups, GANG_SCHEDULING};
 use crate::waiting::AddError;
 use crate::{Cause, Code, Mode, Pod, PodId, Status, Time};
 
@@ -42,8 +42,8 @@ impl GangRules {
 pub enum UpstreamVerdict {
     /// At quorum: pass, and allow each of these assumed siblings.
     Allow(Vec<PodId>),
-    /// Below quorum: wait (with a timer), and activate these unscheduled siblings.
-    Wait(Vec<Pod>),
+    /// Below quorum: wait (with a timer), and activate the gang's unscheduled siblings.
+    Wait(Activation),
     /// Rejected.
     Reject(Status),
 }
@@ -53,7 +53,7 @@ pub fn upstream_permit(groups: &Groups, pod: &Pod) -> UpstreamVerdict {
     match quorum(groups.state_of(pod), pod) {
         Err(Unquorate::Reject(status)) => UpstreamVerdict::Reject(status),
         Err(Unquorate::NotAGang) => UpstreamVerdict::Allow(Vec::new()),
-        Ok((state, false)) => UpstreamVerdict::Wait(state.unscheduled_pods()),
+        Ok((state, false)) => UpstreamVerdict::Wait(state.activation()),
         Ok((state, true)) => {
             let siblings = state.assumed().iter().filter(|id| *id != pod.id());
             UpstreamVerdict::Allow(siblings.cloned().collect())
@@ -109,7 +109,7 @@ pub enum AttemptVerdict<R> {
         /// Its registration in the waiting map.
         registration: R,
         /// Unscheduled siblings to activate.
-        activate: Vec<Pod>,
+        activate: Activation,
     },
     /// The pod is rejected; it no longer counts as reserved in its group.
     Reject {
@@ -198,7 +198,7 @@ fn decide_hardened<W: AttemptWaiting + ?Sized>(
     match waiting.add_untimed(pod) {
         Ok(registration) => AttemptVerdict::Wait {
             registration,
-            activate: state.unscheduled_pods(),
+            activate: state.activation(),
         },
         Err(e) => {
             let reason = e.to_string();

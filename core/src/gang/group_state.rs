@@ -352,6 +352,11 @@ impl GroupState {
         pods
     }
 
+    /// The activation of this group's unscheduled members (none if it has none).
+    pub fn activation(&self) -> super::Activation {
+        super::Activation::of_group(self.key(), self.counts.of(Placement::Unscheduled))
+    }
+
     /// The members in `placement`.
     pub fn members_in(&self, placement: Placement) -> Members<'_> {
         Members {

@@ -11,6 +11,7 @@
 //!    pure rules (`decide.rs`, `member_events.rs`) that the model checker runs too.
 //! 5. Errors, one per operation.
 
+mod activation;
 pub(crate) mod decide;
 mod error;
 pub(crate) mod feasible;
@@ -33,6 +34,7 @@ mod pod_group;
 mod registry;
 mod rename;
 
+pub use activation::Activation;
 pub use decide::GangRules;
 pub use error::{GroupUpdateError, JoinGroupError, PodGroupError, ReserveError};
 pub use feasible::Feasibility;

@@ -14,8 +14,8 @@ use super::decide::{
 };
 use super::parts::{Batch, GangParts};
 use super::{
-    decide, gang_pre_enqueue, GroupKey, GroupUpdateError, Groups, JoinGroupError, Permit, PodGroup,
-    ReserveError, GANG_SCHEDULING, PERMIT_WAIT_REASON,
+    decide, gang_pre_enqueue, Activation, GroupKey, GroupUpdateError, Groups, JoinGroupError,
+    Permit, PodGroup, ReserveError, GANG_SCHEDULING, PERMIT_WAIT_REASON,
 };
 use crate::permit_plugin::plugin_error;
 use crate::telemetry::{self, GangOutcome};
@@ -149,7 +149,7 @@ fn permit_upstream<G: GangParts>(
             for id in &siblings {
                 g.allow_waiting(id, GANG_SCHEDULING.as_str());
             }
-            Vec::new()
+            Activation::NONE
         }
         UpstreamVerdict::Wait(activate) => {
             waits.push((GANG_SCHEDULING, g.rules().timeout));
@@ -263,7 +263,7 @@ fn permit_hardened<G: GangParts>(
     match g.add_waiting(pod.clone(), &folded.waits, now) {
         Ok(waiting) => Permit::Wait {
             waiting,
-            activate: Vec::new(),
+            activate: Activation::NONE,
             status: Some(wait_status.with_appended_reason(PERMIT_WAIT_REASON)),
         },
         Err(e) => Permit::reject(

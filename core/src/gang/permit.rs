@@ -1,5 +1,6 @@
 use std::fmt;
 
+use super::Activation;
 use crate::{Cause, Pod, Status, WaitingPod};
 
 /// The outcome of [`GangScheduling::permit`](super::GangScheduling::permit).
@@ -10,14 +11,14 @@ pub enum Permit<R = WaitingPod> {
     /// The pod may go on to binding now.
     Allow,
     /// The pod waits at Permit. It is already registered in the waiting map (so no sibling's
-    /// decision can miss it); `activate` lists the unscheduled siblings to move to the active
+    /// decision can miss it); `activate` names the unscheduled siblings to move to the active
     /// queue so they are tried soon.
     Wait {
         /// The pod's registration in the waiting map, one pending plugin for each that asked
         /// it to wait.
         waiting: R,
         /// Unscheduled siblings to activate.
-        activate: Vec<Pod>,
+        activate: Activation,
         /// The step's `Wait` status when another plugin was the last to ask the pod to wait:
         /// its status, with the framework's reason appended (as `RunPermitPlugins` returns
         /// it). `None` when the gang plugin was ([`Permit::gang_wait_status`], made only when
@@ -33,7 +34,7 @@ pub enum Permit<R = WaitingPod> {
         cause: Cause,
         /// Unscheduled siblings to activate all the same: upstream's gang plugin activates
         /// them when it asks the pod to wait, before a later plugin rejects it.
-        activate: Vec<Pod>,
+        activate: Activation,
     },
 }
 
@@ -49,7 +50,7 @@ impl<R> Permit<R> {
         Permit::Reject {
             status,
             cause,
-            activate: Vec::new(),
+            activate: Activation::NONE,
         }
     }
 
@@ -72,9 +73,9 @@ impl<R> Permit<R> {
     }
 
     /// The unscheduled siblings this outcome activates.
-    pub fn activate(&self) -> &[Pod] {
+    pub fn activate(&self) -> &Activation {
         match self {
-            Permit::Allow => &[],
+            Permit::Allow => &Activation::NONE,
             Permit::Wait { activate, .. } | Permit::Reject { activate, .. } => activate,
         }
     }
@@ -100,10 +101,7 @@ impl fmt::Debug for Permit<WaitingPod> {
             } => f
                 .debug_struct("Wait")
                 .field("pod", waiting.id())
-                .field(
-                    "activate",
-                    &activate.iter().map(Pod::id).collect::<Vec<_>>(),
-                )
+                .field("activate", &activate.group())
                 .finish(),
             other => fmt_decided(other, f),
         }
@@ -115,10 +113,7 @@ impl fmt::Debug for Permit<()> {
         match self {
             Permit::Wait { activate, .. } => f
                 .debug_struct("Wait")
-                .field(
-                    "activate",
-                    &activate.iter().map(Pod::id).collect::<Vec<_>>(),
-                )
+                .field("activate", &activate.group())
                 .finish(),
             other => fmt_decided(other, f),
         }

@@ -4,8 +4,8 @@ use std::time::Duration;
 use super::decide::{AttemptWaiting, GangRules};
 use super::parts::{Batch, Expire, GangParts};
 use super::{
-    ops, GroupKey, GroupRegistry, GroupUpdateError, Groups, JoinGroupError, Permit, PodGroup,
-    ReserveError,
+    ops, Activation, GroupKey, GroupRegistry, GroupUpdateError, Groups, JoinGroupError, Permit,
+    PodGroup, ReserveError,
 };
 use crate::sync::{Arc, Mutex};
 use crate::time::{Alarm, Deadlines};
@@ -97,6 +97,16 @@ impl GangScheduling {
     /// The group registry.
     pub fn registry(&self) -> &GroupRegistry {
         &self.inner.registry
+    }
+
+    /// The pods a Permit outcome's `activation` activates, as the registry has them now (right
+    /// after the Permit: the gang's unscheduled members, in pod id order, the list upstream's
+    /// plugin activates). The scheduler does not list them: it asks its queue for the few not
+    /// already active.
+    pub fn activated(&self, activation: &Activation) -> Vec<Pod> {
+        activation.group().map_or_else(Vec::new, |key| {
+            activation.pods(&self.inner.registry.read_key(key))
+        })
     }
 
     /// The waiting-pod map.

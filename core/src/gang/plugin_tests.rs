@@ -41,7 +41,7 @@ fn quorum_allows_every_waiting_member_in_both_modes() {
             panic!("{mode:?}: first member waits");
         };
         assert_eq!(
-            activate.len(),
+            gang.activated(&activate).len(),
             2,
             "{mode:?}: the unscheduled siblings are activated"
         );

@@ -4,6 +4,7 @@
 //! ([`permit`]). The scheduler runs the steps back to back; a model checker lets every other
 //! thread's critical sections happen in between.
 
+use crate::gang::parts::GangParts;
 use crate::gang::{ops, GANG_SCHEDULING};
 use crate::queue::Popped;
 use crate::sync::Arc;
@@ -157,8 +158,16 @@ pub fn permit<P: Parts>(
         p.driver(|d| d.decision_delivered(decision, false));
     }
     // The gang's unscheduled siblings, activated even if a later plugin rejected this pod.
-    if !permit.activate().is_empty() {
-        let siblings: Vec<PodId> = permit.activate().iter().map(|p| p.id().clone()).collect();
+    // Only those not already active can move: the queue lists them (in pod id order, the
+    // order of the gang's unscheduled members), the registry says which are unscheduled.
+    if let Some(key) = permit.activate().group() {
+        let candidates = p.queue(|q, _| q.group_members_not_active(key));
+        let siblings: Vec<PodId> = p.gang().read_group(key, |groups| {
+            candidates
+                .into_iter()
+                .filter(|id| permit.activate().includes(groups, id))
+                .collect()
+        });
         let activated = p.queue(|q, plugins| q.activate(&siblings, now, plugins));
         if activated > 0 {
             tracing::debug!(activated, "queue: siblings activated");

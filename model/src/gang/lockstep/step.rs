@@ -328,7 +328,10 @@ impl Lockstep {
             } => {
                 ensure_eq!(waiting.id(), p.id());
                 ensure_eq!(waiting.decision(), None, "decided while returning Wait");
-                ModelPermit::Wait { activate }
+                // Listed right after the Permit, as the scheduler lists them.
+                ModelPermit::Wait {
+                    activate: self.gang.activated(&activate),
+                }
             }
             Permit::Reject { status, cause, .. } => ModelPermit::Reject(status, cause),
         };
