@@ -88,11 +88,11 @@ pub fn binding_outcomes(outcome: steps::BindingOutcome) -> Vec<crate::scheduler:
     crate::scheduler::PodOutcome::of_binding(outcome)
 }
 
-/// Builds `queue`'s group index now, whatever the size of its pool (a queue builds it only once
-/// its pool has grown large), so that small queues take the scoped moves too — for the checks
-/// that run scoped and full moves side by side.
-pub fn index_groups(queue: &mut QueueState) {
-    queue.index_groups();
+/// Builds `queue`'s derived indexes now — its pods by group, its pool by time parked —
+/// whatever its size (a queue builds them only once it holds many pods), so that small queues
+/// take the indexed paths too: for the checks that run them beside the full walks.
+pub fn build_indexes(queue: &mut QueueState) {
+    queue.build_indexes();
 }
 
 /// `P` with every event's scope widened to everyone and no PreEnqueue shared by a group: the

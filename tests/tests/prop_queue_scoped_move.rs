@@ -7,8 +7,10 @@
 //! set, [`SchedulerPlugins`], B with it behind [`FullWalk`], both reading one [`Groups`] that
 //! the ops change as the driver does (a pod add: its group, then the queue, then the event).
 //! After every op: equal results, equal states, `check()` on both (on A it also compares the
-//! group index with the pool) and equal `lengths()`. A's index is built at the start (most
-//! cases), at an `Index` op, or lazily once the pool is large (the gang of 200). Universe: 10
+//! group index and the leftover index — the pool by time parked, which A's leftover flushes and
+//! deadlines read instead of walking the pool — with the pool) and equal `lengths()`. A's
+//! indexes are built at the start (most cases), at an `Index` op, or lazily once the queue is
+//! large (the gang of 200). Universe: 10
 //! pods in two namespaces; gangs of min 2–4, a Basic group, one without a PodGroup at first,
 //! and cross-namespace labels naming groups that never get one. A wrapper with a wrong scope
 //! is the witness that the comparison can fail. Cases: `PROPTEST_CASES` (default 256).
@@ -16,7 +18,7 @@
 use std::fmt::Debug;
 use std::time::Duration;
 
-use gangsched::checking::{index_groups, FullWalk};
+use gangsched::checking::{build_indexes, FullWalk};
 use gangsched::gang::{Groups, GANG_SCHEDULING};
 use gangsched::queue::{
     ClusterEvent, EventKind, EventScope, Gate, QueuePlace, QueuePlugins, QueueState,
@@ -190,7 +192,7 @@ impl Lockstep {
     fn new(config: QueueConfig, indexed: bool, universe: Universe) -> Lockstep {
         let mut a = QueueState::new(config);
         if indexed {
-            index_groups(&mut a);
+            build_indexes(&mut a);
         }
         let mut groups = Groups::new();
         for (group, _) in universe.groups.iter().filter(|g| g.1) {
@@ -243,6 +245,10 @@ impl Lockstep {
         let (la, lb) = (a.lengths(), b.lengths());
         if la != lb {
             return Err(format!("{what}: lengths {la:?}, {lb:?}"));
+        }
+        let (fa, fb) = (a.next_leftover_flush(), b.next_leftover_flush());
+        if fa != fb {
+            return Err(format!("{what}: next leftover flush {fa:?}, {fb:?}"));
         }
         Ok(())
     }
@@ -394,7 +400,7 @@ impl Lockstep {
             }
             Op::Advance(s) => self.now += Duration::from_millis(STEPS[s]),
             Op::Index => {
-                index_groups(&mut self.a);
+                build_indexes(&mut self.a);
                 self.verify("index")?;
             }
             // A pod already there or not there, nothing in flight: nothing to do.

@@ -19,6 +19,7 @@ mod group_backoff_tests;
 mod group_index;
 mod info;
 mod keyed_heap;
+mod leftover_index;
 mod plugins;
 mod pool;
 mod pop_specific;
@@ -29,6 +30,8 @@ mod requeue;
 mod scheduling_queue;
 mod scoped_move;
 mod state;
+mod state_check;
+mod state_identity;
 #[cfg(test)]
 mod state_tests;
 

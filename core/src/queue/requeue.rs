@@ -1,4 +1,5 @@
 use super::config::BackoffClock;
+use super::leftover_index::LeftoverIndex;
 use super::state::QueueState;
 use super::{
     ClusterEvent, EventScope, HandBackError, QueueError, QueuePlace, QueuePlugins, QueuedPodInfo,
@@ -254,11 +255,17 @@ impl QueueState {
     /// many pods moved.
     pub fn flush_unschedulable_leftover(&mut self, now: Time, plugins: &dyn QueuePlugins) -> usize {
         let max = self.config.max_in_unschedulable;
-        let stale: Vec<u32> = self
-            .pool
-            .iter()
-            .filter(|&slot| now - self.info_at(slot).parked_since() > max)
-            .collect();
+        if self.leftover.is_none() && self.ids.len() >= LeftoverIndex::BUILD_FROM {
+            self.leftover = Some(LeftoverIndex::build(&self.pool, &self.slots));
+        }
+        let stale: Vec<u32> = match &self.leftover {
+            Some(leftover) => leftover.stale(now, max),
+            None => self
+                .pool
+                .iter()
+                .filter(|&slot| now - self.info_at(slot).parked_since() > max)
+                .collect(),
+        };
         if stale.is_empty() {
             return 0;
         }
@@ -269,7 +276,16 @@ impl QueueState {
         if self.config.wildcards_move_gated {
             for &slot in &stale {
                 if self.places[slot as usize] == QueuePlace::Unschedulable {
-                    self.info_at_mut(slot).set_flushed_at(now);
+                    let info = self.slots[slot as usize]
+                        .as_mut()
+                        .expect("pooled slot in use");
+                    if let Some(leftover) = &mut self.leftover {
+                        leftover.remove(slot, info);
+                    }
+                    info.set_flushed_at(now);
+                    if let Some(leftover) = &mut self.leftover {
+                        leftover.insert(slot, info);
+                    }
                 }
             }
         }
@@ -449,6 +465,7 @@ impl QueueState {
             error_backoff,
             pool,
             groups,
+            leftover,
             gated,
             ..
         } = self;
@@ -459,16 +476,23 @@ impl QueueState {
             let Some(strategy) = decide(info) else {
                 return true;
             };
+            let parked_since = info.parked_since();
             let (place, was_gated) = relocate(clock, info, strategy, now, plugins);
             // Written once, never read back: the new place stays in registers.
             places[slot as usize] = place;
             let now_gated = info.gated_by().is_some();
             *gated = *gated - usize::from(was_gated) + usize::from(now_gated);
-            if let Some(groups) = groups {
-                // Refiled if it left the pool or may have changed gate.
-                if place != QueuePlace::Unschedulable || was_gated || now_gated {
+            // Refiled if it left the pool or may have changed gate.
+            if place != QueuePlace::Unschedulable || was_gated || now_gated {
+                if let Some(groups) = groups {
                     groups.remove(slot, info.pod().group_key());
                     groups.insert(slot, info, place);
+                }
+                if let Some(leftover) = leftover {
+                    leftover.remove_filed(slot, parked_since, was_gated);
+                    if place == QueuePlace::Unschedulable {
+                        leftover.insert(slot, info);
+                    }
                 }
             }
             match place {

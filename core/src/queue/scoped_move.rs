@@ -29,10 +29,22 @@ impl QueueState {
         self.groups.is_some()
     }
 
-    /// Builds the group index now, if it is not there (the checkers' seam).
-    pub(crate) fn index_groups(&mut self) {
+    /// Builds the group index now, if it is not there.
+    fn index_groups(&mut self) {
         if self.groups.is_none() {
             self.groups = Some(GroupIndex::build(&self.slots, &self.places));
+        }
+    }
+
+    /// Builds every derived index now (the checkers' seam): the group index and the leftover
+    /// index.
+    pub(crate) fn build_indexes(&mut self) {
+        self.index_groups();
+        if self.leftover.is_none() {
+            self.leftover = Some(super::leftover_index::LeftoverIndex::build(
+                &self.pool,
+                &self.slots,
+            ));
         }
     }
 

@@ -1,11 +1,11 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::fmt;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::time::Duration;
 
 use super::config::BackoffClock;
 use super::group_index::GroupIndex;
 use super::keyed_heap::KeyedHeap;
+use super::leftover_index::LeftoverIndex;
 use super::pool::Pool;
 use super::{ClusterEvent, QueueConfig, QueueError, QueuePlugins, QueuedPodInfo, SortKey};
 use crate::{Pod, PodId, Time};
@@ -151,7 +151,13 @@ pub struct QueueState {
     /// The pool by pod group, once a scoped move has needed it (derived: not part of the
     /// state's equality).
     pub(super) groups: Option<GroupIndex>,
+    /// The pool by how long each pod has been parked, once a leftover flush has needed it
+    /// (derived).
+    pub(super) leftover: Option<LeftoverIndex>,
     pub(super) in_flight: BTreeMap<PodId, InFlight>,
+    /// How many attempts in flight began at each sequence number (derived from `in_flight`):
+    /// the oldest, which bounds the events kept, without a walk over every pod in flight.
+    pub(super) flight_starts: BTreeMap<u64, u32>,
     pub(super) events: VecDeque<Recorded>,
     pub(super) next_seq: u64,
     pub(super) cycle: u64,
@@ -174,7 +180,9 @@ impl QueueState {
             error_backoff: KeyedHeap::default(),
             pool: Pool::default(),
             groups: None,
+            leftover: None,
             in_flight: BTreeMap::new(),
+            flight_starts: BTreeMap::new(),
             events: VecDeque::new(),
             next_seq: 0,
             cycle: 0,
@@ -347,6 +355,7 @@ impl QueueState {
                 deleted: false,
             },
         );
+        *self.flight_starts.entry(self.next_seq).or_default() += 1;
         self.insert(info.clone(), QueuePlace::InFlight);
         Popped {
             info,
@@ -375,7 +384,13 @@ impl QueueState {
     /// Ends `id`'s attempt: `None` if it was not in flight, else the record the queue still
     /// held of it in flight (none if it was deleted meanwhile).
     fn end_attempt(&mut self, id: &PodId) -> Option<Option<QueuedPodInfo>> {
-        self.in_flight.remove(id)?;
+        let flight = self.in_flight.remove(id)?;
+        if let Some(count) = self.flight_starts.get_mut(&flight.since) {
+            *count -= 1;
+            if *count == 0 {
+                self.flight_starts.remove(&flight.since);
+            }
+        }
         let record = self.forget_in_flight(id);
         self.prune_events();
         Some(record)
@@ -452,9 +467,13 @@ impl QueueState {
     /// configured maximum, so one nanosecond after that). Gated pods count only with
     /// [`wildcards_move_gated`](QueueConfig::wildcards_move_gated): without it the flush never
     /// retries them, and a stale one would make every instant a deadline. One pass over the
-    /// pool.
+    /// pool, or a look at the oldest once the queue is large.
     pub fn next_leftover_flush(&self) -> Option<Time> {
         let max = self.config.max_in_unschedulable;
+        if let Some(leftover) = &self.leftover {
+            let oldest = leftover.oldest(self.config.wildcards_move_gated);
+            return oldest.map(|since| since + max + Duration::from_nanos(1));
+        }
         let retried =
             |info: &&QueuedPodInfo| self.config.wildcards_move_gated || info.gated_by().is_none();
         self.pool
@@ -475,98 +494,6 @@ impl QueueState {
         self.cycle
     }
 
-    /// Verifies I4 — each known pod is in exactly one place, and every index agrees with the
-    /// place recorded for the pod — plus the gated count and the event log's bounds.
-    pub fn check(&self) -> Result<(), String> {
-        let mut active = 0;
-        let mut gated = 0;
-        for (id, &slot) in &self.ids {
-            let Some(info) = self.slots.get(slot as usize).and_then(Option::as_ref) else {
-                return Err(format!("pod {id} filed in empty slot {slot}"));
-            };
-            if info.id() != id {
-                return Err(format!("pod {} filed under {id}", info.id()));
-            }
-            let place = self.places[slot as usize];
-            let indexed = match place {
-                QueuePlace::Active(key) => {
-                    active += 1;
-                    self.active.contains(&(key, id.clone()))
-                }
-                QueuePlace::Backoff(t) => self.backoff.key_of(slot) == Some(t),
-                QueuePlace::ErrorBackoff(t) => self.error_backoff.key_of(slot) == Some(t),
-                QueuePlace::Unschedulable => self.pool.contains(slot),
-                QueuePlace::InFlight => self.in_flight.contains_key(id),
-            };
-            if !indexed {
-                return Err(format!("pod {id} is {place:?} but not indexed there (I4)"));
-            }
-            let elsewhere = [
-                self.backoff.key_of(slot).is_some(),
-                self.error_backoff.key_of(slot).is_some(),
-                self.pool.contains(slot),
-            ]
-            .into_iter()
-            .filter(|&filed| filed)
-            .count();
-            let expected = usize::from(matches!(
-                place,
-                QueuePlace::Backoff(_) | QueuePlace::ErrorBackoff(_) | QueuePlace::Unschedulable
-            ));
-            if elsewhere != expected {
-                return Err(format!("pod {id} is filed in {elsewhere} places (I4)"));
-            }
-            if info.gated_by().is_some() {
-                if place != QueuePlace::Unschedulable {
-                    return Err(format!("gated pod {id} is {place:?}"));
-                }
-                gated += 1;
-            }
-            // A scoped move leaves out the pods its hints skip; one with no rejector would be
-            // moved by any event, so none may be parked.
-            if place == QueuePlace::Unschedulable && !info.has_rejectors() {
-                return Err(format!("pod {id} is parked with no rejecting plugin"));
-            }
-        }
-        let used = self.slots.iter().filter(|s| s.is_some()).count();
-        if used != self.ids.len()
-            || used + self.free.len() != self.slots.len()
-            || self.places.len() != self.slots.len()
-        {
-            return Err(format!(
-                "{used} slots used, {} pods known, {} slots free of {}",
-                self.ids.len(),
-                self.free.len(),
-                self.slots.len()
-            ));
-        }
-        self.backoff.check()?;
-        self.error_backoff.check()?;
-        self.pool.check()?;
-        if let Some(groups) = &self.groups {
-            groups.check(&self.slots, &self.places)?;
-        }
-        for (name, placed, indexed) in [
-            ("active", active, self.active.len()),
-            ("gated", gated, self.gated),
-        ] {
-            if placed != indexed {
-                return Err(format!(
-                    "{indexed} pods indexed as {name}, {placed} placed there (I4)"
-                ));
-            }
-        }
-        for id in self.in_flight.keys() {
-            if self.place(id).is_some_and(|p| p != QueuePlace::InFlight) {
-                return Err(format!("pod {id} is in flight and queued at once (I4)"));
-            }
-        }
-        if self.in_flight.is_empty() && !self.events.is_empty() {
-            return Err("events are kept with no pod in flight".into());
-        }
-        Ok(())
-    }
-
     /// Records `event` if some pod is in flight, for replay when it comes back (I7).
     pub(super) fn record(&mut self, event: ClusterEvent, target: Option<PodId>) {
         if self.in_flight.is_empty() {
@@ -582,7 +509,7 @@ impl QueueState {
 
     /// Drops events older than every pod still in flight.
     fn prune_events(&mut self) {
-        let oldest = self.in_flight.values().map(|f| f.since).min();
+        let oldest = self.flight_starts.keys().next().copied();
         while let Some(front) = self.events.front() {
             if oldest.is_some_and(|since| front.seq >= since) {
                 break;
@@ -592,7 +519,7 @@ impl QueueState {
     }
 
     /// Every known pod's place and record, in pod id order.
-    fn entries(&self) -> impl Iterator<Item = (&PodId, QueuePlace, &QueuedPodInfo)> {
+    pub(super) fn entries(&self) -> impl Iterator<Item = (&PodId, QueuePlace, &QueuedPodInfo)> {
         self.ids
             .iter()
             .map(|(id, &slot)| (id, self.places[slot as usize], self.info_at(slot)))
@@ -656,6 +583,9 @@ impl QueueState {
     /// Takes pooled `slot` out of the pool (and the group index); its record stays.
     pub(super) fn unpool(&mut self, slot: u32) {
         self.pool.remove(slot);
+        if let Some(leftover) = &mut self.leftover {
+            leftover.remove(slot, self.slots[slot as usize].as_ref().expect("pooled"));
+        }
         self.unindex_group(slot);
     }
 
@@ -709,6 +639,9 @@ impl QueueState {
             QueuePlace::Unschedulable => {
                 self.pool.insert(slot);
                 self.gated += usize::from(gated);
+                if let Some(leftover) = &mut self.leftover {
+                    leftover.insert(slot, self.slots[slot as usize].as_ref().expect("filed"));
+                }
             }
             QueuePlace::InFlight => {}
         }
@@ -719,54 +652,5 @@ impl QueueState {
                 place,
             );
         }
-    }
-}
-
-impl PartialEq for QueueState {
-    fn eq(&self, other: &Self) -> bool {
-        self.config == other.config
-            && self.entries().eq(other.entries())
-            && self.in_flight == other.in_flight
-            && self.events == other.events
-            && self.next_seq == other.next_seq
-            && self.cycle == other.cycle
-            && self.closed == other.closed
-    }
-}
-
-impl Eq for QueueState {}
-
-impl Hash for QueueState {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.config.hash(state);
-        self.ids.len().hash(state);
-        for entry in self.entries() {
-            entry.hash(state);
-        }
-        self.in_flight.hash(state);
-        self.events.hash(state);
-        self.next_seq.hash(state);
-        self.cycle.hash(state);
-        self.closed.hash(state);
-    }
-}
-
-impl fmt::Debug for QueueState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("QueueState")
-            .field("config", &self.config)
-            .field(
-                "pods",
-                &self
-                    .entries()
-                    .map(|(id, place, info)| (id, (place, info)))
-                    .collect::<BTreeMap<_, _>>(),
-            )
-            .field("in_flight", &self.in_flight)
-            .field("events", &self.events)
-            .field("next_seq", &self.next_seq)
-            .field("cycle", &self.cycle)
-            .field("closed", &self.closed)
-            .finish()
     }
 }
