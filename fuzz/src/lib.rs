@@ -2,8 +2,9 @@
 //! (in `fuzz/`) replays the committed seeds and regression inputs without libFuzzer.
 //!
 //! The target decodes its input as a `Vec<`[`Op`]`>` (libFuzzer bytes → [`arbitrary`]) and runs
-//! it through [`gangway_model::queue::lockstep`]: the real `QueueState` and the reference
-//! `QueueModel` side by side, checking after every op that their results, places, records,
+//! it through [`gangway_model::queue::lockstep`] twice — the real `QueueState` walking its pool,
+//! and with its derived indexes built, equal to each other after every op — each beside the
+//! reference `QueueModel`, checking after every op that their results, places, records,
 //! lengths and active order are equal, that `QueueState::check()` passes (I4), and that no pod
 //! whose attempt saw an event worth requeuing it parks in the unschedulable pool (I7). The
 //! property test `tests/tests/prop_queue.rs` uses the same driver.
@@ -29,12 +30,24 @@ pub use gangway_model::queue::lockstep::Op;
 const VARIANTS: u32 = 13;
 
 /// Runs the first [`MAX_OPS`] of `ops` through the lockstep driver with the default queue
-/// timing; panics (a fuzzer finding) at the first failed check, naming the op.
+/// timing, twice side by side: a queue as a small one is (walking its pool) and one with its
+/// derived indexes built from the start (as a large one reads it: issue #23's indexed paths),
+/// each against the model, the two required equal after every op. Panics (a fuzzer finding) at
+/// the first failed check, naming the op.
 pub fn queue_moves(ops: &[Op]) {
-    let mut l = Lockstep::new(QueueConfig::default());
+    let mut walked = Lockstep::new(QueueConfig::default());
+    let mut indexed = Lockstep::new(QueueConfig::default()).with_indexes();
     for (i, op) in runnable(ops).enumerate() {
-        if let Err(e) = l.step(&op) {
-            panic!("op {i} {op:?} at {}: {e}", l.now);
+        for (l, name) in [(&mut walked, "walked"), (&mut indexed, "indexed")] {
+            if let Err(e) = l.step(&op) {
+                panic!("op {i} {op:?} at {} ({name}): {e}", l.now);
+            }
+        }
+        if walked.state != indexed.state {
+            panic!(
+                "op {i} {op:?}: the indexed queue differs\nwalked: {:#?}\nindexed: {:#?}",
+                walked.state, indexed.state
+            );
         }
     }
 }

@@ -57,6 +57,15 @@ impl Lockstep {
         }
     }
 
+    /// This lockstep with the real queue's derived indexes built from the start (they are
+    /// otherwise built only once a queue is large): its leftover flushes and deadlines then
+    /// read the pool by time parked, and every change keeps the group index, all checked by
+    /// `check()` and against the model.
+    pub fn with_indexes(mut self) -> Lockstep {
+        gangsched::checking::build_indexes(&mut self.state);
+        self
+    }
+
     /// The pod a pick names (see the [module documentation](super)).
     pub fn pick(&self, pick: u8) -> PodId {
         if pick < 128 && !self.popped.is_empty() {
