@@ -126,3 +126,10 @@ impl<P: QueuePlugins> QueuePlugins for FullWalk<P> {
         self.0.sort_key(info)
     }
 }
+
+/// Builds `cache`'s node index now — its nodes by class and fill — whatever its node count (a
+/// cache builds it only once it holds many nodes), so that small caches take the indexed
+/// placement too: for the checks that run it beside the full scan.
+pub fn build_node_index(cache: &mut crate::scheduler::CacheState) {
+    cache.build_node_index();
+}

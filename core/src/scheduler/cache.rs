@@ -1,5 +1,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::node_index::{NodeIndex, NodeIndexSlot};
 use super::{Node, NodeView, Resources, Taint};
 use crate::sync::{Arc, Mutex};
 use crate::{Labels, Pod, PodId};
@@ -193,12 +194,17 @@ pub(super) struct PodEntry {
 /// assert_eq!(cache.phase(pod.id()), Some(PodPhase::Bound));
 /// cache.check().unwrap();
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// From 64 nodes on, the cache also keeps its nodes by class and fill
+/// for placement (`node_index.rs`): derived data, left out of its equality, hash and `Debug`.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct CacheState {
     pub(super) nodes: BTreeMap<Arc<str>, NodeEntry>,
     pub(super) pods: BTreeMap<PodId, PodEntry>,
     /// The pods whose phase is `Assumed`: an index.
     pub(super) assumed: BTreeSet<PodId>,
+    /// The live nodes by class and fill, once built: an index.
+    pub(super) index: NodeIndexSlot,
 }
 
 impl CacheState {
@@ -221,17 +227,26 @@ impl CacheState {
             entry.labels = node.labels().clone();
             entry.taints = node.taints().to_vec();
             entry.deleted = false;
-            return Ok(());
+            self.index.insert(node.shared_name(), entry);
+        } else {
+            let entry = NodeEntry {
+                capacity: node.capacity().clone(),
+                labels: node.labels().clone(),
+                taints: node.taints().to_vec(),
+                requested: Resources::ZERO,
+                pods: BTreeSet::new(),
+                deleted: false,
+            };
+            self.index.insert(node.shared_name(), &entry);
+            self.nodes.insert(node.shared_name().clone(), entry);
         }
-        let entry = NodeEntry {
-            capacity: node.capacity().clone(),
-            labels: node.labels().clone(),
-            taints: node.taints().to_vec(),
-            requested: Resources::ZERO,
-            pods: BTreeSet::new(),
-            deleted: false,
-        };
-        self.nodes.insert(node.shared_name().clone(), entry);
+        // `nodes.len()` bounds the live count from above: count only past the threshold.
+        if self.index.get().is_none()
+            && self.nodes.len() >= NodeIndex::BUILD_FROM
+            && self.node_count() >= NodeIndex::BUILD_FROM
+        {
+            self.build_node_index();
+        }
         Ok(())
     }
 
@@ -248,9 +263,13 @@ impl CacheState {
             && entry.labels == *node.labels()
             && entry.taints == node.taints();
         if !same {
+            let filed = self.index.remove(node.name(), entry);
             entry.capacity = node.capacity().clone();
             entry.labels = node.labels().clone();
             entry.taints = node.taints().to_vec();
+            if let Some(name) = filed {
+                self.index.insert(&name, entry);
+            }
         }
         Ok(!same)
     }
@@ -268,6 +287,7 @@ impl CacheState {
             .filter(|e| !e.deleted)
             .ok_or_else(|| RemoveNodeError::UnknownNode(name.to_owned()))?;
         let pods: Vec<PodId> = entry.pods.iter().cloned().collect();
+        self.index.remove(name, entry);
         if pods.is_empty() {
             self.nodes.remove(name);
         } else {
@@ -292,7 +312,10 @@ impl CacheState {
 
     /// How many nodes are in the cache (not counting deleted ones that still hold pods).
     pub fn node_count(&self) -> usize {
-        self.nodes.values().filter(|e| !e.deleted).count()
+        match self.index.get() {
+            Some(index) => index.len(),
+            None => self.nodes.values().filter(|e| !e.deleted).count(),
+        }
     }
 
     /// Reserves `pod.requests()` for `pod` on `node` (the Reserve step). Does not check that
@@ -423,7 +446,9 @@ impl CacheState {
         };
         let node = Arc::clone(name);
         let entry = self.nodes.get_mut(&node).expect("found above");
-        entry.requested = &entry.requested + &requests;
+        let was = std::mem::replace(&mut entry.requested, Resources::ZERO);
+        entry.requested = &was + &requests;
+        self.index.requested_changed(&node, was, entry);
         entry.pods.insert(id.clone());
         if phase == PodPhase::Assumed {
             self.assumed.insert(id.clone());
@@ -444,7 +469,7 @@ impl CacheState {
         self.assumed.remove(id);
         if let Some(node) = self.nodes.get_mut(&removed.node) {
             node.pods.remove(id);
-            node.requested = if node.requested.is_saturated() {
+            let now = if node.requested.is_saturated() {
                 // A saturated sum cannot be undone by subtraction: add up what is left.
                 node.pods
                     .iter()
@@ -453,6 +478,8 @@ impl CacheState {
             } else {
                 node.requested.saturating_sub(&removed.requests)
             };
+            let was = std::mem::replace(&mut node.requested, now);
+            self.index.requested_changed(&removed.node, was, node);
             if node.deleted && node.pods.is_empty() {
                 self.nodes.remove(&removed.node);
             }

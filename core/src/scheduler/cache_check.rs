@@ -1,6 +1,6 @@
 //! The cache's own check of I5: every pod on the node it names, every node's requested
 //! resources the sum of its pods', the assumed index exact, a deleted node kept only while
-//! pods are on it.
+//! pods are on it, the node index (once built) true to the nodes.
 
 use super::cache::{CacheState, PodPhase};
 use super::Resources;
@@ -9,7 +9,8 @@ impl CacheState {
     /// Verifies the node part of I5: each node's requested resources are the (saturating) sum
     /// of its pods' requests; each pod is on exactly the node it names, and that node is in
     /// the cache; the assumed index lists exactly the assumed pods; a deleted node is kept only
-    /// while pods are on it. The error describes the first violation found.
+    /// while pods are on it; and the node index, once built, files exactly the live nodes, by
+    /// class and fill. The error describes the first violation found.
     pub fn check(&self) -> Result<(), String> {
         for (id, entry) in &self.pods {
             let Some(node) = self.nodes.get(&entry.node) else {
@@ -58,6 +59,9 @@ impl CacheState {
                     "deleted node {name} is kept with no pod on it: it should be gone"
                 ));
             }
+        }
+        if let Some(index) = self.node_index() {
+            index.check(&self.nodes)?;
         }
         Ok(())
     }

@@ -14,6 +14,7 @@ impl Renamed for CacheState {
             nodes,
             pods,
             assumed,
+            index,
         } = self;
         let nodes = nodes
             .iter()
@@ -53,11 +54,17 @@ impl Renamed for CacheState {
                 (renaming.id(id), entry)
             })
             .collect();
-        CacheState {
+        let mut renamed = CacheState {
             nodes,
             pods,
             assumed: assumed.renamed(renaming),
+            index: Default::default(),
+        };
+        // The node index names nodes: built anew for the renamed ones, if there was one.
+        if index.get().is_some() {
+            renamed.build_node_index();
         }
+        renamed
     }
 }
 

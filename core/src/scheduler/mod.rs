@@ -37,6 +37,7 @@ mod error;
 pub(crate) mod jobs;
 mod locked;
 mod node;
+mod node_index;
 mod node_view;
 mod outcome;
 pub(crate) mod parts;

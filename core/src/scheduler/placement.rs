@@ -1,10 +1,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use super::node_index::NodeIndex;
 use super::taints::untolerated;
-use super::{CacheState, NodeView, Resources, Taint};
+use super::{CacheState, Resources, Taint};
 use crate::queue::EventKind;
-use crate::{Code, Pod, Status};
+use crate::{Code, Labels, Pod, Status};
 
 /// Chooses the node a pod is assumed on: kube-scheduler's Filter and Score steps, folded into
 /// one call over the cache's state. Must be deterministic for a given pod and state.
@@ -104,10 +105,9 @@ fn fraction(part: u64, whole: u64) -> u128 {
     }
 }
 
-/// How much of `node` stays free after placing `requests` there (lower packs tighter), or
-/// `None` if they do not fit.
-fn score(node: &NodeView<'_>, requests: &Resources) -> Option<u128> {
-    let (capacity, requested) = (node.capacity(), node.requested());
+/// How much of a node of `capacity` with `requested` on it stays free after placing
+/// `requests` there (lower packs tighter), or `None` if they do not fit.
+fn score(capacity: &Resources, requested: &Resources, requests: &Resources) -> Option<u128> {
     if !requests.fits_beside(requested, capacity) {
         return None;
     }
@@ -125,19 +125,75 @@ fn score(node: &NodeView<'_>, requests: &Resources) -> Option<u128> {
     Some(fraction(cpu, capacity.cpu_millis) + fraction(memory, capacity.memory_bytes))
 }
 
+/// The node index's answer when the cache has one, the full scan's otherwise: the same node
+/// either way (`node_index.rs`; tests/tests/prop_placement_index.rs runs both side by side).
 impl Placement for ResourceFit {
     fn place(&self, pod: &Pod, cache: &CacheState) -> Result<String, Status> {
-        let requests = pod.requests();
-        let selector = pod.node_selector();
-        cache
-            .nodes()
-            .filter(|node| untolerated(node.taints(), pod.tolerations()).is_none())
-            .filter(|node| selector.matches(node.labels()))
-            .filter_map(|node| score(&node, requests).map(|s| (s, node.name())))
-            .min()
-            .map(|(_, name)| name.to_owned())
+        let best = match cache.node_index() {
+            Some(index) => best_indexed(pod, index),
+            None => best_scanned(pod, cache),
+        };
+        best.map(str::to_owned)
             .ok_or_else(|| unschedulable(pod, cache))
     }
+}
+
+/// The node with the least (score, name) among those that pass every filter, node by node.
+fn best_scanned<'a>(pod: &Pod, cache: &'a CacheState) -> Option<&'a str> {
+    let requests = pod.requests();
+    let selector = pod.node_selector();
+    cache
+        .nodes()
+        .filter(|node| untolerated(node.taints(), pod.tolerations()).is_none())
+        .filter(|node| selector.matches(node.labels()))
+        .filter_map(|node| {
+            score(node.capacity(), node.requested(), requests).map(|s| (s, node.name()))
+        })
+        .min()
+        .map(|(_, name)| name)
+}
+
+/// [`best_scanned`]'s node, class by class and bucket by bucket. The filters are the same
+/// for a whole class (taints and labels are part of it) and a bucket's nodes have the same
+/// requested resources, hence the same fit and score for any pod: its first name is the least
+/// (score, name) among its nodes, and the least over the buckets is the least over the
+/// nodes. Skipped unseen, exactly: classes whose capacity does not hold the requests (no
+/// node of theirs can); buckets with less CPU free than requested (they do not fit); and,
+/// since a class's buckets come by free CPU ascending and the score is at least the CPU
+/// fraction left, which grows with it, the rest of a class once that fraction alone exceeds
+/// the best score found (those scores are greater, not equal: no tie is lost).
+fn best_indexed<'a>(pod: &Pod, index: &'a NodeIndex) -> Option<&'a str> {
+    let requests = pod.requests();
+    let mut best: Option<(u128, &str)> = None;
+    for class in index.classes() {
+        let capacity = class.capacity();
+        if filtered_by(pod, class.taints(), class.labels()).is_some() || !requests.fits_in(capacity)
+        {
+            continue;
+        }
+        for (requested, name) in class.with_free_cpu(requests.cpu_millis) {
+            let cpu_left =
+                capacity.cpu_millis.saturating_sub(requested.cpu_millis) - requests.cpu_millis;
+            if best.is_some_and(|(s, _)| fraction(cpu_left, capacity.cpu_millis) > s) {
+                break;
+            }
+            if let Some(s) = score(capacity, requested, requests) {
+                if best.is_none_or(|b| (s, &**name) < b) {
+                    best = Some((s, name));
+                }
+            }
+        }
+    }
+    best.map(|(_, name)| name)
+}
+
+/// `None` if a node with `taints` and `labels` passes TaintToleration and NodeAffinity for
+/// `pod`; else the reason of the first that fails.
+fn filtered_by<'a>(pod: &Pod, taints: &'a [Taint], labels: &Labels) -> Option<Reason<'a>> {
+    if let Some(taint) = untolerated(taints, pod.tolerations()) {
+        return Some(Reason::Taint(taint));
+    }
+    (!pod.node_selector().matches(labels)).then_some(Reason::Selector)
 }
 
 /// One filter's reason for a node, borrowed from the pod and the cache.
@@ -163,7 +219,8 @@ impl fmt::Display for Reason<'_> {
 
 /// Why no node passes, as kube-scheduler words it: each node counted under the reasons of the
 /// first filter it fails (TaintToleration, NodeAffinity, then NodeResourcesFit), the reasons
-/// sorted.
+/// sorted. With the node index, a class's filter reasons count all its nodes at once and a
+/// bucket's missing resources all of its nodes: the same counts (see [`best_indexed`]).
 fn unschedulable(pod: &Pod, cache: &CacheState) -> Status {
     let n = cache.node_count();
     if n == 0 {
@@ -171,18 +228,33 @@ fn unschedulable(pod: &Pod, cache: &CacheState) -> Status {
     }
     let message = {
         let mut reasons: BTreeMap<Reason<'_>, usize> = BTreeMap::new();
-        for node in cache.nodes() {
-            if let Some(taint) = untolerated(node.taints(), pod.tolerations()) {
-                *reasons.entry(Reason::Taint(taint)).or_default() += 1;
-                continue;
+        let mut count = |reason, nodes| *reasons.entry(reason).or_default() += nodes;
+        match cache.node_index() {
+            Some(index) => {
+                for class in index.classes() {
+                    if let Some(reason) = filtered_by(pod, class.taints(), class.labels()) {
+                        count(reason, class.node_count());
+                        continue;
+                    }
+                    for (requested, nodes) in class.buckets() {
+                        let free = class.capacity().saturating_sub(requested);
+                        for name in pod.requests().insufficient(&free) {
+                            count(Reason::Insufficient(name), nodes);
+                        }
+                    }
+                }
             }
-            if !pod.node_selector().matches(node.labels()) {
-                *reasons.entry(Reason::Selector).or_default() += 1;
-                continue;
-            }
-            let free = node.free();
-            for name in pod.requests().insufficient(&free) {
-                *reasons.entry(Reason::Insufficient(name)).or_default() += 1;
+            None => {
+                for node in cache.nodes() {
+                    if let Some(reason) = filtered_by(pod, node.taints(), node.labels()) {
+                        count(reason, 1);
+                        continue;
+                    }
+                    let free = node.free();
+                    for name in pod.requests().insufficient(&free) {
+                        count(Reason::Insufficient(name), 1);
+                    }
+                }
             }
         }
         // Formatted once per reason, not once per node; sorted as strings, as upstream does.
