@@ -14,6 +14,7 @@ mod error;
 mod event;
 #[cfg(test)]
 mod flush_tests;
+mod gate_index;
 #[cfg(test)]
 mod group_backoff_tests;
 mod group_index;

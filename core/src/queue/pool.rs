@@ -77,6 +77,32 @@ impl Pool {
         }
     }
 
+    /// Sets, in `words`, the bits of this pool's members (growing `words` as needed).
+    pub(super) fn or_into(&self, words: &mut Vec<u64>) {
+        if words.len() < self.words.len() {
+            words.resize(self.words.len(), 0);
+        }
+        for (w, &word) in words.iter_mut().zip(&self.words) {
+            *w |= word;
+        }
+    }
+
+    /// [`retain`](Self::retain) over the members whose bit is clear in `skip`: the others are
+    /// neither visited nor removed.
+    pub(super) fn retain_unmasked(&mut self, skip: &[u64], mut keep: impl FnMut(u32) -> bool) {
+        for (w, word) in self.words.iter_mut().enumerate() {
+            let mut bits = *word & !skip.get(w).copied().unwrap_or(0);
+            while bits != 0 {
+                let b = bits.trailing_zeros();
+                bits &= bits - 1;
+                if !keep(join(w, b)) {
+                    *word &= !(1 << b);
+                    self.len -= 1;
+                }
+            }
+        }
+    }
+
     /// Verifies the member count.
     pub(super) fn check(&self) -> Result<(), String> {
         let counted: usize = self.words.iter().map(|w| w.count_ones() as usize).sum();

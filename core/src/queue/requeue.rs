@@ -213,7 +213,17 @@ impl QueueState {
             EventScope::Group(key) if self.group_index_ready() => {
                 self.move_group(&key, now, plugins, decide)
             }
-            _ => self.move_where(now, plugins, decide),
+            _ => {
+                // Gated pods whose gate did not register for the event stay as they are
+                // (`verdict`): with the gate index they are not even visited.
+                let skip = (!event.is_wildcard() && self.gate_index_ready())
+                    .then(|| {
+                        let gates = self.gates.as_ref().expect("the gate index is built");
+                        gates.mask(|gate| !plugins.registered(gate, event.kind()))
+                    })
+                    .flatten();
+                self.move_where(now, plugins, skip.as_deref(), decide)
+            }
         };
         self.record(event, None);
         moved
@@ -365,6 +375,11 @@ impl QueueState {
             // upstream does.
             return Requeue::AfterBackoff;
         };
+        let strongest = if info.has_pending_plugins() {
+            Requeue::Immediately
+        } else {
+            Requeue::AfterBackoff
+        };
         self.events
             .iter()
             .filter(|r| r.seq >= flight.since)
@@ -379,8 +394,18 @@ impl QueueState {
                 }
             })
             .map(|r| self.worth_requeuing(info, &r.event, plugins))
-            .max()
-            .unwrap_or(Requeue::Skip)
+            // The strongest verdict the pod can get ends the search: Immediately, or
+            // AfterBackoff for a pod no plugin left pending (the events of a long attempt
+            // are many; most hand-backs need the first that helps).
+            .try_fold(Requeue::Skip, |best, verdict| {
+                let best = best.max(verdict);
+                if best == strongest {
+                    Err(best)
+                } else {
+                    Ok(best)
+                }
+            })
+            .unwrap_or_else(|strongest| strongest)
     }
 
     /// Puts a pod coming back from its attempt where it belongs; `None` if it was deleted.
@@ -454,6 +479,7 @@ impl QueueState {
         &mut self,
         now: Time,
         plugins: &dyn QueuePlugins,
+        skip: Option<&[u64]>,
         decide: impl Fn(&QueuedPodInfo) -> Option<Requeue>,
     ) -> usize {
         let QueueState {
@@ -466,12 +492,13 @@ impl QueueState {
             pool,
             groups,
             leftover,
+            gates,
             gated,
             ..
         } = self;
         let mut moved = 0;
         backoff.reserve(pool.len(), slots.len());
-        pool.retain(|slot| {
+        let visit = |slot: u32| {
             let info = slots[slot as usize].as_mut().expect("pooled slot in use");
             let Some(strategy) = decide(info) else {
                 return true;
@@ -494,6 +521,12 @@ impl QueueState {
                         leftover.insert(slot, info);
                     }
                 }
+                if let Some(gates) = gates {
+                    gates.remove(slot);
+                    if place == QueuePlace::Unschedulable {
+                        gates.insert(slot, info);
+                    }
+                }
             }
             match place {
                 QueuePlace::Active(key) => {
@@ -506,7 +539,11 @@ impl QueueState {
             }
             moved += 1;
             false
-        });
+        };
+        match skip {
+            Some(skip) => pool.retain_unmasked(skip, visit),
+            None => pool.retain(visit),
+        }
         moved
     }
 }

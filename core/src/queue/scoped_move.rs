@@ -12,6 +12,7 @@
 //! the group's pods gated by it are then left unvisited, so a gang's arrivals cost one
 //! PreEnqueue each, not one per gated sibling (issue #23: a gang of 100,000 arrived in 420 s).
 
+use super::gate_index::GateIndex;
 use super::group_index::GroupIndex;
 use super::{QueuePlace, QueuePlugins, QueueState, QueuedPodInfo, Requeue};
 use crate::{GroupKey, PodId, Time};
@@ -36,10 +37,22 @@ impl QueueState {
         }
     }
 
-    /// Builds every derived index now (the checkers' seam): the group index and the leftover
-    /// index.
+    /// Whether the gate index is there to be used, building it if the queue has grown to
+    /// [`GateIndex::BUILD_FROM`] pods.
+    pub(super) fn gate_index_ready(&mut self) -> bool {
+        if self.gates.is_none() && self.ids.len() >= GateIndex::BUILD_FROM {
+            self.gates = Some(GateIndex::build(&self.pool, &self.slots));
+        }
+        self.gates.is_some()
+    }
+
+    /// Builds every derived index now (the checkers' seam): the group, gate and leftover
+    /// indexes.
     pub(crate) fn build_indexes(&mut self) {
         self.index_groups();
+        if self.gates.is_none() {
+            self.gates = Some(GateIndex::build(&self.pool, &self.slots));
+        }
         if self.leftover.is_none() {
             self.leftover = Some(super::leftover_index::LeftoverIndex::build(
                 &self.pool,

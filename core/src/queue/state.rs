@@ -3,6 +3,7 @@ use std::hash::Hash;
 use std::time::Duration;
 
 use super::config::BackoffClock;
+use super::gate_index::GateIndex;
 use super::group_index::GroupIndex;
 use super::keyed_heap::KeyedHeap;
 use super::leftover_index::LeftoverIndex;
@@ -154,6 +155,8 @@ pub struct QueueState {
     /// The pool by how long each pod has been parked, once a leftover flush has needed it
     /// (derived).
     pub(super) leftover: Option<LeftoverIndex>,
+    /// The pool's gated pods by gate, once a move has needed it (derived).
+    pub(super) gates: Option<GateIndex>,
     pub(super) in_flight: BTreeMap<PodId, InFlight>,
     /// How many attempts in flight began at each sequence number (derived from `in_flight`):
     /// the oldest, which bounds the events kept, without a walk over every pod in flight.
@@ -181,6 +184,7 @@ impl QueueState {
             pool: Pool::default(),
             groups: None,
             leftover: None,
+            gates: None,
             in_flight: BTreeMap::new(),
             flight_starts: BTreeMap::new(),
             events: VecDeque::new(),
@@ -586,6 +590,9 @@ impl QueueState {
         if let Some(leftover) = &mut self.leftover {
             leftover.remove(slot, self.slots[slot as usize].as_ref().expect("pooled"));
         }
+        if let Some(gates) = &mut self.gates {
+            gates.remove(slot);
+        }
         self.unindex_group(slot);
     }
 
@@ -639,8 +646,12 @@ impl QueueState {
             QueuePlace::Unschedulable => {
                 self.pool.insert(slot);
                 self.gated += usize::from(gated);
+                let info = self.slots[slot as usize].as_ref().expect("filed");
                 if let Some(leftover) = &mut self.leftover {
-                    leftover.insert(slot, self.slots[slot as usize].as_ref().expect("filed"));
+                    leftover.insert(slot, info);
+                }
+                if let Some(gates) = &mut self.gates {
+                    gates.insert(slot, info);
                 }
             }
             QueuePlace::InFlight => {}

@@ -73,6 +73,9 @@ impl QueueState {
         self.backoff.check()?;
         self.error_backoff.check()?;
         self.pool.check()?;
+        if let Some(gates) = &self.gates {
+            gates.check(&self.pool, &self.slots)?;
+        }
         if let Some(leftover) = &self.leftover {
             leftover.check(&self.pool, &self.slots)?;
         }
