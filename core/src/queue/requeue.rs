@@ -133,10 +133,26 @@ impl QueueState {
                 distinct.push(m);
             }
         }
-        let strategy = distinct
+        // The strongest reason over the members: the search ends once it reaches the
+        // strongest any member can give (Immediately needs a pending plugin), and members
+        // with no rejector — an error, AfterBackoff at once — are asked first, so a gang
+        // whose bind failed does not replay its attempt's events for every member.
+        let top = if distinct.iter().any(QueuedPodInfo::has_pending_plugins) {
+            Requeue::Immediately
+        } else {
+            Requeue::AfterBackoff
+        };
+        let mut strategy: Option<Requeue> = None;
+        let cheap_first = distinct
             .iter()
-            .map(|m| self.strategy_after_attempt(m, plugins))
-            .max();
+            .filter(|m| !m.has_rejectors())
+            .chain(distinct.iter().filter(|m| m.has_rejectors()));
+        for m in cheap_first {
+            strategy = strategy.max(Some(self.strategy_after_attempt(m, plugins)));
+            if strategy == Some(top) {
+                break;
+            }
+        }
         let size = distinct.len();
         let expiry = distinct
             .iter()
