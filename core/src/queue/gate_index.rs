@@ -6,7 +6,7 @@
 //! million-pod run with deletes spent a sixth of its time there).
 //!
 //! Derived data like the [group index](super::group_index): built by the first non-wildcard
-//! move that finds the queue holding [`GateIndex::BUILD_FROM`] pods or more, kept up to date by
+//! move that finds [`GateIndex::BUILD_FROM`] gated pods or more in the pool, kept up to date by
 //! every change to the pool from then on, ignored by the state's equality, and compared with the
 //! pool by [`GateIndex::check`].
 
@@ -21,7 +21,7 @@ pub(super) struct GateIndex {
 }
 
 impl GateIndex {
-    /// The queue size from which a move builds the index.
+    /// The number of gated pods from which a move builds the index.
     pub(super) const BUILD_FROM: usize = 64;
 
     /// The index of `pool`, whose records are in `slots`.

@@ -37,10 +37,11 @@ impl QueueState {
         }
     }
 
-    /// Whether the gate index is there to be used, building it if the queue has grown to
-    /// [`GateIndex::BUILD_FROM`] pods.
+    /// Whether the gate index is there to be used, building it once the pool holds
+    /// [`GateIndex::BUILD_FROM`] gated pods (with fewer there is little to skip, and a queue
+    /// that never gates — `move_all/100k`'s — never pays for the build).
     pub(super) fn gate_index_ready(&mut self) -> bool {
-        if self.gates.is_none() && self.ids.len() >= GateIndex::BUILD_FROM {
+        if self.gates.is_none() && self.gated >= GateIndex::BUILD_FROM {
             self.gates = Some(GateIndex::build(&self.pool, &self.slots));
         }
         self.gates.is_some()
