@@ -1,4 +1,4 @@
-//! Two bugs the `scheduler_events` fuzz target found (fuzz/README.md, "Findings"), on the
+//! Three bugs the `scheduler_events` fuzz target found (fuzz/README.md, "Findings"), on the
 //! public API.
 //!
 //! 1. Hardened, the Permit barrier: a Basic group's member waits at Permit for the embedder's
@@ -8,6 +8,9 @@
 //!    group becomes a gang, and retries as a gang member.
 //! 2. Hardened, the pod-group cycle: a gang admitted at minimum 1 whose PodGroup is deleted
 //!    and created again at minimum 2 kept its member binding, short of quorum (I9).
+//! 3. The first again, with the next member's Permit before the rejected waiter's binding
+//!    cycle has run: the waiter, rejected but still assumed, counted towards quorum and the
+//!    member passed alone (I3). Now the rejection takes it out of the quorum at once.
 #![cfg(not(loom))]
 
 use std::time::Duration;
@@ -86,6 +89,44 @@ fn regression_basic_to_gang_quorum_counts_a_plugin_waiter() {
     // g-1 alone is not the gang's quorum: it waits for g-0's next attempt.
     s.add_pod(member(1), Time::ZERO).unwrap();
     s.schedule_one(Time::ZERO).unwrap();
+    s.run_binding_cycles(Time::ZERO);
+    assert_eq!(
+        s.stats().bound,
+        0,
+        "no member of the gang of two binds alone"
+    );
+    s.check().unwrap();
+}
+
+#[test]
+fn regression_rejected_waiter_counts_until_its_binding_cycle() {
+    let config = SchedulerConfig::default().with_mode(Mode::Hardened);
+    let plugin = Arc::new(HoldsFirst) as Arc<dyn PermitPlugin>;
+    let s = Scheduler::builder(config)
+        .permit_plugins(PermitPlugins::new([plugin]).unwrap())
+        .build();
+    s.add_node(
+        Node::new("n", Resources::new(4 * CPU, 64 << 30)),
+        Time::ZERO,
+    )
+    .unwrap();
+    let basic = PodGroup::new("ml", "g", Policy::Basic).unwrap();
+    s.add_group(basic, Time::ZERO).unwrap();
+    s.add_pod(member(0), Time::ZERO).unwrap();
+    s.schedule_one(Time::ZERO).unwrap();
+    s.update_group(PodGroup::gang("ml", "g", 2).unwrap(), Time::ZERO)
+        .unwrap();
+
+    // g-0's binding cycle has not run: it is rejected, still reserved, and no quorum for g-1.
+    s.add_pod(member(1), Time::ZERO).unwrap();
+    s.schedule_one(Time::ZERO).unwrap();
+    let waiting: Vec<String> = s
+        .waiting()
+        .snapshot()
+        .iter()
+        .map(|w| w.pod().name().to_owned())
+        .collect();
+    assert_eq!(waiting, ["g-1"], "g-1 waits: a rejected g-0 is no quorum");
     s.run_binding_cycles(Time::ZERO);
     assert_eq!(
         s.stats().bound,

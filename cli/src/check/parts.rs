@@ -260,6 +260,17 @@ impl AttemptWaiting for ModelBatch<'_> {
             .extend(self.waiting.reject_all(ids, &status, cause));
     }
 
+    fn reject_those_waiting(&mut self, ids: &[PodId], reason: &str, cause: Cause) -> Vec<PodId> {
+        if ids.is_empty() {
+            return Vec::new();
+        }
+        let status = Status::unschedulable(reason).with_plugin(GANG_SCHEDULING);
+        let rejected = self.waiting.reject_all(ids, &status, cause);
+        let ids = rejected.iter().map(|d| d.pod.id().clone()).collect();
+        self.decided.extend(rejected);
+        ids
+    }
+
     fn add_untimed(&mut self, pod: &Pod) -> Result<(), AddError> {
         self.waiting
             .add_untimed(pod.clone(), GANG_SCHEDULING, ())

@@ -89,6 +89,11 @@ pub trait AttemptWaiting {
     /// Rejects those of `ids` that are waiting, for `reason` and `cause`.
     fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause);
 
+    /// [`reject_all`](AttemptWaiting::reject_all), naming the pods it rejected: those of
+    /// `ids` still waiting at the moment of the decision (one that another plugin's decision
+    /// reached first is not among them).
+    fn reject_those_waiting(&mut self, ids: &[PodId], reason: &str, cause: Cause) -> Vec<PodId>;
+
     /// Registers `pod` as waiting, with no timer of its own (the attempt has the deadline).
     fn add_untimed(&mut self, pod: &Pod) -> Result<Self::Registration, AddError>;
 }

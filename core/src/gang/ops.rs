@@ -431,10 +431,13 @@ pub const BECAME_A_GANG: &str =
 /// Basic group let wait for another plugin is assumed, so once its group is a gang (updated,
 /// or deleted and created again) the quorum would count it — and a sibling's Permit pass alone
 /// while that plugin may still reject it (I3; found by the `scheduler_events` fuzz target). It
-/// is rejected in the same critical section, its binding cycle handing it back to retry as a
-/// gang member. Upstream keeps it waiting, as 1.36 does.
+/// is rejected in the same critical section and stops counting towards quorum there and then,
+/// as a member another plugin rejects does ([`forget_rejected`]): its binding cycle, whenever
+/// it runs, hands it back to retry as a gang member — and until it has, a sibling's Permit
+/// must not count it either (I3; the fuzz target's third find). Upstream keeps it waiting, as
+/// 1.36 does.
 fn reject_waiters_outside_the_gang<R>(
-    groups: &Groups,
+    groups: &mut Groups,
     waiting: &mut Batch<'_, R>,
     key: &GroupKey,
     hardened: bool,
@@ -452,9 +455,16 @@ fn reject_waiters_outside_the_gang<R>(
         .filter(|id| !in_attempt.is_some_and(|w| w.contains(*id)))
         .cloned()
         .collect();
-    if !outside.is_empty() {
-        waiting.reject_all(&outside, BECAME_A_GANG, Cause::Rejected);
+    if outside.is_empty() {
+        return;
     }
+    // Only those still waiting: a member its plugin allowed meanwhile binds, and counts.
+    let rejected = waiting.reject_those_waiting(&outside, BECAME_A_GANG, Cause::Rejected);
+    groups.change(key, |state| {
+        for id in &rejected {
+            state.forget(id);
+        }
+    });
 }
 
 /// A PodGroup object was deleted.

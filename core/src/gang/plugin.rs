@@ -411,6 +411,18 @@ impl AttemptWaiting for Deferred<'_> {
         self.keep(deliveries);
     }
 
+    fn reject_those_waiting(&mut self, ids: &[PodId], reason: &str, cause: Cause) -> Vec<PodId> {
+        if ids.is_empty() {
+            return Vec::new();
+        }
+        let deliveries = self
+            .map
+            .reject_all_deferred(ids, super::GANG_SCHEDULING, reason, cause);
+        let rejected = deliveries.ids().cloned().collect();
+        self.keep(deliveries);
+        rejected
+    }
+
     fn add_untimed(&mut self, pod: &Pod) -> Result<WaitingPod, AddError> {
         self.map.add_untimed(pod.clone(), super::GANG_SCHEDULING)
     }

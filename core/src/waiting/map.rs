@@ -414,6 +414,11 @@ impl Deliveries {
         self.decided.append(&mut other.decided);
     }
 
+    /// The decided pods' ids, in decision order.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = &PodId> {
+        self.decided.iter().map(|d| d.pod.id())
+    }
+
     /// Hands every decision to the sink; returns how many there were.
     pub(crate) fn deliver(self) -> usize {
         self.decided.len() // dropping `self` delivers them

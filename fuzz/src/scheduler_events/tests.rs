@@ -155,6 +155,15 @@ fn group_readded_with_higher_min_keeps_binding() {
     replay_regression("group-readded-with-higher-min-keeps-binding");
 }
 
+/// The fuzzer's third find, by `.ci/run`: the first find's fix rejected the waiter but left it
+/// assumed until its binding cycle ran; `p1`'s Permit before then counted it and passed alone
+/// (I3). Fixed: the members the rejection reached stop counting towards quorum in the same
+/// critical section (`gang::ops::reject_waiters_outside_the_gang`).
+#[test]
+fn rejected_waiter_counts_until_its_binding_cycle() {
+    replay_regression("rejected-waiter-counts-until-its-binding-cycle");
+}
+
 /// The witnesses: each file in `witnesses/scheduler_events/` is named after a plantable flaw
 /// (`<Flaw>` or `<Flaw>.<anything>`) and is an input the fuzzer found with that flaw planted
 /// (`GANGWAY_FUZZ_FLAW`, fuzz/README.md). On the real scheduler it passes every check; with
