@@ -8,7 +8,12 @@ pub use crate::fresh_copies::FreshCopies;
 pub use crate::gang::decide::{
     fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, UpstreamVerdict,
 };
-pub use crate::gang::parts::{Batch, Expire, GangParts};
+pub use crate::gang::parts::{Batch, Expire, GangFlaw, GangParts};
+pub use crate::gang::planted::PlantedGang;
+#[cfg(feature = "k8s")]
+pub use crate::k8s::quantity::{
+    planted_quantity_milli_value, planted_quantity_value, QuantityFlaw,
+};
 pub use crate::scheduler::check::{leaked, short_gangs_binding};
 pub use crate::scheduler::driver_state::{AdmittedGroup, Assignment, DriverState};
 pub use crate::scheduler::jobs::{AnyOrderJobs, FifoJobs, Job, JobQueue};
@@ -132,4 +137,95 @@ impl<P: QueuePlugins> QueuePlugins for FullWalk<P> {
 /// placement too: for the checks that run it beside the full scan.
 pub fn build_node_index(cache: &mut crate::scheduler::CacheState) {
     cache.build_node_index();
+}
+
+/// A real gang plugin's parts behind their locks (what its public methods run
+/// `gang_ops` on), to run its operations through [`PlantedGang`] with a [`GangFlaw`] planted
+/// (the `gang_plugin` fuzz target's witness).
+pub fn gang_parts(
+    gang: &crate::gang::GangScheduling,
+) -> impl GangParts<Registration = crate::WaitingPod> + '_ {
+    gang.parts()
+}
+
+// The waiting map's seams, for the `waiting_map` lockstep (model/src/waiting_lockstep/) and
+// its fuzz target.
+
+pub use crate::waiting::flaw::WaitingFlaw;
+
+/// An empty waiting map handing its decisions to `sink`, with `flaw` planted in the map's own
+/// code: for a witness that a checker finds it. No other constructor plants anything.
+pub fn waiting_pods_with_flaw(sink: impl crate::DecisionSink, flaw: WaitingFlaw) -> WaitingPods {
+    WaitingPods::with_flaw(sink, flaw)
+}
+
+/// The checks of `map` that its merged copy ([`waiting_state`]) cannot make: each shard's own
+/// `WaitingState::check`, each pod in the shard its uid hashes to, and each waiting pod's latch
+/// holding that pod and no decision (I1). `Err` names the first one broken.
+pub fn check_waiting_shards(map: &WaitingPods) -> Result<(), String> {
+    map.check_shards()
+}
+
+/// Rejects registration `ticket` of waiting pod `id` with `status`, for `cause` — what
+/// `WaitingPods::reject_for` does for whichever registration waits, and what a handle's
+/// `reject` does with its own status; `true` if this call decided it (H4). A stale ticket
+/// decides nothing.
+pub fn reject_registration(
+    map: &WaitingPods,
+    id: &PodId,
+    ticket: crate::waiting::Ticket,
+    status: crate::Status,
+    cause: crate::Cause,
+) -> bool {
+    map.reject_ticket(id, Some(ticket), status, cause)
+}
+
+/// The status a preempted waiting pod is decided with (`WaitingPods::preempt`,
+/// `WaitingPod::preempt`): an `Error` attributed to `plugin`.
+pub fn preemption_status(plugin: impl Into<crate::PluginName>, message: &str) -> crate::Status {
+    crate::waiting::preemption(plugin, message)
+}
+
+/// Decisions a batch made and published on their latches but has not yet handed to the map's
+/// sink — what the gang plugin holds while it releases its own locks (H5). Handed over by
+/// [`deliver`](Undelivered::deliver), or on drop.
+#[must_use = "the decisions reach the sink when this is delivered or dropped"]
+pub struct Undelivered(crate::waiting::Deliveries);
+
+impl Undelivered {
+    /// The decided pods, in decision order.
+    pub fn ids(&self) -> Vec<PodId> {
+        self.0.ids().cloned().collect()
+    }
+
+    /// Takes `other`'s decisions after these (same map), to be delivered in one call.
+    pub fn append(&mut self, other: Undelivered) {
+        self.0.append(other.0);
+    }
+
+    /// Hands every decision to the sink; how many there were.
+    pub fn deliver(self) -> usize {
+        self.0.deliver()
+    }
+}
+
+/// `WaitingPods::allow_all`, its decisions held back for delivery (the gang plugin's quorum).
+pub fn allow_all_deferred(
+    map: &WaitingPods,
+    ids: &[PodId],
+    plugin: &str,
+) -> Result<Undelivered, PodId> {
+    map.allow_all_deferred(ids, plugin).map(Undelivered)
+}
+
+/// `WaitingPods::reject_all`, its decisions held back for delivery (the gang plugin's failed
+/// attempt).
+pub fn reject_all_deferred(
+    map: &WaitingPods,
+    ids: &[PodId],
+    plugin: impl Into<crate::PluginName>,
+    message: &str,
+    cause: crate::Cause,
+) -> Undelivered {
+    Undelivered(map.reject_all_deferred(ids, plugin, message, cause))
 }

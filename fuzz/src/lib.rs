@@ -15,6 +15,16 @@
 /// through arbitrary cluster events (see the module and fuzz/README.md).
 pub mod scheduler_events;
 
+/// The `waiting_map` target's harness: the sharded waiting map beside the reference
+/// `WaitingModel`.
+pub mod waiting_map;
+
+/// The `gang_plugin` target's harness: the gang plugin beside the reference `GangModel`.
+pub mod gang_plugin;
+
+/// The `k8s_objects` target's harness: untrusted Kubernetes objects through the conversions.
+pub mod k8s_objects;
+
 use gangsched::QueueConfig;
 use gangway_model::queue::lockstep::{runnable, Lockstep};
 

@@ -8,3 +8,4 @@ pub mod gang;
 pub mod pod_group;
 pub mod queue;
 pub mod waiting;
+pub mod waiting_lockstep;

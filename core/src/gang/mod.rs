@@ -27,6 +27,7 @@ pub(crate) mod parts;
 mod permit;
 #[cfg(test)]
 mod permit_with_tests;
+pub(crate) mod planted;
 pub(crate) mod plugin;
 #[cfg(test)]
 mod plugin_tests;

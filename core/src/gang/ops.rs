@@ -12,7 +12,8 @@ use super::decide::{
     forget_rejected, hardened_permit, is_gang_member, upstream_permit, AttemptVerdict,
     UpstreamVerdict,
 };
-use super::parts::{Batch, GangParts};
+use super::parts::{Batch, GangFlaw, GangParts};
+use super::planted::OneByOne;
 use super::{
     decide, gang_pre_enqueue, Activation, GroupKey, GroupUpdateError, Groups, JoinGroupError,
     Permit, PodGroup, ReserveError, GANG_SCHEDULING, PERMIT_WAIT_REASON,
@@ -296,7 +297,12 @@ fn permit_gang_hardened<G: GangParts>(
     now: Time,
 ) -> Permit<G::Registration> {
     let timeout = g.rules().timeout;
+    // A witness's seam: `false`, a constant, in production.
+    let one_by_one = g.planted(GangFlaw::QuorumAllowsOneByOne);
     let verdict = g.write_group(key, |groups, waiting| {
+        if one_by_one {
+            return hardened_permit(groups, &mut OneByOne(waiting), pod, now, timeout);
+        }
         hardened_permit(groups, waiting, pod, now, timeout)
     });
     match verdict {

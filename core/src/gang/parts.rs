@@ -81,4 +81,23 @@ pub trait GangParts {
 
     /// The earliest deadline of a live attempt.
     fn next_attempt_deadline(&self) -> Option<Time>;
+
+    /// Whether the deliberate bug `flaw` is planted (a fuzz target's witness,
+    /// [`PlantedGang`](crate::checking::PlantedGang)); production never plants one, and the
+    /// default answer, a constant `false`, costs it nothing.
+    fn planted(&self, flaw: GangFlaw) -> bool {
+        let _ = flaw;
+        false
+    }
+}
+
+/// A deliberate bug in the gang plugin's operations, planted only by a checker (through
+/// [`GangParts::planted`]) to show that its checks find it: a witness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GangFlaw {
+    /// Hardened Permit at quorum allows the attempt's waiting members one by one, skipping any
+    /// that stopped waiting (preempted, say) instead of failing the attempt — upstream's
+    /// partial gang: the pod passes with a member short (H1, I3).
+    QuorumAllowsOneByOne,
 }

@@ -213,7 +213,7 @@ mod pod_group;
 mod pod_group_tests;
 #[cfg(test)]
 mod pod_tests;
-mod quantity;
+pub(crate) mod quantity;
 #[cfg(test)]
 mod quantity_tests;
 mod requests;

@@ -25,7 +25,7 @@ use super::QuantityError;
 /// assert!(matches!(quantity_value("12x"), Err(QuantityError::UnknownSuffix { .. })));
 /// ```
 pub fn quantity_value(quantity: &str) -> Result<u64, QuantityError> {
-    parse(quantity, 0).map(|(value, _)| value)
+    parse::<UNPLANTED>(quantity, 0).map(|(value, _)| value)
 }
 
 /// The value of a Kubernetes quantity in thousandths, rounded up: what Go's
@@ -42,7 +42,43 @@ pub fn quantity_value(quantity: &str) -> Result<u64, QuantityError> {
 /// assert_eq!(quantity_milli_value("0.0001"), Ok(1)); // rounded up to whole millicores
 /// ```
 pub fn quantity_milli_value(quantity: &str) -> Result<u64, QuantityError> {
-    parse(quantity, 3).map(|(value, _)| value)
+    parse::<UNPLANTED>(quantity, 3).map(|(value, _)| value)
+}
+
+/// A deliberate bug in the quantity parser, planted only by a checker (through
+/// [`planted_quantity_value`] and [`planted_quantity_milli_value`]) to show that its checks find
+/// it: a witness. Production's entries parse with none (a compile-time constant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum QuantityFlaw {
+    /// The bound is checked by the number of digits alone (at most 19), so a value from 2^63
+    /// up to 10^19 − 1 passes: the contract's `TooLarge` above 2^63 − 1 is broken (`8Ei`,
+    /// `9223372036854775808`).
+    TooLargeByDigitsOnly,
+}
+
+/// No flaw: what production parses with.
+const UNPLANTED: u8 = 0;
+/// [`QuantityFlaw::TooLargeByDigitsOnly`].
+const TOO_LARGE_BY_DIGITS_ONLY: u8 = 1;
+
+/// [`quantity_value`] with `flaw` planted in the real parser.
+pub fn planted_quantity_value(quantity: &str, flaw: QuantityFlaw) -> Result<u64, QuantityError> {
+    match flaw {
+        QuantityFlaw::TooLargeByDigitsOnly => parse::<TOO_LARGE_BY_DIGITS_ONLY>(quantity, 0),
+    }
+    .map(|(value, _)| value)
+}
+
+/// [`quantity_milli_value`] with `flaw` planted in the real parser.
+pub fn planted_quantity_milli_value(
+    quantity: &str,
+    flaw: QuantityFlaw,
+) -> Result<u64, QuantityError> {
+    match flaw {
+        QuantityFlaw::TooLargeByDigitsOnly => parse::<TOO_LARGE_BY_DIGITS_ONLY>(quantity, 3),
+    }
+    .map(|(value, _)| value)
 }
 
 /// The amount of the resource `name` a quantity stands for, in the unit the conversions count
@@ -56,7 +92,7 @@ pub(super) fn resource_amount(name: &str, quantity: &str) -> Result<u64, Quantit
     } else if name == "memory" || name == "ephemeral-storage" || name.starts_with("hugepages-") {
         quantity_value(quantity)
     } else {
-        match parse(quantity, 0)? {
+        match parse::<UNPLANTED>(quantity, 0)? {
             (value, true) => Ok(value),
             (_, false) => Err(QuantityError::NotWhole(quantity.to_owned())),
         }
@@ -64,15 +100,17 @@ pub(super) fn resource_amount(name: &str, quantity: &str) -> Result<u64, Quantit
 }
 
 /// Exponents beyond this (either way) behave alike: saturating here keeps the arithmetic in
-/// range for any input.
-const EXPONENT_CAP: i64 = 1_000_000;
+/// range for any input, and no string is long enough for its digits to bring a value this far
+/// out back into range (a cap of a million once misread quantities of more than a million
+/// digits: `0.{10^6 zeros}1e99999999999` as 1, not too large).
+const EXPONENT_CAP: i64 = 1 << 61;
 
 /// Digits in `i64::MAX`.
 const MAX_DIGITS: i64 = 19;
 
 /// The quantity times `10^scale`, rounded up, and whether that is exact (no fraction was
-/// rounded away).
-fn parse(quantity: &str, scale: i64) -> Result<(u64, bool), QuantityError> {
+/// rounded away). `FLAW` is [`UNPLANTED`] but for a checker's witness.
+fn parse<const FLAW: u8>(quantity: &str, scale: i64) -> Result<(u64, bool), QuantityError> {
     let (negative, unsigned) = match quantity.as_bytes().first() {
         Some(b'-') => (true, &quantity[1..]),
         Some(b'+') => (false, &quantity[1..]),
@@ -135,7 +173,7 @@ fn parse(quantity: &str, scale: i64) -> Result<(u64, bool), QuantityError> {
             !rounded,
         )
     };
-    if value > i64::MAX as u64 {
+    if value > i64::MAX as u64 && FLAW != TOO_LARGE_BY_DIGITS_ONLY {
         return Err(too_large());
     }
     Ok((value, exact))

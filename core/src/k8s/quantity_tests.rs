@@ -245,3 +245,22 @@ fn every_short_string_parses_without_panic_and_consistently() {
         }
     }
 }
+
+/// The fuzz target `k8s_objects`'s find (fuzz/regressions/k8s_objects/
+/// capped-exponent-misreads-long-quantities): the exponent saturated at ±10^6 before the
+/// digits moved it, so more than a million digits shifted the value by the excess.
+#[test]
+fn capped_exponent_misreads_long_quantities() {
+    let zeros = |n| "0".repeat(n);
+    let q = format!("0.{}1e99999999999", zeros(1_000_000));
+    assert!(matches!(
+        quantity_value(&q),
+        Err(QuantityError::TooLarge(_))
+    ));
+    let q = format!("0.{}1e1000005", zeros(999_999));
+    assert_eq!(quantity_value(&q), Ok(100_000));
+    let q = format!("1{}e-1000005", zeros(1_000_010));
+    assert_eq!(quantity_value(&q), Ok(100_000));
+    let q = format!("0.{}1e1000001", zeros(1_000_000));
+    assert_eq!(quantity_value(&q), Ok(1));
+}

@@ -94,7 +94,7 @@ impl WaitingPod {
 /// A preemption's status: an `Error` (upstream's `Preempt`), attributed to `plugin`, as the
 /// binding cycle sees it — kube-scheduler's `WaitOnPermit` returns an error decision wrapped
 /// as "waiting on permit for pod: <message>".
-pub(super) fn preemption(plugin: impl Into<PluginName>, message: &str) -> Status {
+pub(crate) fn preemption(plugin: impl Into<PluginName>, message: &str) -> Status {
     Status::with_reason(
         crate::Code::Error,
         format!("waiting on permit for pod: {message}"),

@@ -2,6 +2,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::batch::{allow_all_in, reject_all_in};
+use super::flaw::WaitingFlaw;
 use super::handle::preemption;
 use super::latch::Latch;
 use super::shards::Shards;
@@ -53,6 +54,8 @@ pub(super) struct Shared {
     shards: Shards,
     sink: Option<Box<dyn DecisionSink>>,
     alarm: Mutex<Option<Alarm>>,
+    /// A bug planted for a witness (`checking::waiting_pods_with_flaw`); `None` otherwise.
+    flaw: Option<WaitingFlaw>,
 }
 
 impl WaitingPods {
@@ -73,11 +76,24 @@ impl WaitingPods {
     }
 
     fn build(sink: Option<Box<dyn DecisionSink>>) -> WaitingPods {
+        WaitingPods::build_planted(sink, None)
+    }
+
+    /// An empty map handing its decisions to `sink`, with `flaw` planted (for witnesses).
+    pub(crate) fn with_flaw(sink: impl DecisionSink, flaw: WaitingFlaw) -> WaitingPods {
+        WaitingPods::build_planted(Some(Box::new(sink)), Some(flaw))
+    }
+
+    fn build_planted(
+        sink: Option<Box<dyn DecisionSink>>,
+        flaw: Option<WaitingFlaw>,
+    ) -> WaitingPods {
         WaitingPods {
             shared: Arc::new(Shared {
                 shards: Shards::new(),
                 sink,
                 alarm: Mutex::new(None),
+                flaw,
             }),
         }
     }
@@ -254,12 +270,13 @@ impl WaitingPods {
     /// in deadline order. The only way a timeout takes effect.
     pub fn expire(&self, now: Time) -> Vec<Decision> {
         let shards = &self.shared.shards;
+        let skips_due_now = self.shared.flaw == Some(WaitingFlaw::ExpirySkipsPodDueNow);
         let mut decided = Vec::new();
         for index in 0..shards.count() {
             if shards
                 .read_at(index)
                 .next_deadline()
-                .is_none_or(|d| d > now)
+                .is_none_or(|d| d > now || (skips_due_now && d == now))
             {
                 continue;
             }
@@ -272,7 +289,9 @@ impl WaitingPods {
             decided.append(&mut part);
         }
         // Each shard's part is in (deadline, id) order, as the whole map's would be.
-        decided.sort_by(|(a, x), (b, y)| (a, x.pod.id()).cmp(&(b, y.pod.id())));
+        if self.shared.flaw != Some(WaitingFlaw::ExpiryInShardOrder) {
+            decided.sort_by(|(a, x), (b, y)| (a, x.pod.id()).cmp(&(b, y.pod.id())));
+        }
         decided
             .into_iter()
             .map(|(_, d)| {
@@ -343,6 +362,37 @@ impl WaitingPods {
         WaitingState::merged(shards.iter().map(|s| &**s), next_ticket, |_| ())
     }
 
+    /// The checks a merged copy cannot make, for checkers, in one critical section: each
+    /// shard's own [`WaitingState::check`]; each pod in the shard its uid hashes to; each
+    /// waiting pod's latch holds that pod and no decision (I1: a decision takes the pod out of
+    /// the map as it publishes). `Err` names the first one broken. (The tickets against the
+    /// map's one counter are the merged copy's `check`.)
+    pub(crate) fn check_shards(&self) -> Result<(), String> {
+        let shards = self.shared.shards.read_all();
+        for (index, state) in shards.iter().enumerate() {
+            state.check().map_err(|e| format!("shard {index}: {e}"))?;
+            for entry in state.iter() {
+                let id = entry.pod().id();
+                let home = self.shared.shards.index_of(id);
+                if home != index {
+                    return Err(format!("pod {id} is in shard {index}, its uid's is {home}"));
+                }
+                if entry.latch().pod() != entry.pod() {
+                    return Err(format!(
+                        "pod {id}'s latch holds {}",
+                        entry.latch().pod().id()
+                    ));
+                }
+                if let Some(status) = entry.latch().peek() {
+                    return Err(format!(
+                        "pod {id} waits with a decision on its latch: {status}"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn allow_ticket(
         &self,
         id: &PodId,
@@ -363,7 +413,7 @@ impl WaitingPods {
         true
     }
 
-    pub(super) fn reject_ticket(
+    pub(crate) fn reject_ticket(
         &self,
         id: &PodId,
         ticket: Option<super::Ticket>,

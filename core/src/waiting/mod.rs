@@ -10,6 +10,7 @@
 mod batch;
 mod decision;
 mod error;
+pub(crate) mod flaw;
 mod found;
 mod handle;
 mod latch;
@@ -27,6 +28,7 @@ pub use crate::sync::channel::{Receiver, RecvError};
 pub use decision::{Cause, Decision, DecisionSink};
 pub use error::AddError;
 pub use found::WaitingRef;
+pub(crate) use handle::preemption;
 pub use handle::WaitingPod;
 pub(crate) use map::Deliveries;
 pub use map::WaitingPods;

@@ -9,7 +9,7 @@ use gangsched::waiting::{PendingPlugin, MAX_PERMIT_WAIT};
 use gangsched::{Pod, PodId, Time};
 
 use super::step::pod_index;
-use super::{ensure, ensure_eq, Failure, Lockstep, Op, Phase, Track};
+use super::{ensure, ensure_eq, real, Failure, Lockstep, Op, Phase, Track};
 
 /// For each group at the start of a step: its min count (if it is a gang) and how many of its
 /// members were already admitted (assigned, or allowed at Permit and still binding).
@@ -162,7 +162,7 @@ impl Lockstep {
         // PreEnqueue of every pod, member or not.
         for p in &self.pods {
             ensure_eq!(
-                self.gang.pre_enqueue(p),
+                real!(self, pre_enqueue / pre_enqueue(p)),
                 self.model.pre_enqueue(p),
                 "pre_enqueue {}",
                 p.id()

@@ -37,14 +37,18 @@
 //! proptest (the test binary owns the strategies).
 
 mod check;
+mod input;
 mod step;
 
 use std::time::Duration;
 
 use crate::gang::GangModel;
+use gangsched::checking::GangFlaw;
 use gangsched::gang::{GangScheduling, GroupKey, Policy};
 use gangsched::sync::channel::Receiver;
 use gangsched::{Decision, Mode, Pod, Time};
+
+pub use input::{encode, DURATIONS, POLICIES};
 
 /// The namespace of every pod and group.
 pub const NS: &str = "ml";
@@ -90,16 +94,42 @@ macro_rules! ensure_eq {
     };
 }
 
-use {ensure, ensure_eq}; // for the submodules, by path
+/// The real plugin's operation: `$method` of [`GangScheduling`] on `$lockstep.gang`, or — with
+/// a flaw planted ([`Lockstep::planting`]) — the same operation, `checking::gang_ops::$op`, on
+/// the plugin's own parts through `checking::PlantedGang` (what the method runs, with the
+/// flaw's seam answering yes).
+macro_rules! real {
+    ($lockstep:expr, $method:ident / $op:ident ($($arg:expr),* $(,)?)) => {
+        match $lockstep.flaw {
+            None => $lockstep.gang.$method($($arg),*),
+            Some(flaw) => gangsched::checking::gang_ops::$op(
+                &mut gangsched::checking::PlantedGang {
+                    parts: gangsched::checking::gang_parts(&$lockstep.gang),
+                    flaw,
+                },
+                $($arg),*
+            ),
+        }
+    };
+}
+
+use {ensure, ensure_eq, real}; // for the submodules, by path
 
 /// An operation. `pod` names a pod directly; `pick` names the `pick`-th (modulo their number)
 /// of the pods the operation applies to, in index order, so that most operations do something
 /// and shrinking keeps them meaningful. An operation that applies to no pod is skipped.
-#[derive(Clone, Copy, Debug)]
+///
+/// With the `arbitrary` feature, cargo-fuzz generates these directly (the `gang_plugin`
+/// target): each index from one byte, a duration from [`DURATIONS`] and a policy from
+/// [`POLICIES`] (each by one byte, modulo), so an op costs 4 to 6 bytes ([`encode`] writes
+/// them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Op {
     /// Pod `pod` is created (already bound to a node if `bound`), unless it exists.
     AddPod {
         /// The pod's index.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         pod: usize,
         /// Whether it arrives bound.
         bound: bool,
@@ -107,31 +137,38 @@ pub enum Op {
     /// A PodGroup object is created.
     AddGroup {
         /// The group's index.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         group: usize,
         /// Its policy.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::policy))]
         policy: Policy,
     },
     /// A PodGroup object changes.
     UpdateGroup {
         /// The group's index.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         group: usize,
         /// Its new policy.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::policy))]
         policy: Policy,
     },
     /// A PodGroup object is deleted.
     DeleteGroup {
         /// The group's index.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         group: usize,
     },
     /// A whole scheduling cycle for a queued pod that passes PreEnqueue: reserve, then Permit.
     Schedule {
         /// Which of the schedulable pods.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         pick: usize,
     },
     /// A scheduling cycle starts for a queued pod that passes PreEnqueue: it is reserved. One
     /// cycle at a time; until `Permit`, no other starts.
     Reserve {
         /// Which of the schedulable pods.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         pick: usize,
     },
     /// The scheduling cycle in flight reaches Permit.
@@ -139,35 +176,40 @@ pub enum Op {
     /// The scheduling cycle in flight fails before Permit (another plugin): it is unreserved.
     AbortCycle,
     /// Time passes; no timer fires.
-    Tick(Duration),
+    Tick(#[cfg_attr(feature = "arbitrary", arbitrary(with = input::duration))] Duration),
     /// Time passes, then the timers fire (both the map's and the gang's).
-    Expire(Duration),
+    Expire(#[cfg_attr(feature = "arbitrary", arbitrary(with = input::duration))] Duration),
     /// The cycle of a rejected pod unreserves it: the binding cycle of a pod whose wait was
     /// rejected, or (when deferred) the scheduling cycle of a pod rejected at Permit.
     Unreserve {
         /// Which of the rejected pods.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         pick: usize,
     },
     /// The binding cycle of an allowed pod binds it; if the pod was deleted or bound elsewhere
     /// meanwhile the bind fails and it is unreserved.
     Bind {
         /// Which of the allowed pods.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         pick: usize,
     },
     /// Preemption rejects a waiting pod.
     Preempt {
         /// Which of the waiting pods.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         pick: usize,
     },
     /// Another binder binds a pod that exists and is not bound (`on_pod_bound`), whether it is
     /// queued or in the middle of a cycle of this scheduler.
     BindElsewhere {
         /// Which of the existing unbound pods.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         pick: usize,
     },
     /// Pod `pod` is deleted, if it exists.
     Delete {
         /// The pod's index.
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = input::index))]
         pod: usize,
     },
 }
@@ -253,6 +295,8 @@ pub struct Lockstep {
     defer_permit_rejections: bool,
     /// What was done, for failure messages (skipped operations are not listed).
     trace: Vec<String>,
+    /// A flaw planted in the real plugin's operations (a fuzz target's witness), if any.
+    flaw: Option<GangFlaw>,
 }
 
 /// Runs `ops` on a fresh [`Lockstep`] in `mode` (`groups` groups, pod `i` in group

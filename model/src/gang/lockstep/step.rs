@@ -1,10 +1,11 @@
 //! One step of the lockstep: an operation on both sides, then every comparison.
 
 use crate::gang::{GangModel, ModelPermit};
+use gangsched::checking::GangFlaw;
 use gangsched::gang::{GangScheduling, GroupKey, Permit, PodGroup, Policy};
 use gangsched::{Cause, Decision, Mode, Pod, PodId, Status, Time, WaitingPods};
 
-use super::{ensure, ensure_eq, Failure, Lockstep, Op, Phase, Track, GROUPS, NS, PREEMPTION};
+use super::{ensure, ensure_eq, real, Failure, Lockstep, Op, Phase, Track, GROUPS, NS, PREEMPTION};
 
 pub(super) fn pod_index(id: &PodId) -> usize {
     id.as_str()[1..].parse().expect("pod ids are p<index>")
@@ -49,7 +50,17 @@ impl Lockstep {
             check_i3,
             defer_permit_rejections: false,
             trace: Vec::new(),
+            flaw: None,
         }
+    }
+
+    /// Runs the real plugin's operations with `flaw` planted in them (through
+    /// `checking::PlantedGang`, the operations of `checking::gang_ops` on the plugin's own
+    /// parts): a witness that the checks find it. Unplanted, the lockstep calls the plugin's
+    /// public methods.
+    pub fn planting(mut self, flaw: GangFlaw) -> Self {
+        self.flaw = Some(flaw);
+        self
     }
 
     /// A pod rejected at Permit stays in its cycle ([`Phase::Rejected`]) until an
@@ -102,7 +113,8 @@ impl Lockstep {
 
     /// Whether a scheduling cycle could start for pod `i`: it is queued and passes PreEnqueue.
     fn schedulable(&self, i: usize) -> bool {
-        self.track[i].phase == Phase::Queued && self.gang.pre_enqueue(&self.pods[i]).is_success()
+        self.track[i].phase == Phase::Queued
+            && real!(self, pre_enqueue / pre_enqueue(&self.pods[i])).is_success()
     }
 
     fn object(&self, group: usize, policy: Policy) -> PodGroup {
@@ -134,7 +146,7 @@ impl Lockstep {
                 }
                 let p = self.pods[i].clone();
                 self.trace.push(format!("add {} bound={bound}", p.id()));
-                let real = self.gang.on_pod_added(p.clone(), bound);
+                let real = real!(self, on_pod_added / pod_added(p.clone(), bound));
                 let model = self.model.add_pod(p, bound);
                 ensure_eq!(&real, &model, "add pod");
                 if real.is_ok() {
@@ -146,7 +158,7 @@ impl Lockstep {
                 let object = self.object(group, policy);
                 self.trace
                     .push(format!("add group {} {policy:?}", object.key()));
-                let real = self.gang.on_group_added(object.clone());
+                let real = real!(self, on_group_added / group_added(object.clone()));
                 let model = self.model.add_group(object);
                 ensure_eq!(real, model, "add group");
             }
@@ -154,14 +166,14 @@ impl Lockstep {
                 let object = self.object(group, policy);
                 self.trace
                     .push(format!("update group {} {policy:?}", object.key()));
-                let real = self.gang.on_group_updated(object.clone());
+                let real = real!(self, on_group_updated / group_updated(object.clone()));
                 let model = self.model.update_group(object);
                 ensure_eq!(real, model, "update group");
             }
             Op::DeleteGroup { group } => {
                 let key = self.groups[group % self.groups.len()].clone();
                 self.trace.push(format!("delete group {key}"));
-                let real = self.gang.on_group_deleted(&key);
+                let real = real!(self, on_group_deleted / group_deleted(&key));
                 let model = self.model.delete_group(&key);
                 ensure_eq!(real, model, "delete group");
             }
@@ -206,7 +218,7 @@ impl Lockstep {
                 let real = self.gang.waiting().expire(self.now);
                 let model = self.model.expire_waiting(self.now);
                 ensure_eq!(real, model, "WaitingPods::expire");
-                let real = self.gang.expire(self.now);
+                let real = real!(self, expire / expire(self.now));
                 let model = self.model.expire_attempts(self.now);
                 ensure_eq!(real, model, "GangScheduling::expire");
             }
@@ -227,7 +239,7 @@ impl Lockstep {
                 } else {
                     let p = self.pods[i].clone();
                     self.trace.push(format!("bind {}", p.id()));
-                    let real = self.gang.on_pod_bound(&p);
+                    let real = real!(self, on_pod_bound / pod_bound(&p));
                     ensure_eq!(real, self.model.pod_bound(&p), "bind");
                     ensure!(real, "an allowed member binds");
                     self.track[i].phase = Phase::Bound;
@@ -252,7 +264,7 @@ impl Lockstep {
                 };
                 let p = self.pods[i].clone();
                 self.trace.push(format!("bind {} elsewhere", p.id()));
-                let real = self.gang.on_pod_bound(&p);
+                let real = real!(self, on_pod_bound / pod_bound(&p));
                 ensure_eq!(real, self.model.pod_bound(&p), "bind elsewhere");
                 ensure!(real, "an unbound member binds");
                 if self.track[i].in_cycle() {
@@ -268,7 +280,7 @@ impl Lockstep {
                 }
                 let p = self.pods[i].clone();
                 self.trace.push(format!("delete {}", p.id()));
-                let real = self.gang.on_pod_deleted(&p);
+                let real = real!(self, on_pod_deleted / pod_deleted(&p));
                 let model = self.model.delete_pod(&p);
                 ensure_eq!(real, model, "delete");
                 if self.mode == Mode::Upstream {
@@ -310,7 +322,7 @@ impl Lockstep {
     fn reserve(&mut self, i: usize) -> Result<(), Failure> {
         let p = self.pods[i].clone();
         self.trace.push(format!("reserve {}", p.id()));
-        let real = self.gang.reserve(&p);
+        let real = real!(self, reserve / reserve(&p));
         let model = self.model.reserve(&p);
         ensure_eq!(&real, &model, "reserve");
         ensure!(real.is_ok(), "a queued pod that passes PreEnqueue reserves");
@@ -321,7 +333,7 @@ impl Lockstep {
     /// Permit of pod `i`, reserved; records it in `passed` if it is allowed.
     fn permit(&mut self, i: usize, passed: &mut Vec<usize>) -> Result<(), Failure> {
         let p = self.pods[i].clone();
-        let real = match self.gang.permit(&p, self.now) {
+        let real = match real!(self, permit / permit(&p, self.now)) {
             Permit::Allow => ModelPermit::Allow,
             Permit::Wait {
                 waiting, activate, ..
@@ -363,7 +375,7 @@ impl Lockstep {
     fn unreserve(&mut self, i: usize) {
         let p = self.pods[i].clone();
         self.trace.push(format!("unreserve {}", p.id()));
-        self.gang.unreserve(&p);
+        real!(self, unreserve / unreserve(&p));
         self.model.unreserve(&p);
         self.track[i] = self.track[i].after_cycle();
     }

@@ -1,0 +1,104 @@
+//! A flaw planted around the gang plugin's real parts ([`GangFlaw`]): the witness mechanism of
+//! the `gang_plugin` fuzz target, as `scheduler/planted.rs` is the driver's. Production never
+//! builds these.
+
+use std::time::Duration;
+
+use super::decide::{AttemptWaiting, GangRules};
+use super::parts::{Batch, Expire, GangFlaw, GangParts};
+use super::{GroupKey, Groups};
+use crate::waiting::AddError;
+use crate::{Cause, PluginName, Pod, PodId, Time};
+
+/// The gang plugin's parts with `flaw` planted: [`GangParts::planted`] answers yes for it,
+/// every other call goes to `parts`. Run the operations of `checking::gang_ops` on it.
+pub struct PlantedGang<P> {
+    /// The real parts.
+    pub parts: P,
+    /// The flaw.
+    pub flaw: GangFlaw,
+}
+
+impl<P: GangParts> GangParts for PlantedGang<P> {
+    type Registration = P::Registration;
+
+    fn rules(&self) -> GangRules {
+        self.parts.rules()
+    }
+    fn read_group<R>(&self, key: &GroupKey, read: impl FnOnce(&Groups) -> R) -> R {
+        self.parts.read_group(key, read)
+    }
+    fn write_group<R>(
+        &mut self,
+        key: &GroupKey,
+        change: impl FnOnce(&mut Groups, &mut Batch<'_, Self::Registration>) -> R,
+    ) -> R {
+        self.parts.write_group(key, change)
+    }
+    fn add_waiting(
+        &mut self,
+        pod: Pod,
+        waits: &[(PluginName, Duration)],
+        now: Time,
+    ) -> Result<Self::Registration, AddError> {
+        self.parts.add_waiting(pod, waits, now)
+    }
+    fn allow_waiting(&mut self, id: &PodId, plugin: &str) -> bool {
+        self.parts.allow_waiting(id, plugin)
+    }
+    fn remove_waiting(&mut self, id: &PodId) -> bool {
+        self.parts.remove_waiting(id)
+    }
+    fn expire_waiting(&mut self, now: Time) -> Vec<PodId> {
+        self.parts.expire_waiting(now)
+    }
+    fn next_waiting_deadline(&self) -> Option<Time> {
+        self.parts.next_waiting_deadline()
+    }
+    fn group_parts(&self) -> usize {
+        self.parts.group_parts()
+    }
+    fn part_deadline(&self, part: usize) -> Option<Time> {
+        self.parts.part_deadline(part)
+    }
+    fn expire_part(
+        &mut self,
+        part: usize,
+        expire: &mut Expire<'_, Self::Registration>,
+    ) -> Vec<(Time, GroupKey)> {
+        self.parts.expire_part(part, expire)
+    }
+    fn next_attempt_deadline(&self) -> Option<Time> {
+        self.parts.next_attempt_deadline()
+    }
+    fn planted(&self, flaw: GangFlaw) -> bool {
+        flaw == self.flaw
+    }
+}
+
+/// [`GangFlaw::QuorumAllowsOneByOne`]: the waiting map of a critical section whose
+/// [`allow_all`](AttemptWaiting::allow_all) allows each member on its own and skips one that
+/// is no longer waiting, as upstream's one `allow` per sibling does. Everything else is
+/// forwarded.
+pub(crate) struct OneByOne<'a, 'b, R>(pub(crate) &'a mut Batch<'b, R>);
+
+impl<R> AttemptWaiting for OneByOne<'_, '_, R> {
+    type Registration = R;
+
+    fn allow_all(&mut self, ids: &[PodId]) -> Result<(), PodId> {
+        for id in ids {
+            // The flaw: a member that stopped waiting is skipped, not the attempt failed.
+            let _ = self.0.allow_all(std::slice::from_ref(id));
+        }
+        Ok(())
+    }
+    fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause) {
+        self.0.reject_all(ids, reason, cause);
+    }
+    fn reject_those_waiting(&mut self, ids: &[PodId], reason: &str, cause: Cause) -> Vec<PodId> {
+        self.0.reject_those_waiting(ids, reason, cause)
+    }
+    fn add_untimed(&mut self, pod: &Pod) -> Result<R, AddError> {
+        self.0.add_untimed(pod)
+    }
+}

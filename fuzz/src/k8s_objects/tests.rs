@@ -1,0 +1,245 @@
+//! Replays of the committed `k8s_objects` inputs, the oracle's own checks, and the witnesses
+//! that the checks find the planted flaws.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::quantity::{expect, Expect, Parts, Sign, Suffix};
+use super::*;
+
+fn dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Pseudo-random byte strings of every length up to 200: each runs clean.
+#[test]
+fn random_k8s_objects_inputs_pass() {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut kinds = std::collections::BTreeMap::new();
+    for i in 0..4000 {
+        let len = i % 200;
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let outcome = run(&bytes, None).unwrap_or_else(|f| panic!("{bytes:?}: {f}"));
+        let what = match &outcome.converted {
+            None => "quantities".to_owned(),
+            Some(Err(_)) => format!("{:?} refused by serde", outcome.kind),
+            Some(Ok(c)) if c == "converts" => format!("{:?} converts", outcome.kind),
+            Some(Ok(_)) => format!("{:?} conversion error", outcome.kind),
+        };
+        *kinds.entry(what).or_insert(0) += 1;
+    }
+    println!("{kinds:#?}");
+}
+
+fn parts(int: &str, frac: Option<&str>, suffix: Suffix) -> Parts {
+    Parts {
+        prefix: "",
+        sign: Sign::None,
+        int: int.to_owned(),
+        point: frac.is_some(),
+        frac: frac.unwrap_or_default().to_owned(),
+        suffix,
+    }
+}
+
+/// The oracle on the contract's own examples (`core/src/k8s/quantity.rs`'s docs) and its
+/// boundaries.
+#[test]
+fn the_oracle_computes_the_documented_examples() {
+    use Expect::*;
+    let exp = |d: &str| Suffix::Exponent('e', Sign::None, d.to_owned());
+    let cases = [
+        (
+            parts("128974848", None, Suffix::None),
+            0,
+            Value(128_974_848),
+        ),
+        (parts("129", None, exp("6")), 0, Value(129_000_000)),
+        (
+            parts("123", None, Suffix::Binary("Mi", 20)),
+            0,
+            Value(128_974_848),
+        ),
+        (parts("1", Some("5"), Suffix::None), 0, Value(2)),
+        (parts("500", None, Suffix::Decimal("m", -3)), 3, Value(500)),
+        (parts("0", Some("1"), Suffix::None), 3, Value(100)),
+        (parts("0", Some("0001"), Suffix::None), 3, Value(1)),
+        (parts("", Some(""), Suffix::None), 0, Malformed),
+        (
+            parts("12", None, Suffix::Junk("x".into())),
+            0,
+            UnknownSuffix("x".into()),
+        ),
+        (parts("1", None, exp("30")), 0, TooLarge),
+        (parts("8", None, Suffix::Binary("Ei", 60)), 0, TooLarge),
+        (
+            parts("7", None, Suffix::Binary("Ei", 60)),
+            0,
+            Value(7 << 60),
+        ),
+        (
+            parts("9223372036854775807", None, Suffix::None),
+            0,
+            Value(i64::MAX as u64),
+        ),
+        (
+            parts("9223372036854775808", None, Suffix::None),
+            0,
+            TooLarge,
+        ),
+        (
+            parts("9223372036854775", Some("807"), Suffix::None),
+            3,
+            Value(i64::MAX as u64),
+        ),
+        (
+            parts("9223372036854775", Some("8071"), Suffix::None),
+            3,
+            TooLarge,
+        ),
+        (
+            parts("1", None, Suffix::Exponent('E', Sign::Minus, "99".into())),
+            0,
+            Value(1),
+        ),
+    ];
+    for (p, scale, want) in cases {
+        assert_eq!(expect(&p, scale).0, want, "{}", p.text());
+    }
+    let negative = Parts {
+        sign: Sign::Minus,
+        ..parts("0", Some("0"), Suffix::None)
+    };
+    assert_eq!(expect(&negative, 0).0, Expect::Value(0), "-0 is zero");
+    let negative = Parts {
+        sign: Sign::Minus,
+        ..parts("0", Some("5"), Suffix::None)
+    };
+    assert_eq!(expect(&negative, 0).0, Expect::Negative);
+}
+
+/// Found by the target's generator in its first random runs (fuzz/README.md, "Findings"):
+/// the parser saturated a decimal exponent at ±10^6 and then added the digit count, so a
+/// quantity with more than a million digits was misread — `0.{10^6 zeros}1e<huge>` as 1 (not
+/// too large), `0.{10^6 − 1 zeros}1e1000005` as 1 (not 100000). Fixed: the saturation point is
+/// beyond any string's length (`core/src/k8s/quantity.rs`, `EXPONENT_CAP`).
+#[test]
+fn capped_exponent_misreads_long_quantities() {
+    let path = dir("regressions/k8s_objects/capped-exponent-misreads-long-quantities");
+    if let Err(failure) = run(&read(&path), None) {
+        panic!("{failure}");
+    }
+    let q = format!("0.{}1e1000005", "0".repeat(999_999));
+    assert_eq!(gangsched::k8s::quantity_value(&q), Ok(100_000));
+}
+
+/// Each seed fits `-max_len` and runs clean; the test prints what each came to.
+#[test]
+fn k8s_objects_seeds_fit_and_pass() {
+    for (name, bytes) in seeds() {
+        assert!(bytes.len() <= 128, "{name} is longer than -max_len");
+        let outcome = run(&bytes, None).unwrap_or_else(|f| panic!("{name}: {f}"));
+        println!("{name}: {outcome:?}");
+    }
+}
+
+#[test]
+fn committed_k8s_objects_seeds_are_the_listed_ones() {
+    let on_disk = crate::committed_files("seeds/k8s_objects");
+    let listed = seeds();
+    assert_eq!(
+        on_disk.len(),
+        listed.len(),
+        "regenerate with write_k8s_objects_seeds"
+    );
+    for (name, bytes) in listed {
+        let path = dir("seeds/k8s_objects").join(name);
+        assert_eq!(
+            read(&path),
+            bytes,
+            "{name}: regenerate with write_k8s_objects_seeds"
+        );
+    }
+}
+
+/// Replays every committed input: the seeds and the regressions (inputs that once failed).
+#[test]
+fn committed_k8s_objects_inputs_replay() {
+    for path in crate::committed_files("seeds/k8s_objects")
+        .into_iter()
+        .chain(crate::committed_files("regressions/k8s_objects"))
+    {
+        if let Err(failure) = run(&read(&path), None) {
+            panic!("{}: {failure}", path.display());
+        }
+    }
+}
+
+/// The witnesses: each file in `witnesses/k8s_objects/` is named after a plantable flaw and is
+/// an input the fuzzer found with that flaw planted (`GANGWAY_FUZZ_FLAW`). It passes on the
+/// real parser; with the flaw planted the checks fail, naming the property [`PLANTABLE`] says.
+#[test]
+fn k8s_objects_witnesses_find_their_planted_flaws() {
+    let witnesses = crate::committed_files("witnesses/k8s_objects");
+    assert!(!witnesses.is_empty(), "no witness committed");
+    for path in witnesses {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let name = file.split('.').next().unwrap();
+        let flaw = flaw_named(name).unwrap_or_else(|| panic!("{file}: no plantable flaw {name}"));
+        let (_, property) = PLANTABLE.iter().find(|(f, _)| *f == flaw).unwrap();
+        let bytes = read(&path);
+        if let Err(failure) = run(&bytes, None) {
+            panic!("{file} fails without its flaw: {failure}");
+        }
+        let failure =
+            run(&bytes, Some(flaw)).expect_err(&format!("{file}: the checks miss {flaw:?}"));
+        assert!(
+            failure.starts_with(property),
+            "{file}: expected {property}, found {failure}"
+        );
+    }
+}
+
+/// Writes `seeds/k8s_objects/` from [`seeds`].
+#[test]
+#[ignore = "writes files: run to regenerate the seed corpus"]
+fn write_k8s_objects_seeds() {
+    let dir = dir("seeds/k8s_objects");
+    fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in seeds() {
+        fs::write(dir.join(name), bytes).unwrap();
+    }
+}
+
+/// Prints the JSON the input in `GANGWAY_FUZZ_INPUT` (a file) generates, its quantities, and
+/// what the checks say (with `GANGWAY_FUZZ_FLAW` planted if set):
+/// `cargo test -q -- --ignored --nocapture trace_k8s_objects_input`.
+#[test]
+#[ignore = "a tool: prints GANGWAY_FUZZ_INPUT's object and its failure"]
+fn trace_k8s_objects_input() {
+    let path = std::env::var("GANGWAY_FUZZ_INPUT").expect("GANGWAY_FUZZ_INPUT=<file>");
+    let flaw = std::env::var(FLAW_VAR)
+        .ok()
+        .map(|name| flaw_named(&name).expect("a flaw"));
+    let bytes = read(Path::new(&path));
+    let (kind, value, quantities) = generate(&bytes);
+    println!("{kind:?}");
+    if let Some(value) = value {
+        println!("{}", serde_json::to_string_pretty(&value).unwrap());
+    }
+    for q in &quantities {
+        println!("quantity {}", quantity::short(&q.text()));
+    }
+    println!("{:?}", run(&bytes, flaw));
+}
