@@ -44,6 +44,9 @@ use gangsched::{
 use super::input::{BindAnswer, Input, Op, Setup, Verdict, NODES, PLUGIN_WAITS_MS, PODS, STEPS_MS};
 use super::planted::Planted;
 
+mod checks;
+use checks::refused;
+
 /// The namespace of every pod and group.
 const NS: &str = "fz";
 /// The scripted Permit plugin's name.
@@ -254,8 +257,12 @@ impl Harness {
             let plugins = PermitPlugins::new([plugin]).expect("one plugin, named once");
             builder = builder.permit_plugins(plugins);
         }
+        let s = builder.build();
+        if setup.node_index {
+            s.cache().with_mut(gangsched::checking::build_node_index);
+        }
         Harness {
-            s: builder.build(),
+            s,
             mode: setup.mode,
             flaw,
             outcomes,
@@ -296,43 +303,47 @@ impl Harness {
         match *op {
             Op::AddNode { node, cpus } => {
                 let node = Harness::node(node, cpus);
-                let _ = on_parts!(self, self.s.add_node(node, now), |p| steps::node_added(
-                    &mut p, node, now
-                ));
+                let added = on_parts!(self, self.s.add_node(node.clone(), now), |p| {
+                    steps::node_added(&mut p, node.clone(), now)
+                });
+                refused(added, |e| e.into_node() == node)?;
             }
             Op::DeleteNode { node } => {
                 let name = format!("n{node}");
-                let _ = on_parts!(self, self.s.delete_node(&name, now), |p| {
+                let deleted = on_parts!(self, self.s.delete_node(&name, now), |p| {
                     steps::node_deleted(&mut p, &name, now)
                 });
+                refused(deleted, |_| true)?;
             }
             Op::UpdateNode { node, cpus } => {
                 let node = Harness::node(node, cpus);
-                let _ = on_parts!(
-                    self,
-                    self.s.update_node(node, now),
-                    |p| steps::node_updated(&mut p, node, now)
-                );
+                let updated = on_parts!(self, self.s.update_node(node.clone(), now), |p| {
+                    steps::node_updated(&mut p, node.clone(), now)
+                });
+                refused(updated, |e| e.into_node() == node)?;
             }
             Op::AddGroup { group, min } => {
                 if let Some(group) = Harness::group(group, min) {
-                    let _ = on_parts!(self, self.s.add_group(group, now), |p| steps::group_added(
-                        &mut p, group, now
-                    ));
+                    let added = on_parts!(self, self.s.add_group(group.clone(), now), |p| {
+                        steps::group_added(&mut p, group.clone(), now)
+                    });
+                    refused(added, |e| e.into_group() == group)?;
                 }
             }
             Op::UpdateGroup { group, min } => {
                 if let Some(group) = Harness::group(group, min) {
-                    let _ = on_parts!(self, self.s.update_group(group, now), |p| {
-                        steps::group_updated(&mut p, group, now)
+                    let updated = on_parts!(self, self.s.update_group(group.clone(), now), |p| {
+                        steps::group_updated(&mut p, group.clone(), now)
                     });
+                    refused(updated, |e| e.into_group() == group)?;
                 }
             }
             Op::DeleteGroup { group } => {
                 let key = GroupKey::new(NS, &format!("g{group}"));
-                let _ = on_parts!(self, self.s.delete_group(&key), |p| steps::group_deleted(
-                    &mut p, &key
-                ));
+                let deleted = on_parts!(self, self.s.delete_group(&key), |p| {
+                    steps::group_deleted(&mut p, &key)
+                });
+                refused(deleted, |_| true)?;
             }
             Op::AddPod {
                 pod,
@@ -347,7 +358,9 @@ impl Harness {
                     let updated = on_parts!(self, self.s.update_pod(old, new.clone(), now), |p| {
                         steps::pod_updated(&mut p, old, new.clone(), now)
                     });
-                    if updated.is_ok() {
+                    let took = updated.is_ok();
+                    refused(updated, |e| e.into_pod() == new)?;
+                    if took {
                         self.pods.get_mut(&id).expect("tracked").object = new;
                     }
                 }
@@ -403,12 +416,12 @@ impl Harness {
         if let Some(id) = self.live(slot) {
             // The informer sends a pod the scheduler knows: it must be refused.
             let object = self.pods[&id].object.clone();
-            let added = on_parts!(self, self.s.add_pod(object, now), |p| steps::pod_added(
-                &mut p, object, now
-            ));
+            let added = on_parts!(self, self.s.add_pod(object.clone(), now), |p| {
+                steps::pod_added(&mut p, object.clone(), now)
+            });
             return match added {
                 Ok(()) => Err(format!("add_pod took {id}, known already, a second time")),
-                Err(_) => Ok(()),
+                refusal => refused(refusal, |e| e.into_pod() == object),
             };
         }
         let (current, count) = &mut self.slots[usize::from(slot)];
@@ -429,7 +442,9 @@ impl Harness {
             self.s.add_pod(pod.clone(), now),
             |p| steps::pod_added(&mut p, pod.clone(), now)
         );
-        if added.is_ok() {
+        let took = added.is_ok();
+        refused(added, |e| e.into_pod() == pod)?;
+        if took {
             let id = pod.id().clone();
             *current = Some(id.clone());
             let tracked = Tracked {
@@ -574,192 +589,5 @@ impl Harness {
                 tracked.observed = true;
             }
         }
-    }
-
-    /// Every check of the module docs, on the state after a step.
-    fn verify(&mut self) -> Result<(), String> {
-        self.s.check().map_err(|v| v.to_string())?;
-        let groups = self.s.gang().registry().snapshot();
-        groups.check().map_err(|e| format!("I5 (groups): {e}"))?;
-        // The merged copy of the waiting map costs a third of a check: taken only when a pod
-        // waits (a stale index left behind is seen by the next check with one, or the end's).
-        let waiting = match self.s.waiting().is_empty() && !self.shut_down {
-            true => None,
-            false => Some(checking::waiting_state(self.s.waiting())),
-        };
-        if let Some(waiting) = &waiting {
-            waiting.check().map_err(|e| format!("waiting map: {e}"))?;
-        }
-        let waiting: BTreeSet<&PodId> = waiting
-            .iter()
-            .flat_map(|w| w.iter())
-            .map(|w| w.pod().id())
-            .collect();
-        if let Some(e) = self.script.lock().double_bind.take() {
-            return Err(format!("I4: {e}"));
-        }
-        let queue = self.s.queue().snapshot();
-        let cache = self.s.cache().snapshot();
-        let driver = checking::driver_state(&self.s);
-        let mut outcomes = self.outcomes.drain();
-        outcomes.append(&mut self.planted_outcomes);
-        for outcome in &outcomes {
-            if let Some(trace) = &mut self.trace {
-                trace.push(format!("outcome: {outcome}"));
-            }
-            let id = outcome.pod().id();
-            let Some(t) = self.pods.get_mut(id) else {
-                return Err(format!("an outcome for a pod never added: {outcome}"));
-            };
-            match outcome {
-                PodOutcome::Bound { node, .. } => {
-                    if t.deleted {
-                        return Err(format!("I4: {outcome}, after its delete"));
-                    }
-                    if let Some(before) = &t.bound {
-                        return Err(format!("I4: {outcome}, bound to {before} before"));
-                    }
-                    t.bound = Some(node.clone());
-                }
-                PodOutcome::Dropped { .. } if !t.deleted => {
-                    return Err(format!("{outcome}, but it was never deleted"));
-                }
-                PodOutcome::Dropped { .. } => {}
-                _ if t.deleted => return Err(format!("I4: {outcome}, after its delete")),
-                // A closed queue takes nothing back.
-                _ if queue.place(id).is_none() && !self.shut_down => {
-                    return Err(format!("I4: {outcome}, yet it is not back in the queue"));
-                }
-                _ => {}
-            }
-        }
-        for (id, t) in &self.pods {
-            let queued = queue.place(id);
-            let waits = waiting.contains(id);
-            let binding = driver.assignment(id).is_some();
-            let phase = cache.phase(id);
-            let bound = phase == Some(PodPhase::Bound);
-            let places = || {
-                format!("queue {queued:?}, waiting {waits}, in binding {binding}, cache {phase:?}")
-            };
-            if t.deleted {
-                // In binding it is still in flight until its binding cycle ends the attempt.
-                let in_flight = binding && queued == Some(QueuePlace::InFlight);
-                if (queued.is_some() && !in_flight) || waits || (!binding && phase.is_some()) {
-                    return Err(format!("I4/I6: {id} was deleted, yet {}", places()));
-                }
-                continue;
-            }
-            if queued.is_none() && !waits && !binding && !bound && !self.shut_down {
-                return Err(format!("I4: {id} is nowhere: {}", places()));
-            }
-            if bound != t.bound.is_some() {
-                return Err(format!(
-                    "I4: {id}'s outcome says bound to {:?}, yet {}",
-                    t.bound,
-                    places()
-                ));
-            }
-            if bound && (queued.is_some() || waits || binding) {
-                return Err(format!("I4: {id} is bound and elsewhere too: {}", places()));
-            }
-        }
-        // I3: who passed Permit in this step, against who was admitted before it.
-        let allowed: BTreeMap<PodId, Option<GroupKey>> = driver
-            .jobs()
-            .jobs()
-            .filter(|job| job.decision.cause.is_allowed())
-            .map(|job| {
-                let pod = &job.decision.pod;
-                (pod.id().clone(), pod.group_key().cloned())
-            })
-            .collect();
-        let admitted: BTreeMap<GroupKey, usize> = groups
-            .iter()
-            .map(|g| {
-                let binding = g.assumed().iter().filter(|id| allowed.contains_key(*id));
-                (g.key().clone(), g.assigned().len() + binding.count())
-            })
-            .collect();
-        if self.mode == Mode::Hardened {
-            let mut passed: BTreeMap<&GroupKey, Vec<&PodId>> = BTreeMap::new();
-            for (id, key) in &allowed {
-                if let (Some(key), false) = (key, self.view.allowed.contains(id)) {
-                    passed.entry(key).or_default().push(id);
-                }
-            }
-            for (key, ids) in passed {
-                let Some(min) = groups.get(key).and_then(|g| g.min_count()) else {
-                    continue;
-                };
-                let before = self.view.admitted.get(key).copied().unwrap_or(0);
-                let need = (min as usize).saturating_sub(before);
-                if ids.len() < need {
-                    return Err(format!(
-                        "I3: {} of gang {key} (min count {min}, {before} admitted before) \
-                         passed Permit alone: {ids:?}",
-                        ids.len()
-                    ));
-                }
-            }
-        }
-        self.view = View {
-            allowed: allowed.into_keys().collect(),
-            admitted,
-        };
-        Ok(())
-    }
-
-    /// The end: time runs on until nothing is due within the horizon (bounded), then no pod
-    /// may wait at Permit without a deadline within the cap; then the scheduler shuts down,
-    /// its binding cycles run, and nothing may be left waiting, in binding or reserved.
-    fn finish(&mut self) -> Result<SchedulerStats, String> {
-        let horizon = self.now + QUIET_HORIZON;
-        for _ in 0..QUIET_ROUNDS {
-            self.settle()?;
-            let Some(due) = self.s.next_deadline() else {
-                break;
-            };
-            let at = due.max(self.now + NANO);
-            if at > horizon {
-                break;
-            }
-            self.now = at;
-            self.tick();
-            self.verify()?;
-        }
-        self.settle()?;
-        if !self.s.waiting().is_empty() {
-            let deadline = steps::next_permit_deadline(&mut checking::scheduler_parts(&self.s));
-            if deadline.is_none_or(|d| d > self.now + MAX_PERMIT_WAIT) {
-                let waiting: Vec<PodId> = self
-                    .s
-                    .waiting()
-                    .snapshot()
-                    .iter()
-                    .map(|w| w.id().clone())
-                    .collect();
-                return Err(format!(
-                    "I8: {waiting:?} wait at Permit with no deadline in sight ({deadline:?})"
-                ));
-            }
-        }
-        let stats = self.s.stats();
-        self.s.close();
-        self.shut_down = true;
-        self.bind_all()?;
-        self.verify()?;
-        let waiting = self.s.waiting().len();
-        let in_binding = self.s.in_binding();
-        let assumed: Vec<PodId> = self.s.cache().snapshot().assumed().cloned().collect();
-        let groups = self.s.gang().registry().snapshot();
-        let held: Vec<&PodId> = groups.iter().flat_map(|g| g.assumed().iter()).collect();
-        if waiting > 0 || !in_binding.is_empty() || !assumed.is_empty() || !held.is_empty() {
-            return Err(format!(
-                "I6: after shutdown {waiting} waiting, in binding {in_binding:?}, \
-                 assumed in the cache {assumed:?}, in their groups {held:?}"
-            ));
-        }
-        Ok(stats)
     }
 }

@@ -31,7 +31,8 @@ pub const STEPS_MS: [u64; 16] = [
 pub const PLUGIN_WAITS_MS: [u64; 4] = [1_000, 60_000, 300_000, 1_200_000];
 
 /// How the scheduler under test is configured (the input's first byte: bit 0 Upstream, bit 1
-/// the pod-group cycle, bit 2 an embedder's Permit plugin beside the gang's).
+/// the pod-group cycle, bit 2 an embedder's Permit plugin beside the gang's, bit 3 the node
+/// index built from the start).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Setup {
     /// Upstream's behaviour or gangway's guarantees.
@@ -40,6 +41,11 @@ pub struct Setup {
     pub cycle: GangCycle,
     /// Whether the scripted Permit plugin `FuzzPermit` runs beside the gang plugin.
     pub permit_plugin: bool,
+    /// Whether the node cache's placement index is built from the start
+    /// (`checking::build_node_index`) rather than from 64 nodes on, which the harness's six
+    /// never reach: placement then takes the indexed path, and the cache's check verifies the
+    /// index after every step (I5).
+    pub node_index: bool,
 }
 
 /// What the scripted Permit plugin answers in one scheduling cycle.
@@ -189,6 +195,7 @@ impl Setup {
                 GangCycle::PodGroup
             },
             permit_plugin: byte & 4 != 0,
+            node_index: byte & 8 != 0,
         }
     }
 
@@ -196,6 +203,7 @@ impl Setup {
         u8::from(self.mode == Mode::Upstream)
             | u8::from(self.cycle == GangCycle::PodGroup) << 1
             | u8::from(self.permit_plugin) << 2
+            | u8::from(self.node_index) << 3
     }
 }
 

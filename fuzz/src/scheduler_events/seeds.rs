@@ -12,6 +12,15 @@ fn setup(mode: Mode, cycle: GangCycle, permit_plugin: bool) -> Setup {
         mode,
         cycle,
         permit_plugin,
+        node_index: false,
+    }
+}
+
+/// `setup` with the node index built from the start.
+fn indexed(setup: Setup) -> Setup {
+    Setup {
+        node_index: true,
+        ..setup
     }
 }
 
@@ -188,7 +197,7 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
             // The pod-group cycle places a gang of three on one snapshot and admits it.
             "pod-group-admits",
             input(
-                setup(Hardened, PodGroup, false),
+                indexed(setup(Hardened, PodGroup, false)),
                 vec![
                     node(0, 2),
                     node(1, 2),
@@ -348,7 +357,7 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
             // deleted and added again is a new pod.
             "two-gangs-contend",
             input(
-                setup(Hardened, PermitBarrier, false),
+                indexed(setup(Hardened, PermitBarrier, false)),
                 vec![
                     node(0, 2),
                     gang(0, 2),

@@ -1,0 +1,235 @@
+//! The harness's checks after every step and at the end (the module docs of
+//! [`scheduler_events`](super::super) list them), and the error contract of refused calls.
+
+use super::*;
+
+impl Harness {
+    /// Every check of the module docs, on the state after a step.
+    pub(super) fn verify(&mut self) -> Result<(), String> {
+        self.s.check().map_err(|v| v.to_string())?;
+        let groups = self.s.gang().registry().snapshot();
+        groups.check().map_err(|e| format!("I5 (groups): {e}"))?;
+        // The merged copy of the waiting map costs a third of a check: taken only when a pod
+        // waits (a stale index left behind is seen by the next check with one, or the end's).
+        let waiting = match self.s.waiting().is_empty() && !self.shut_down {
+            true => None,
+            false => Some(checking::waiting_state(self.s.waiting())),
+        };
+        if let Some(waiting) = &waiting {
+            waiting.check().map_err(|e| format!("waiting map: {e}"))?;
+        }
+        let waiting: BTreeSet<&PodId> = waiting
+            .iter()
+            .flat_map(|w| w.iter())
+            .map(|w| w.pod().id())
+            .collect();
+        if let Some(e) = self.script.lock().double_bind.take() {
+            return Err(format!("I4: {e}"));
+        }
+        let queue = self.s.queue().snapshot();
+        let cache = self.s.cache().snapshot();
+        let driver = checking::driver_state(&self.s);
+        let mut outcomes = self.outcomes.drain();
+        outcomes.append(&mut self.planted_outcomes);
+        for outcome in &outcomes {
+            if let Some(trace) = &mut self.trace {
+                trace.push(format!("outcome: {outcome}"));
+            }
+            let id = outcome.pod().id();
+            let Some(t) = self.pods.get_mut(id) else {
+                return Err(format!("an outcome for a pod never added: {outcome}"));
+            };
+            match outcome {
+                PodOutcome::Bound { node, .. } => {
+                    if t.deleted {
+                        return Err(format!("I4: {outcome}, after its delete"));
+                    }
+                    if let Some(before) = &t.bound {
+                        return Err(format!("I4: {outcome}, bound to {before} before"));
+                    }
+                    t.bound = Some(node.clone());
+                }
+                PodOutcome::Dropped { .. } if !t.deleted => {
+                    return Err(format!("{outcome}, but it was never deleted"));
+                }
+                PodOutcome::Dropped { .. } => {}
+                _ if t.deleted => return Err(format!("I4: {outcome}, after its delete")),
+                // A closed queue takes nothing back.
+                _ if queue.place(id).is_none() && !self.shut_down => {
+                    return Err(format!("I4: {outcome}, yet it is not back in the queue"));
+                }
+                _ => {}
+            }
+        }
+        for (id, t) in &self.pods {
+            let queued = queue.place(id);
+            let waits = waiting.contains(id);
+            let binding = driver.assignment(id).is_some();
+            let phase = cache.phase(id);
+            let bound = phase == Some(PodPhase::Bound);
+            let places = || {
+                format!("queue {queued:?}, waiting {waits}, in binding {binding}, cache {phase:?}")
+            };
+            if t.deleted {
+                // In binding it is still in flight until its binding cycle ends the attempt.
+                let in_flight = binding && queued == Some(QueuePlace::InFlight);
+                if (queued.is_some() && !in_flight) || waits || (!binding && phase.is_some()) {
+                    return Err(format!("I4/I6: {id} was deleted, yet {}", places()));
+                }
+                continue;
+            }
+            if queued.is_none() && !waits && !binding && !bound && !self.shut_down {
+                return Err(format!("I4: {id} is nowhere: {}", places()));
+            }
+            if bound != t.bound.is_some() {
+                return Err(format!(
+                    "I4: {id}'s outcome says bound to {:?}, yet {}",
+                    t.bound,
+                    places()
+                ));
+            }
+            if bound && (queued.is_some() || waits || binding) {
+                return Err(format!("I4: {id} is bound and elsewhere too: {}", places()));
+            }
+        }
+        // I3: who passed Permit in this step, against who was admitted before it.
+        let allowed: BTreeMap<PodId, Option<GroupKey>> = driver
+            .jobs()
+            .jobs()
+            .filter(|job| job.decision.cause.is_allowed())
+            .map(|job| {
+                let pod = &job.decision.pod;
+                (pod.id().clone(), pod.group_key().cloned())
+            })
+            .collect();
+        let admitted: BTreeMap<GroupKey, usize> = groups
+            .iter()
+            .map(|g| {
+                let binding = g.assumed().iter().filter(|id| allowed.contains_key(*id));
+                (g.key().clone(), g.assigned().len() + binding.count())
+            })
+            .collect();
+        if self.mode == Mode::Hardened {
+            let mut passed: BTreeMap<&GroupKey, Vec<&PodId>> = BTreeMap::new();
+            for (id, key) in &allowed {
+                if let (Some(key), false) = (key, self.view.allowed.contains(id)) {
+                    passed.entry(key).or_default().push(id);
+                }
+            }
+            for (key, ids) in passed {
+                let Some(min) = groups.get(key).and_then(|g| g.min_count()) else {
+                    continue;
+                };
+                let before = self.view.admitted.get(key).copied().unwrap_or(0);
+                let need = (min as usize).saturating_sub(before);
+                if ids.len() < need {
+                    return Err(format!(
+                        "I3: {} of gang {key} (min count {min}, {before} admitted before) \
+                         passed Permit alone: {ids:?}",
+                        ids.len()
+                    ));
+                }
+            }
+        }
+        self.view = View {
+            allowed: allowed.into_keys().collect(),
+            admitted,
+        };
+        Ok(())
+    }
+
+    /// The end: time runs on until nothing is due within the horizon (bounded), then no pod
+    /// may wait at Permit without a deadline within the cap; then the scheduler shuts down,
+    /// its binding cycles run, and nothing may be left waiting, in binding or reserved.
+    pub(super) fn finish(&mut self) -> Result<SchedulerStats, String> {
+        let horizon = self.now + QUIET_HORIZON;
+        for _ in 0..QUIET_ROUNDS {
+            self.settle()?;
+            let Some(due) = self.s.next_deadline() else {
+                break;
+            };
+            let at = due.max(self.now + NANO);
+            if at > horizon {
+                break;
+            }
+            self.now = at;
+            self.tick();
+            self.verify()?;
+        }
+        self.settle()?;
+        if !self.s.waiting().is_empty() {
+            let deadline = steps::next_permit_deadline(&mut checking::scheduler_parts(&self.s));
+            if deadline.is_none_or(|d| d > self.now + MAX_PERMIT_WAIT) {
+                let waiting: Vec<PodId> = self
+                    .s
+                    .waiting()
+                    .snapshot()
+                    .iter()
+                    .map(|w| w.id().clone())
+                    .collect();
+                return Err(format!(
+                    "I8: {waiting:?} wait at Permit with no deadline in sight ({deadline:?})"
+                ));
+            }
+        }
+        let stats = self.s.stats();
+        self.s.close();
+        self.shut_down = true;
+        self.bind_all()?;
+        self.verify()?;
+        let waiting = self.s.waiting().len();
+        let in_binding = self.s.in_binding();
+        let assumed: Vec<PodId> = self.s.cache().snapshot().assumed().cloned().collect();
+        let groups = self.s.gang().registry().snapshot();
+        let held: Vec<&PodId> = groups.iter().flat_map(|g| g.assumed().iter()).collect();
+        if waiting > 0 || !in_binding.is_empty() || !assumed.is_empty() || !held.is_empty() {
+            return Err(format!(
+                "I6: after shutdown {waiting} waiting, in binding {in_binding:?}, \
+                 assumed in the cache {assumed:?}, in their groups {held:?}"
+            ));
+        }
+        Ok(stats)
+    }
+}
+
+/// The error contract of every refused call (the crate's error style): a message that is
+/// lowercase, terse and one line, and — where the error hands back what it was given —
+/// exactly that (`hands_back`). `Ok` passes as it is.
+pub(super) fn refused<T, E: std::fmt::Display>(
+    result: Result<T, E>,
+    hands_back: impl FnOnce(E) -> bool,
+) -> Result<(), String> {
+    let Err(e) = result else {
+        return Ok(());
+    };
+    let message = e.to_string();
+    let styled = message.chars().next().is_some_and(|c| !c.is_uppercase())
+        && !message.ends_with('.')
+        && !message.contains('\n');
+    if !styled {
+        return Err(format!("an error's message breaks the style: {message:?}"));
+    }
+    if !hands_back(e) {
+        return Err(format!(
+            "an error did not hand back what it was given: {message}"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refused;
+
+    /// The error contract fails on a capitalized, a full-stopped, a multi-line message and on
+    /// data not handed back; passes a terse one.
+    #[test]
+    fn the_error_contract_can_fail() {
+        for bad in ["Pod p0 exists", "pod p0 exists.", "pod p0\nexists", ""] {
+            assert!(refused(Err::<(), _>(bad), |_| true).is_err(), "{bad:?}");
+        }
+        assert!(refused(Err::<(), _>("pod p0 exists"), |_| false).is_err());
+        assert!(refused(Err::<(), _>("pod p0 exists"), |_| true).is_ok());
+        assert!(refused(Ok::<(), &str>(()), |_| false).is_ok());
+    }
+}
