@@ -4,6 +4,7 @@
 
 #![deny(missing_docs)]
 
+pub mod error_style;
 pub mod gang;
 pub mod pod_group;
 pub mod queue;

@@ -32,7 +32,8 @@ use std::time::Duration;
 use gangsched::checking::{self, steps, Flaw, JobQueue, Parts};
 use gangsched::queue::QueuePlace;
 use gangsched::scheduler::{
-    outcome_channel, BindError, Node, OutcomeSender, PodOutcome, PodPhase, SchedulerStats,
+    outcome_channel, BindError, CycleOutcome, Node, OutcomeSender, PodGroupScheduled, PodOutcome,
+    PodPhase, SchedulerStats, Taint, TaintEffect, Toleration,
 };
 use gangsched::sync::{Arc, Mutex};
 use gangsched::waiting::{Receiver, MAX_PERMIT_WAIT};
@@ -57,6 +58,8 @@ pub const FUZZ_PLUGIN: &str = "FuzzPermit";
 pub const INJECTED_PANIC: &str = "gangway-fuzz: injected panic";
 /// A node's memory (pods request none).
 const NODE_MEMORY: u64 = 1 << 30;
+/// The taint key an `UpdateNode` may set; members of `g2` tolerate it.
+const DEDICATED: &str = "fz/dedicated";
 /// At most this many timer instants in one `Advance`, binding cycles in one `BindAll`, and
 /// rounds of one `Settle`, so that an execution stays short.
 const MAX_TICKS: usize = 64;
@@ -202,6 +205,10 @@ struct Harness {
     shut_down: bool,
     /// What the current op did, when a trace is asked for.
     trace: Option<Vec<String>>,
+    /// Each PodGroup's `PodGroupScheduled` condition as an embedder mirrors it (written when
+    /// a cycle's condition supersedes it), and the first cycle whose condition broke its shape.
+    conditions: BTreeMap<GroupKey, PodGroupScheduled>,
+    condition_failure: Option<String>,
 }
 
 /// Runs `$public` — the scheduler's public method — or, with a flaw planted, `$planted` with
@@ -274,6 +281,8 @@ impl Harness {
             view: View::default(),
             shut_down: false,
             trace: None,
+            conditions: BTreeMap::new(),
+            condition_failure: None,
         }
     }
 
@@ -315,8 +324,15 @@ impl Harness {
                 });
                 refused(deleted, |_| true)?;
             }
-            Op::UpdateNode { node, cpus } => {
-                let node = Harness::node(node, cpus);
+            Op::UpdateNode {
+                node,
+                cpus,
+                tainted,
+            } => {
+                let mut node = Harness::node(node, cpus);
+                if tainted {
+                    node = node.with_taint(Taint::new(DEDICATED, "", TaintEffect::NoSchedule));
+                }
                 let updated = on_parts!(self, self.s.update_node(node.clone(), now), |p| {
                     steps::node_updated(&mut p, node.clone(), now)
                 });
@@ -436,6 +452,9 @@ impl Harness {
             .with_creation_time(now);
         if let Some(group) = group {
             pod = pod.with_group(&format!("g{group}"));
+            if group == 2 {
+                pod = pod.with_toleration(Toleration::exists(DEDICATED));
+            }
         }
         let added = on_parts!(
             self,
@@ -463,6 +482,11 @@ impl Harness {
         let outcome = self.s.schedule_one(self.now);
         if let (Some(trace), Some(outcome)) = (&mut self.trace, &outcome) {
             trace.push(format!("cycle: {outcome:?}"));
+        }
+        if let Some(outcome) = &outcome {
+            if let Err(failure) = self.mirror_pod_group_condition(outcome) {
+                self.condition_failure.get_or_insert(failure);
+            }
         }
         outcome.is_some()
     }

@@ -92,12 +92,15 @@ pub enum Op {
         /// Slot.
         node: u8,
     },
-    /// Node `n{node}` now has `cpus` CPUs.
+    /// Node `n{node}` now has `cpus` CPUs, and the taint `fz/dedicated:NoSchedule` (which
+    /// only members of `g2` tolerate) if `tainted`.
     UpdateNode {
         /// Slot.
         node: u8,
         /// CPUs.
         cpus: u8,
+        /// Whether the node is tainted (the argument's bit 2).
+        tainted: bool,
     },
     /// PodGroup `g{group}` is created: `Gang { min_count: min }`, or `Basic` for 0.
     AddGroup {
@@ -220,6 +223,7 @@ impl Op {
             2 => Op::UpdateNode {
                 node: hi % NODES,
                 cpus: arg % 4 + 1,
+                tainted: arg & 4 != 0,
             },
             3 => Op::AddGroup {
                 group: hi % GROUPS,
@@ -278,7 +282,11 @@ impl Op {
         match *self {
             Op::AddNode { node, cpus } => (tag(0, node), cpus - 1),
             Op::DeleteNode { node } => (tag(1, node), 0),
-            Op::UpdateNode { node, cpus } => (tag(2, node), cpus - 1),
+            Op::UpdateNode {
+                node,
+                cpus,
+                tainted,
+            } => (tag(2, node), (cpus - 1) | u8::from(tainted) << 2),
             Op::AddGroup { group, min } => (tag(3, group), min),
             Op::UpdateGroup { group, min } => (tag(4, group), min),
             Op::DeleteGroup { group } => (tag(5, group), 0),

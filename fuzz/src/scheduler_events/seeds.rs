@@ -338,7 +338,11 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
                     Op::UpdateGroup { group: 0, min: 2 },
                     SCHEDULE,
                     Op::UpdateGroup { group: 0, min: 4 },
-                    Op::UpdateNode { node: 2, cpus: 4 },
+                    Op::UpdateNode {
+                        node: 2,
+                        cpus: 4,
+                        tainted: true,
+                    },
                     SCHEDULE,
                     Op::DeleteGroup { group: 0 },
                     Op::UpdatePod {

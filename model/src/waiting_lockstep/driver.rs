@@ -202,7 +202,9 @@ impl<S: Subject> Lockstep<S> {
                 self.history[usize::from(pod % PODS)].push((registration, ticket));
                 self.decided.remove(&(pod % PODS));
             }
-            (Err(real), Err(model)) if real == model => {}
+            (Err(real), Err(model)) if real == model => {
+                crate::error_style::check_error_message(&real.to_string())?;
+            }
             (real, model) => return Err(format!("add: real {real:?}, model {model:?}")),
         }
         Ok(())

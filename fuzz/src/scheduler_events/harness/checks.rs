@@ -4,8 +4,67 @@
 use super::*;
 
 impl Harness {
+    /// Writes a cycle's `PodGroupScheduled` condition as an embedder does (only when it
+    /// supersedes the one written), after checking its shape: a condition for a pod-group
+    /// cycle only; `True` with reason `Scheduled` exactly when the gang was admitted, else
+    /// `False` with `Unschedulable` or `SchedulerError` and the group's message; a group once
+    /// `True` keeps it.
+    pub(super) fn mirror_pod_group_condition(
+        &mut self,
+        outcome: &CycleOutcome,
+    ) -> Result<(), String> {
+        let condition = outcome.pod_group_scheduled();
+        let CycleOutcome::PodGroup {
+            group,
+            admitted,
+            status,
+            ..
+        } = outcome
+        else {
+            return match condition {
+                None => Ok(()),
+                Some(c) => Err(format!(
+                    "a single pod's cycle has a PodGroupScheduled: {c:?}"
+                )),
+            };
+        };
+        let Some(condition) = condition else {
+            return Err(format!("pod-group cycle of {group} without its condition"));
+        };
+        let shaped = if *admitted {
+            condition.status && condition.reason == PodGroupScheduled::SCHEDULED
+        } else {
+            !condition.status
+                && [
+                    PodGroupScheduled::UNSCHEDULABLE,
+                    PodGroupScheduled::SCHEDULER_ERROR,
+                ]
+                .contains(&condition.reason)
+                && condition.message == status.message()
+        };
+        if !shaped {
+            return Err(format!(
+                "{group} (admitted: {admitted}, {status}): PodGroupScheduled {condition:?}"
+            ));
+        }
+        let existing = self.conditions.get(group);
+        let was_true = existing.is_some_and(|c| c.status);
+        if condition.supersedes(existing) {
+            self.conditions.insert(group.clone(), condition);
+        }
+        if was_true && !self.conditions[group].status {
+            return Err(format!(
+                "{group}'s PodGroupScheduled went from True back to False"
+            ));
+        }
+        Ok(())
+    }
+
     /// Every check of the module docs, on the state after a step.
     pub(super) fn verify(&mut self) -> Result<(), String> {
+        if let Some(failure) = self.condition_failure.take() {
+            return Err(failure);
+        }
         self.s.check().map_err(|v| v.to_string())?;
         let groups = self.s.gang().registry().snapshot();
         groups.check().map_err(|e| format!("I5 (groups): {e}"))?;
@@ -35,6 +94,7 @@ impl Harness {
             if let Some(trace) = &mut self.trace {
                 trace.push(format!("outcome: {outcome}"));
             }
+            pod_scheduled_agrees(outcome)?;
             let id = outcome.pod().id();
             let Some(t) = self.pods.get_mut(id) else {
                 return Err(format!("an outcome for a pod never added: {outcome}"));
@@ -192,6 +252,29 @@ impl Harness {
     }
 }
 
+/// The `PodScheduled` condition an embedder writes for `outcome` keeps its documented shape:
+/// none for a dropped pod; `True` (no reason, no message) once bound, and only then; `False`
+/// with reason `Unschedulable` or `SchedulerError` and the attempt's message otherwise.
+fn pod_scheduled_agrees(outcome: &PodOutcome) -> Result<(), String> {
+    use gangsched::scheduler::PodScheduled;
+    let condition = outcome.pod_scheduled();
+    let shaped = match (outcome, &condition) {
+        (PodOutcome::Dropped { .. }, None) => true,
+        (PodOutcome::Bound { .. }, Some(c)) => c.status && c.reason.is_empty(),
+        (PodOutcome::Dropped { .. } | PodOutcome::Bound { .. }, _) | (_, None) => false,
+        (_, Some(c)) => {
+            !c.status
+                && [PodScheduled::UNSCHEDULABLE, PodScheduled::SCHEDULER_ERROR].contains(&c.reason)
+                && !c.message.is_empty()
+        }
+    };
+    if shaped {
+        Ok(())
+    } else {
+        Err(format!("{outcome}: PodScheduled {condition:?}"))
+    }
+}
+
 /// The error contract of every refused call (the crate's error style): a message that is
 /// lowercase, terse and one line, and — where the error hands back what it was given —
 /// exactly that (`hands_back`). `Ok` passes as it is.
@@ -203,12 +286,7 @@ pub(super) fn refused<T, E: std::fmt::Display>(
         return Ok(());
     };
     let message = e.to_string();
-    let styled = message.chars().next().is_some_and(|c| !c.is_uppercase())
-        && !message.ends_with('.')
-        && !message.contains('\n');
-    if !styled {
-        return Err(format!("an error's message breaks the style: {message:?}"));
-    }
+    gangway_model::error_style::check_error_message(&message)?;
     if !hands_back(e) {
         return Err(format!(
             "an error did not hand back what it was given: {message}"

@@ -149,6 +149,7 @@ impl Lockstep {
                 let real = real!(self, on_pod_added / pod_added(p.clone(), bound));
                 let model = self.model.add_pod(p, bound);
                 ensure_eq!(&real, &model, "add pod");
+                refusal_styled(&real)?;
                 if real.is_ok() {
                     let phase = if bound { Phase::Bound } else { Phase::Queued };
                     self.track[i] = Track::new(phase);
@@ -161,6 +162,7 @@ impl Lockstep {
                 let real = real!(self, on_group_added / group_added(object.clone()));
                 let model = self.model.add_group(object);
                 ensure_eq!(real, model, "add group");
+                refusal_styled(&real)?;
             }
             Op::UpdateGroup { group, policy } => {
                 let object = self.object(group, policy);
@@ -169,6 +171,7 @@ impl Lockstep {
                 let real = real!(self, on_group_updated / group_updated(object.clone()));
                 let model = self.model.update_group(object);
                 ensure_eq!(real, model, "update group");
+                refusal_styled(&real)?;
             }
             Op::DeleteGroup { group } => {
                 let key = self.groups[group % self.groups.len()].clone();
@@ -378,5 +381,15 @@ impl Lockstep {
         real!(self, unreserve / unreserve(&p));
         self.model.unreserve(&p);
         self.track[i] = self.track[i].after_cycle();
+    }
+}
+
+/// A refused call's message keeps the crate's error style ([`check_error_message`]).
+///
+/// [`check_error_message`]: crate::error_style::check_error_message
+fn refusal_styled<T, E: std::fmt::Display>(result: &Result<T, E>) -> Result<(), Failure> {
+    match result {
+        Ok(_) => Ok(()),
+        Err(e) => crate::error_style::check_error_message(&e.to_string()),
     }
 }
