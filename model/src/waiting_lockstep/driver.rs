@@ -191,7 +191,7 @@ impl<S: Subject> Lockstep<S> {
         let waits: Vec<(PluginName, Duration)> =
             waits.iter().map(|&(n, w)| (plugin(n), wait(w))).collect();
         let real = self.subject.add(p.clone(), waits.clone(), self.now);
-        let model = self.model.add(p, waits, self.now);
+        let model = self.model.add(p.clone(), waits, self.now);
         match (real, model) {
             (Ok(ticket), Ok(registration)) => {
                 // A fresh ticket: never issued before, to this pod or any other.
@@ -203,7 +203,8 @@ impl<S: Subject> Lockstep<S> {
                 self.decided.remove(&(pod % PODS));
             }
             (Err(real), Err(model)) if real == model => {
-                crate::error_style::check_error_message(&real.to_string())?;
+                // The error contract: a styled message, and the pod handed back as given.
+                crate::error_style::check_refusal(Err::<(), _>(real), |e| e.into_pod() == p)?;
             }
             (real, model) => return Err(format!("add: real {real:?}, model {model:?}")),
         }

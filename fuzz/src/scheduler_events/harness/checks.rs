@@ -277,37 +277,5 @@ fn pod_scheduled_agrees(outcome: &PodOutcome) -> Result<(), String> {
 
 /// The error contract of every refused call (the crate's error style): a message that is
 /// lowercase, terse and one line, and — where the error hands back what it was given —
-/// exactly that (`hands_back`). `Ok` passes as it is.
-pub(super) fn refused<T, E: std::fmt::Display>(
-    result: Result<T, E>,
-    hands_back: impl FnOnce(E) -> bool,
-) -> Result<(), String> {
-    let Err(e) = result else {
-        return Ok(());
-    };
-    let message = e.to_string();
-    gangway_model::error_style::check_error_message(&message)?;
-    if !hands_back(e) {
-        return Err(format!(
-            "an error did not hand back what it was given: {message}"
-        ));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::refused;
-
-    /// The error contract fails on a capitalized, a full-stopped, a multi-line message and on
-    /// data not handed back; passes a terse one.
-    #[test]
-    fn the_error_contract_can_fail() {
-        for bad in ["Pod p0 exists", "pod p0 exists.", "pod p0\nexists", ""] {
-            assert!(refused(Err::<(), _>(bad), |_| true).is_err(), "{bad:?}");
-        }
-        assert!(refused(Err::<(), _>("pod p0 exists"), |_| false).is_err());
-        assert!(refused(Err::<(), _>("pod p0 exists"), |_| true).is_ok());
-        assert!(refused(Ok::<(), &str>(()), |_| false).is_ok());
-    }
-}
+/// exactly that (`hands_back`). One copy: `gangway_model::error_style::check_refusal`.
+pub(super) use gangway_model::error_style::check_refusal as refused;

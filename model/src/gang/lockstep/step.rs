@@ -1,5 +1,6 @@
 //! One step of the lockstep: an operation on both sides, then every comparison.
 
+use crate::error_style::check_refusal;
 use crate::gang::{GangModel, ModelPermit};
 use gangsched::checking::GangFlaw;
 use gangsched::gang::{GangScheduling, GroupKey, Permit, PodGroup, Policy};
@@ -147,9 +148,9 @@ impl Lockstep {
                 let p = self.pods[i].clone();
                 self.trace.push(format!("add {} bound={bound}", p.id()));
                 let real = real!(self, on_pod_added / pod_added(p.clone(), bound));
-                let model = self.model.add_pod(p, bound);
+                let model = self.model.add_pod(p.clone(), bound);
                 ensure_eq!(&real, &model, "add pod");
-                refusal_styled(&real)?;
+                check_refusal(real.clone(), |e| e.into_pod() == p)?;
                 if real.is_ok() {
                     let phase = if bound { Phase::Bound } else { Phase::Queued };
                     self.track[i] = Track::new(phase);
@@ -160,18 +161,18 @@ impl Lockstep {
                 self.trace
                     .push(format!("add group {} {policy:?}", object.key()));
                 let real = real!(self, on_group_added / group_added(object.clone()));
-                let model = self.model.add_group(object);
+                let model = self.model.add_group(object.clone());
                 ensure_eq!(real, model, "add group");
-                refusal_styled(&real)?;
+                check_refusal(real, |e| e.into_group() == object)?;
             }
             Op::UpdateGroup { group, policy } => {
                 let object = self.object(group, policy);
                 self.trace
                     .push(format!("update group {} {policy:?}", object.key()));
                 let real = real!(self, on_group_updated / group_updated(object.clone()));
-                let model = self.model.update_group(object);
+                let model = self.model.update_group(object.clone());
                 ensure_eq!(real, model, "update group");
-                refusal_styled(&real)?;
+                check_refusal(real, |e| e.into_group() == object)?;
             }
             Op::DeleteGroup { group } => {
                 let key = self.groups[group % self.groups.len()].clone();
@@ -381,15 +382,5 @@ impl Lockstep {
         real!(self, unreserve / unreserve(&p));
         self.model.unreserve(&p);
         self.track[i] = self.track[i].after_cycle();
-    }
-}
-
-/// A refused call's message keeps the crate's error style ([`check_error_message`]).
-///
-/// [`check_error_message`]: crate::error_style::check_error_message
-fn refusal_styled<T, E: std::fmt::Display>(result: &Result<T, E>) -> Result<(), Failure> {
-    match result {
-        Ok(_) => Ok(()),
-        Err(e) => crate::error_style::check_error_message(&e.to_string()),
     }
 }
