@@ -15,6 +15,9 @@
 /// through arbitrary cluster events (see the module and fuzz/README.md).
 pub mod scheduler_events;
 
+/// The witness mechanism every target shares: the flaw `GANGWAY_FUZZ_FLAW` plants.
+pub mod plantable;
+
 /// The `waiting_map` target's harness: the sharded waiting map beside the reference
 /// `WaitingModel`.
 pub mod waiting_map;

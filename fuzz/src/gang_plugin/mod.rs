@@ -22,15 +22,13 @@ mod seeds;
 mod tests;
 
 use gangsched::checking::GangFlaw;
-use gangsched::sync::atomic::{AtomicU64, Ordering};
 use gangsched::Mode;
 use gangway_model::gang::lockstep::{run_ops, Failure, Lockstep};
 
 pub use input::{Input, Setup, MAX_OPS};
 pub use seeds::seeds;
 
-/// The environment variable that plants a flaw in the fuzz target (a name of [`PLANTABLE`]).
-pub const FLAW_VAR: &str = "GANGWAY_FUZZ_FLAW";
+pub use crate::plantable::FLAW_VAR;
 
 /// The flaws this target can plant, by the name `GANGWAY_FUZZ_FLAW` gives them (their `Debug`
 /// names), with what the failed check says: the lockstep's comparison it fails first, and the
@@ -41,40 +39,23 @@ pub const PLANTABLE: [(GangFlaw, &str, &str); 1] = [(
     "H1/I3: Permit agrees with the model",
 )];
 
-/// The flaw the target plants: 0 none, else 1 + its index in [`PLANTABLE`].
-static FLAW: AtomicU64 = AtomicU64::new(0);
+/// The flaw the target plants ([`init`] reads it).
+static FLAW: crate::plantable::FlawChoice = crate::plantable::FlawChoice::new();
 
 /// The plantable flaw named `name` (its `Debug` name), if there is one.
 pub fn flaw_named(name: &str) -> Option<GangFlaw> {
-    PLANTABLE
-        .iter()
-        .map(|(flaw, ..)| *flaw)
-        .find(|flaw| format!("{flaw:?}") == name)
+    crate::plantable::flaw_named(PLANTABLE.iter().map(|(f, ..)| *f), name)
 }
 
 /// The fuzz target's one-time set-up: reads [`FLAW_VAR`]. Panics on a name that is not a
 /// plantable flaw, listing those that are.
 pub fn init() {
-    if let Ok(name) = std::env::var(FLAW_VAR) {
-        let flaw = flaw_named(&name).unwrap_or_else(|| {
-            let names: Vec<String> = PLANTABLE.iter().map(|(f, ..)| format!("{f:?}")).collect();
-            panic!("{FLAW_VAR}={name}: not one of {}", names.join(", "))
-        });
-        let index = PLANTABLE
-            .iter()
-            .position(|(f, ..)| *f == flaw)
-            .expect("listed");
-        FLAW.store(index as u64 + 1, Ordering::Relaxed);
-        eprintln!("gang_plugin: {flaw:?} planted ({FLAW_VAR})");
-    }
+    FLAW.read("gang_plugin", PLANTABLE.iter().map(|(f, ..)| *f));
 }
 
 /// The flaw [`init`] read, if any.
 pub fn planted_flaw() -> Option<GangFlaw> {
-    match FLAW.load(Ordering::Relaxed) {
-        0 => None,
-        n => PLANTABLE.get(n as usize - 1).map(|(flaw, ..)| *flaw),
-    }
+    FLAW.get(PLANTABLE.iter().map(|(f, ..)| *f))
 }
 
 /// The lockstep `input.setup` describes: the mode, the groups, which group each pod names,

@@ -36,7 +36,6 @@ use gangsched::k8s::k8s_openapi::api::core::v1 as core;
 use gangsched::k8s::k8s_openapi::api::scheduling::v1alpha2 as scheduling;
 use gangsched::k8s::{quantity_milli_value, quantity_value};
 use gangsched::scheduler::Node;
-use gangsched::sync::atomic::{AtomicU64, Ordering};
 use gangsched::{Pod, PodGroup};
 use serde_json::Value;
 
@@ -45,8 +44,7 @@ pub use seeds::seeds;
 use gen::Gen;
 use quantity::{Parts, QuantityFn};
 
-/// The environment variable that plants a flaw in the fuzz target (a name of [`PLANTABLE`]).
-pub const FLAW_VAR: &str = "GANGWAY_FUZZ_FLAW";
+pub use crate::plantable::FLAW_VAR;
 
 /// The flaws this target can plant, by their `Debug` names, with the property the checks
 /// report them under.
@@ -56,40 +54,23 @@ pub const PLANTABLE: [(QuantityFlaw, &str); 1] =
 /// At most this many bare quantities are read from one input.
 pub const MAX_QUANTITIES: usize = 32;
 
-/// The flaw the target plants: 0 none, else 1 + its index in [`PLANTABLE`].
-static FLAW: AtomicU64 = AtomicU64::new(0);
+/// The flaw the target plants ([`init`] reads it).
+static FLAW: crate::plantable::FlawChoice = crate::plantable::FlawChoice::new();
 
 /// The plantable flaw named `name` (its `Debug` name), if there is one.
 pub fn flaw_named(name: &str) -> Option<QuantityFlaw> {
-    PLANTABLE
-        .iter()
-        .map(|(flaw, _)| *flaw)
-        .find(|flaw| format!("{flaw:?}") == name)
+    crate::plantable::flaw_named(PLANTABLE.iter().map(|(f, _)| *f), name)
 }
 
 /// The fuzz target's one-time set-up: reads [`FLAW_VAR`]. Panics on a name that is not a
 /// plantable flaw, listing those that are.
 pub fn init() {
-    if let Ok(name) = std::env::var(FLAW_VAR) {
-        let flaw = flaw_named(&name).unwrap_or_else(|| {
-            let names: Vec<String> = PLANTABLE.iter().map(|(f, _)| format!("{f:?}")).collect();
-            panic!("{FLAW_VAR}={name}: not one of {}", names.join(", "))
-        });
-        let index = PLANTABLE
-            .iter()
-            .position(|(f, _)| *f == flaw)
-            .expect("listed");
-        FLAW.store(index as u64 + 1, Ordering::Relaxed);
-        eprintln!("k8s_objects: {flaw:?} planted ({FLAW_VAR})");
-    }
+    FLAW.read("k8s_objects", PLANTABLE.iter().map(|(f, _)| *f));
 }
 
 /// The flaw [`init`] read, if any.
 pub fn planted_flaw() -> Option<QuantityFlaw> {
-    match FLAW.load(Ordering::Relaxed) {
-        0 => None,
-        n => PLANTABLE.get(n as usize - 1).map(|(flaw, _)| *flaw),
-    }
+    FLAW.get(PLANTABLE.iter().map(|(f, _)| *f))
 }
 
 /// What an input is (its first byte modulo 4).

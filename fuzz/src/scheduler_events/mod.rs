@@ -24,44 +24,31 @@ mod seeds;
 mod tests;
 
 use gangsched::checking::Flaw;
-use gangsched::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use gangsched::sync::atomic::{AtomicBool, Ordering};
+
+use crate::plantable::FlawChoice;
 
 pub use harness::{run, trace, Failure, INJECTED_PANIC};
 pub use input::{BindAnswer, Input, Op, Setup, Verdict, MAX_OPS};
 pub use planted::{flaw_named, PLANTABLE};
 pub use seeds::seeds;
 
-/// The environment variable that plants a flaw in the fuzz target (a name of [`PLANTABLE`]).
-pub const FLAW_VAR: &str = "GANGWAY_FUZZ_FLAW";
+pub use crate::plantable::FLAW_VAR;
 
-/// The flaw the target plants: 0 none, else 1 + its index in [`PLANTABLE`].
-static FLAW: AtomicU64 = AtomicU64::new(0);
+/// The flaw the target plants ([`init`] reads it).
+static FLAW: FlawChoice = FlawChoice::new();
 
 /// The fuzz target's one-time set-up: lets the input's injected panics unwind
 /// ([`quiet_injected_panics`]) and reads [`FLAW_VAR`]. Panics on a name that is not a
 /// plantable flaw, listing those that are.
 pub fn init() {
     quiet_injected_panics();
-    if let Ok(name) = std::env::var(FLAW_VAR) {
-        let flaw = flaw_named(&name).unwrap_or_else(|| {
-            let names: Vec<String> = PLANTABLE.iter().map(|(f, _)| format!("{f:?}")).collect();
-            panic!("{FLAW_VAR}={name}: not one of {}", names.join(", "))
-        });
-        let index = PLANTABLE
-            .iter()
-            .position(|(f, _)| *f == flaw)
-            .expect("listed");
-        FLAW.store(index as u64 + 1, Ordering::Relaxed);
-        eprintln!("scheduler_events: {flaw:?} planted ({FLAW_VAR})");
-    }
+    FLAW.read("scheduler_events", PLANTABLE.iter().map(|(f, _)| *f));
 }
 
 /// The flaw [`init`] read, if any.
 pub fn planted_flaw() -> Option<Flaw> {
-    match FLAW.load(Ordering::Relaxed) {
-        0 => None,
-        n => PLANTABLE.get(n as usize - 1).map(|(flaw, _)| *flaw),
-    }
+    FLAW.get(PLANTABLE.iter().map(|(f, _)| *f))
 }
 
 /// The fuzz target's body: runs `input` (with the flaw [`init`] read); panics — a finding —

@@ -28,8 +28,5 @@ pub const PLANTABLE: [(Flaw, &str); 8] = [
 
 /// The plantable flaw named `name` (its `Debug` name), if there is one.
 pub fn flaw_named(name: &str) -> Option<Flaw> {
-    PLANTABLE
-        .iter()
-        .map(|(flaw, _)| *flaw)
-        .find(|flaw| format!("{flaw:?}") == name)
+    crate::plantable::flaw_named(PLANTABLE.iter().map(|(flaw, _)| *flaw), name)
 }

@@ -27,11 +27,11 @@ mod tests;
 use std::fmt;
 
 use gangsched::checking::WaitingFlaw;
-use gangsched::sync::atomic::{AtomicU64, Ordering};
 use gangsched::WaitingState;
 use gangway_model::waiting_lockstep::{runnable, Lockstep, ShardedMap};
 
-pub use crate::scheduler_events::FLAW_VAR;
+use crate::plantable::FlawChoice;
+pub use crate::plantable::FLAW_VAR;
 pub use encode::encode;
 /// The input bounds and the decoder the target uses (`Vec<Op>` from all the bytes).
 pub use gangway_model::waiting_lockstep::{decode, MAX_OPS, MAX_PODS_PER_BATCH, MAX_WAITS};
@@ -40,28 +40,18 @@ pub use gangway_model::waiting_lockstep::{How, Op, TicketChoice};
 pub use planted::{flaw_named, PLANTABLE};
 pub use seeds::seeds;
 
-/// The flaw the target plants: 0 none, else 1 + its index in [`PLANTABLE`].
-static FLAW: AtomicU64 = AtomicU64::new(0);
+/// The flaw the target plants ([`init`] reads it).
+static FLAW: FlawChoice = FlawChoice::new();
 
 /// The fuzz target's one-time set-up: reads [`FLAW_VAR`]. Panics on a name that is not a
 /// plantable flaw, listing those that are.
 pub fn init() {
-    if let Ok(name) = std::env::var(FLAW_VAR) {
-        let Some(index) = PLANTABLE.iter().position(|(f, _)| format!("{f:?}") == name) else {
-            let names: Vec<String> = PLANTABLE.iter().map(|(f, _)| format!("{f:?}")).collect();
-            panic!("{FLAW_VAR}={name}: not one of {}", names.join(", "))
-        };
-        FLAW.store(index as u64 + 1, Ordering::Relaxed);
-        eprintln!("waiting_map: {name} planted ({FLAW_VAR})");
-    }
+    FLAW.read("waiting_map", PLANTABLE.iter().map(|(f, _)| *f));
 }
 
 /// The flaw [`init`] read, if any.
 pub fn planted_flaw() -> Option<WaitingFlaw> {
-    match FLAW.load(Ordering::Relaxed) {
-        0 => None,
-        n => PLANTABLE.get(n as usize - 1).map(|(flaw, _)| *flaw),
-    }
+    FLAW.get(PLANTABLE.iter().map(|(f, _)| *f))
 }
 
 /// A failed check: where, and what.

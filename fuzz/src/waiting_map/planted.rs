@@ -14,8 +14,5 @@ pub const PLANTABLE: [(WaitingFlaw, &str); 2] = [
 
 /// The plantable flaw named `name` (its `Debug` name), if there is one.
 pub fn flaw_named(name: &str) -> Option<WaitingFlaw> {
-    PLANTABLE
-        .iter()
-        .map(|(flaw, _)| *flaw)
-        .find(|flaw| format!("{flaw:?}") == name)
+    crate::plantable::flaw_named(PLANTABLE.iter().map(|(flaw, _)| *flaw), name)
 }
