@@ -439,18 +439,11 @@ pub fn seeds() -> Vec<(&'static str, Vec<Op>)> {
     ]
 }
 
-/// The committed inputs in `dir` (relative to fuzz/), sorted; none if it does not exist.
+/// The committed inputs' shared tests (test builds only).
 #[cfg(test)]
-pub(crate) fn committed_files(dir: &str) -> Vec<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut files: Vec<std::path::PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries.map(|e| e.expect("readable").path()).collect(),
-        Err(_) => Vec::new(),
-    };
-    files.retain(|p| p.is_file() && p.file_name().is_some_and(|n| n != ".gitkeep"));
-    files.sort();
-    files
-}
+mod committed;
+#[cfg(test)]
+pub(crate) use committed::committed_files;
 
 #[cfg(test)]
 mod tests {

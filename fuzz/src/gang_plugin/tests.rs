@@ -48,16 +48,7 @@ fn gang_plugin_seeds_walk_every_op_kind_and_mode() {
 /// Any bytes decode, and what decodes encodes back to bytes that decode the same.
 #[test]
 fn every_byte_string_is_a_gang_plugin_input() {
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    for len in 0..200 {
-        let bytes: Vec<u8> = (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+    for bytes in crate::committed::pseudo_random_inputs(0x9e37_79b9_7f4a_7c15, 200) {
         let input = Input::decode(&bytes);
         assert_eq!(Input::decode(&input.encode()), input);
         assert!(input.setup.pod_groups().len() <= gangway_model::gang::lockstep::MAX_PODS);
@@ -66,34 +57,16 @@ fn every_byte_string_is_a_gang_plugin_input() {
 
 #[test]
 fn committed_gang_plugin_seeds_are_the_listed_ones() {
-    let on_disk = crate::committed_files("seeds/gang_plugin");
-    let listed = seeds();
-    assert_eq!(
-        on_disk.len(),
-        listed.len(),
-        "regenerate with write_gang_plugin_seeds"
-    );
-    for (name, input) in listed {
-        let bytes = fs::read(dir("seeds/gang_plugin").join(name)).expect("listed seed");
-        assert_eq!(
-            bytes,
-            input.encode(),
-            "{name}: regenerate with write_gang_plugin_seeds"
-        );
-    }
+    let listed = seeds().into_iter().map(|(n, i)| (n, i.encode())).collect();
+    crate::committed::assert_seeds_committed("gang_plugin", listed, |path| {
+        fs::read(path).expect("listed seed")
+    });
 }
 
 /// Replays every committed input: the seeds and the regressions (inputs that once failed).
 #[test]
 fn committed_gang_plugin_inputs_replay() {
-    for path in crate::committed_files("seeds/gang_plugin")
-        .into_iter()
-        .chain(crate::committed_files("regressions/gang_plugin"))
-    {
-        if let Err(failure) = run(&read(&path), None) {
-            panic!("{}: {failure}", path.display());
-        }
-    }
+    crate::committed::replay_committed("gang_plugin", |path| run(&read(path), None));
 }
 
 /// The witnesses: each file in `witnesses/gang_plugin/` is named after a plantable flaw
@@ -102,26 +75,13 @@ fn committed_gang_plugin_inputs_replay() {
 /// flaw planted the lockstep fails, at the comparison [`PLANTABLE`] names.
 #[test]
 fn gang_plugin_witnesses_find_their_planted_flaws() {
-    let witnesses = crate::committed_files("witnesses/gang_plugin");
-    assert!(!witnesses.is_empty(), "no witness committed");
-    for path in witnesses {
-        let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        let name = file.split('.').next().unwrap();
-        let flaw = flaw_named(name).unwrap_or_else(|| panic!("{file}: no plantable flaw {name}"));
-        let (_, fails, breaks) = PLANTABLE.iter().find(|(f, ..)| *f == flaw).unwrap();
-        let input = read(&path);
-        if let Err(failure) = run(&input, None) {
-            panic!("{file} fails without its flaw: {failure}");
-        }
-        let failure = run(&input, Some(flaw))
-            .expect_err(&format!("{file}: the checks miss {flaw:?} ({breaks})"));
-        let first = failure.lines().next().unwrap_or_default().to_owned();
-        let second = failure.lines().nth(3).unwrap_or_default();
-        assert!(
-            failure.contains(&format!(": {fails} ")),
-            "{file}: expected a failed {fails} comparison ({breaks}), found {first} {second}"
-        );
-    }
+    let fails = |flaw| PLANTABLE.iter().find(|(f, ..)| *f == flaw).unwrap().1;
+    crate::committed::check_witnesses(
+        "gang_plugin",
+        PLANTABLE.iter().map(|(f, ..)| *f),
+        |path, flaw| run(&read(path), flaw),
+        |flaw, failure: &Failure| failure.contains(&format!(": {} ", fails(flaw))),
+    );
 }
 
 /// Writes `seeds/gang_plugin/` from [`seeds`].

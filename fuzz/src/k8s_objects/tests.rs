@@ -18,18 +18,8 @@ fn read(path: &Path) -> Vec<u8> {
 /// Pseudo-random byte strings of every length up to 200: each runs clean.
 #[test]
 fn random_k8s_objects_inputs_pass() {
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
     let mut kinds = std::collections::BTreeMap::new();
-    for i in 0..4000 {
-        let len = i % 200;
-        let bytes: Vec<u8> = (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+    for bytes in crate::committed::pseudo_random_inputs(0x2545_f491_4f6c_dd1d, 4000) {
         let outcome = run(&bytes, None).unwrap_or_else(|f| panic!("{bytes:?}: {f}"));
         let what = match &outcome.converted {
             None => "quantities".to_owned(),
@@ -156,34 +146,13 @@ fn k8s_objects_seeds_fit_and_pass() {
 
 #[test]
 fn committed_k8s_objects_seeds_are_the_listed_ones() {
-    let on_disk = crate::committed_files("seeds/k8s_objects");
-    let listed = seeds();
-    assert_eq!(
-        on_disk.len(),
-        listed.len(),
-        "regenerate with write_k8s_objects_seeds"
-    );
-    for (name, bytes) in listed {
-        let path = dir("seeds/k8s_objects").join(name);
-        assert_eq!(
-            read(&path),
-            bytes,
-            "{name}: regenerate with write_k8s_objects_seeds"
-        );
-    }
+    crate::committed::assert_seeds_committed("k8s_objects", seeds(), read);
 }
 
 /// Replays every committed input: the seeds and the regressions (inputs that once failed).
 #[test]
 fn committed_k8s_objects_inputs_replay() {
-    for path in crate::committed_files("seeds/k8s_objects")
-        .into_iter()
-        .chain(crate::committed_files("regressions/k8s_objects"))
-    {
-        if let Err(failure) = run(&read(&path), None) {
-            panic!("{}: {failure}", path.display());
-        }
-    }
+    crate::committed::replay_committed("k8s_objects", |path| run(&read(path), None).map(drop));
 }
 
 /// The witnesses: each file in `witnesses/k8s_objects/` is named after a plantable flaw and is
@@ -191,24 +160,13 @@ fn committed_k8s_objects_inputs_replay() {
 /// real parser; with the flaw planted the checks fail, naming the property [`PLANTABLE`] says.
 #[test]
 fn k8s_objects_witnesses_find_their_planted_flaws() {
-    let witnesses = crate::committed_files("witnesses/k8s_objects");
-    assert!(!witnesses.is_empty(), "no witness committed");
-    for path in witnesses {
-        let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        let name = file.split('.').next().unwrap();
-        let flaw = flaw_named(name).unwrap_or_else(|| panic!("{file}: no plantable flaw {name}"));
-        let (_, property) = PLANTABLE.iter().find(|(f, _)| *f == flaw).unwrap();
-        let bytes = read(&path);
-        if let Err(failure) = run(&bytes, None) {
-            panic!("{file} fails without its flaw: {failure}");
-        }
-        let failure =
-            run(&bytes, Some(flaw)).expect_err(&format!("{file}: the checks miss {flaw:?}"));
-        assert!(
-            failure.starts_with(property),
-            "{file}: expected {property}, found {failure}"
-        );
-    }
+    let property = |flaw| PLANTABLE.iter().find(|(f, _)| *f == flaw).unwrap().1;
+    crate::committed::check_witnesses(
+        "k8s_objects",
+        PLANTABLE.iter().map(|(f, _)| *f),
+        |path, flaw| run(&read(path), flaw).map(drop),
+        |flaw, failure: &String| failure.starts_with(property(flaw)),
+    );
 }
 
 /// Writes `seeds/k8s_objects/` from [`seeds`].

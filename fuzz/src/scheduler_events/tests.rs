@@ -9,10 +9,6 @@ fn dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
-fn files(name: &str) -> Vec<PathBuf> {
-    crate::committed_files(name)
-}
-
 /// Each seed round-trips, fits `-max_len`, passes every check, and walks the path it is
 /// named after (the scheduler's counters say so).
 #[test]
@@ -79,16 +75,7 @@ fn seeds_walk_every_op_kind_and_setup() {
 /// Any bytes decode, and what decodes encodes back to bytes that decode the same.
 #[test]
 fn every_byte_string_is_an_input() {
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    for len in 0..200 {
-        let bytes: Vec<u8> = (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+    for bytes in crate::committed::pseudo_random_inputs(0x9e37_79b9_7f4a_7c15, 200) {
         let input = Input::decode(&bytes);
         assert!(input.ops.len() <= MAX_OPS);
         assert_eq!(Input::decode(&input.encode()), input);
@@ -97,37 +84,19 @@ fn every_byte_string_is_an_input() {
 
 #[test]
 fn committed_seeds_are_the_listed_ones() {
-    let on_disk = files("seeds/scheduler_events");
-    let listed = seeds();
-    assert_eq!(
-        on_disk.len(),
-        listed.len(),
-        "regenerate with write_scheduler_events_seeds"
-    );
-    for (name, input) in listed {
-        let path = dir("seeds/scheduler_events").join(name);
-        let bytes = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert_eq!(
-            Input::decode(&bytes),
-            input,
-            "{name}: regenerate with write_scheduler_events_seeds"
-        );
-    }
+    crate::committed::assert_seeds_committed("scheduler_events", seeds(), |path| {
+        let bytes = fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        Input::decode(&bytes)
+    });
 }
 
 /// Replays every committed input: the seeds and the regressions (inputs that once failed).
 #[test]
 fn committed_scheduler_events_inputs_replay() {
     quiet_injected_panics();
-    for path in files("seeds/scheduler_events")
-        .into_iter()
-        .chain(files("regressions/scheduler_events"))
-    {
-        let input = Input::decode(&fs::read(&path).expect("readable"));
-        if let Err(failure) = run(&input, None) {
-            panic!("{}: {failure}", path.display());
-        }
-    }
+    crate::committed::replay_committed("scheduler_events", |path| {
+        run(&Input::decode(&fs::read(path).expect("readable")), None).map(drop)
+    });
 }
 
 fn replay_regression(file: &str) {
@@ -175,22 +144,13 @@ fn rejected_waiter_counts_until_its_binding_cycle() {
 #[test]
 fn witnesses_find_their_planted_flaws() {
     quiet_injected_panics();
-    let witnesses = files("witnesses/scheduler_events");
-    assert!(!witnesses.is_empty(), "no witness committed");
-    for path in witnesses {
-        let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        let name = file.split('.').next().unwrap();
-        let flaw = flaw_named(name).unwrap_or_else(|| panic!("{file}: no plantable flaw {name}"));
-        let (_, breaks) = PLANTABLE.iter().find(|(f, _)| *f == flaw).unwrap();
-        let input = Input::decode(&fs::read(&path).expect("readable"));
-        if let Err(failure) = run(&input, None) {
-            panic!("{file} fails without its flaw: {failure}");
-        }
-        let failure = run(&input, Some(flaw))
-            .expect_err(&format!("{file}: the checks miss {flaw:?} on its witness"));
-        let found = breaks.split('/').any(|id| failure.what.contains(id));
-        assert!(found, "{file}: expected {breaks}, found {failure}");
-    }
+    let breaks = |flaw| PLANTABLE.iter().find(|(f, _)| *f == flaw).unwrap().1;
+    crate::committed::check_witnesses(
+        "scheduler_events",
+        PLANTABLE.iter().map(|(f, _)| *f),
+        |path, flaw| run(&Input::decode(&fs::read(path).expect("readable")), flaw).map(drop),
+        |flaw, failure: &Failure| breaks(flaw).split('/').any(|id| failure.what.contains(id)),
+    );
 }
 
 /// Writes `seeds/scheduler_events/` from [`seeds`].

@@ -58,16 +58,9 @@ fn seeds_walk_every_op_kind() {
 /// Any bytes decode, and what decodes encodes back to bytes that decode the same.
 #[test]
 fn every_byte_string_is_an_input() {
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    for len in 0..200 {
-        let bytes: Vec<u8> = (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+    for (len, bytes) in
+        crate::committed::pseudo_random_inputs(0x9e37_79b9_7f4a_7c15, 200).enumerate()
+    {
         let ops = decode(&bytes).expect("every byte string decodes");
         let normal: Vec<Op> = ops.iter().map(normalized).collect();
         assert_eq!(decode(&encode(&normal)), Some(normal.clone()));
@@ -93,34 +86,13 @@ fn normalized(op: &Op) -> Op {
 
 #[test]
 fn committed_seeds_are_the_listed_ones() {
-    let on_disk = crate::committed_files("seeds/waiting_map");
-    let listed = seeds();
-    assert_eq!(
-        on_disk.len(),
-        listed.len(),
-        "regenerate with write_waiting_map_seeds"
-    );
-    for (name, ops) in listed {
-        let path = dir("seeds/waiting_map").join(name);
-        assert_eq!(
-            read(&path),
-            ops,
-            "{name}: regenerate with write_waiting_map_seeds"
-        );
-    }
+    crate::committed::assert_seeds_committed("waiting_map", seeds(), read);
 }
 
 /// Replays every committed input: the seeds and the regressions (inputs that once failed).
 #[test]
 fn committed_waiting_map_inputs_replay() {
-    for path in crate::committed_files("seeds/waiting_map")
-        .into_iter()
-        .chain(crate::committed_files("regressions/waiting_map"))
-    {
-        if let Err(failure) = run(&read(&path), None) {
-            panic!("{}: {failure}", path.display());
-        }
-    }
+    crate::committed::replay_committed("waiting_map", |path| run(&read(path), None));
 }
 
 /// The witnesses: each file in `witnesses/waiting_map/` is named after a plantable flaw
@@ -129,27 +101,15 @@ fn committed_waiting_map_inputs_replay() {
 /// flaw planted the checks fail, naming the invariant the flaw breaks.
 #[test]
 fn witnesses_find_their_planted_flaws() {
-    let witnesses = crate::committed_files("witnesses/waiting_map");
-    assert!(!witnesses.is_empty(), "no witness committed");
-    let mut found_flaws = BTreeSet::new();
-    for path in witnesses {
-        let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        let name = file.split('.').next().unwrap();
-        let flaw = flaw_named(name).unwrap_or_else(|| panic!("{file}: no plantable flaw {name}"));
-        let (_, breaks) = PLANTABLE.iter().find(|(f, _)| *f == flaw).unwrap();
-        let ops = read(&path);
-        if let Err(failure) = run(&ops, None) {
-            panic!("{file} fails without its flaw: {failure}");
-        }
-        let failure =
-            run(&ops, Some(flaw)).expect_err(&format!("{file}: the checks miss {flaw:?}"));
-        assert!(
-            failure.what.contains(breaks),
-            "{file}: expected {breaks}, found {failure}"
-        );
-        found_flaws.insert(format!("{flaw:?}"));
-    }
-    assert_eq!(found_flaws.len(), PLANTABLE.len(), "a flaw with no witness");
+    let flaws = PLANTABLE.iter().map(|(f, _)| *f);
+    let breaks = |flaw| PLANTABLE.iter().find(|(f, _)| *f == flaw).unwrap().1;
+    let witnessed = crate::committed::check_witnesses(
+        "waiting_map",
+        flaws,
+        |path, flaw| run(&read(path), flaw),
+        |flaw, failure: &Failure| failure.what.contains(breaks(flaw)),
+    );
+    assert_eq!(witnessed.len(), PLANTABLE.len(), "a flaw with no witness");
 }
 
 /// Writes `seeds/waiting_map/` from [`seeds`].
