@@ -15,6 +15,32 @@
 /// through arbitrary cluster events (see the module and fuzz/README.md).
 pub mod scheduler_events;
 
+/// `Arbitrary` for an input type that reads all of libFuzzer's bytes with its own
+/// `decode(&[u8]) -> Self` (every byte string is an input), so that `cargo fuzz fmt` prints it.
+#[macro_export]
+macro_rules! arbitrary_from_bytes {
+    ($input:ty) => {
+        impl<'a> libfuzzer_sys::arbitrary::Arbitrary<'a> for $input {
+            fn arbitrary(
+                u: &mut libfuzzer_sys::arbitrary::Unstructured<'a>,
+            ) -> libfuzzer_sys::arbitrary::Result<Self> {
+                let bytes = u.bytes(u.len())?;
+                Ok(<$input>::decode(bytes))
+            }
+
+            fn arbitrary_take_rest(
+                u: libfuzzer_sys::arbitrary::Unstructured<'a>,
+            ) -> libfuzzer_sys::arbitrary::Result<Self> {
+                Ok(<$input>::decode(u.take_rest()))
+            }
+
+            fn size_hint(_depth: usize) -> (usize, Option<usize>) {
+                (0, None)
+            }
+        }
+    };
+}
+
 /// The witness mechanism every target shares: the flaw `GANGWAY_FUZZ_FLAW` plants.
 pub mod plantable;
 

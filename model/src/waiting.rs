@@ -180,6 +180,38 @@ impl WaitingModel {
         Some(self.decide(index, status, cause))
     }
 
+    /// `allow_all`'s rule: if a pod of `ids` is not waiting, nothing changes and the first such
+    /// is named; otherwise `plugin` is cleared for each pod of `ids` in turn (a repeat finds it
+    /// cleared, or the pod allowed and gone), and the pods that had nothing else pending are
+    /// allowed, in that order.
+    pub fn allow_all(&mut self, ids: &[PodId], plugin: &str) -> Result<Vec<ModelDecision>, PodId> {
+        if let Some(missing) = ids.iter().find(|id| self.get(id).is_none()) {
+            return Err(missing.clone());
+        }
+        let decided = ids
+            .iter()
+            .filter_map(|id| match self.allow(id, None, plugin) {
+                ModelAllow::Allowed(d) => Some(d),
+                ModelAllow::NotWaiting | ModelAllow::StillPending => None,
+            })
+            .collect();
+        Ok(decided)
+    }
+
+    /// `reject_all`'s rule: each pod of `ids` still waiting (under any registration) is
+    /// rejected with `status` for `cause`, in that order; repeats and pods not waiting are
+    /// skipped.
+    pub fn reject_all(
+        &mut self,
+        ids: &[PodId],
+        status: &Status,
+        cause: Cause,
+    ) -> Vec<ModelDecision> {
+        ids.iter()
+            .filter_map(|id| self.reject(id, None, status.clone(), cause))
+            .collect()
+    }
+
     /// Rejects, with the timeout status, every pod whose earliest pending deadline is at or
     /// before `now`, ordered by (that deadline, pod id).
     pub fn expire(&mut self, now: Time) -> Vec<ModelDecision> {

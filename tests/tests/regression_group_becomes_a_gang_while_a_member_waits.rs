@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use gangsched::scheduler::{outcome_channel, Node, PodOutcome};
+use gangsched::scheduler::{outcome_channel, Node, OutcomeSender, PodOutcome};
 use gangsched::sync::Arc;
 use gangsched::{
     GangCycle, Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, PodGroup, Policy,
@@ -48,14 +48,14 @@ fn member(i: usize) -> Pod {
         .with_requests(Resources::new(CPU, 1 << 30))
 }
 
-#[test]
-fn regression_basic_to_gang_quorum_counts_a_plugin_waiter() {
+/// Hardened with `HoldsFirst`, one roomy node, the Basic group `g`, and its member `g-0`
+/// waiting at Permit for Quota alone; its outcomes go to `outcomes`.
+fn g0_waits_for_quota(outcomes: OutcomeSender) -> Scheduler {
     let config = SchedulerConfig::default().with_mode(Mode::Hardened);
     let plugin = Arc::new(HoldsFirst) as Arc<dyn PermitPlugin>;
-    let (sink, outcomes) = outcome_channel();
     let s = Scheduler::builder(config)
         .permit_plugins(PermitPlugins::new([plugin]).unwrap())
-        .outcomes(sink)
+        .outcomes(outcomes)
         .build();
     s.add_node(
         Node::new("n", Resources::new(4 * CPU, 64 << 30)),
@@ -67,6 +67,13 @@ fn regression_basic_to_gang_quorum_counts_a_plugin_waiter() {
     s.add_pod(member(0), Time::ZERO).unwrap();
     s.schedule_one(Time::ZERO).unwrap();
     assert_eq!(s.waiting().snapshot().len(), 1, "g-0 waits for Quota alone");
+    s
+}
+
+#[test]
+fn regression_basic_to_gang_quorum_counts_a_plugin_waiter() {
+    let (sink, outcomes) = outcome_channel();
+    let s = g0_waits_for_quota(sink);
 
     s.update_group(PodGroup::gang("ml", "g", 2).unwrap(), Time::ZERO)
         .unwrap();
@@ -100,20 +107,8 @@ fn regression_basic_to_gang_quorum_counts_a_plugin_waiter() {
 
 #[test]
 fn regression_rejected_waiter_counts_until_its_binding_cycle() {
-    let config = SchedulerConfig::default().with_mode(Mode::Hardened);
-    let plugin = Arc::new(HoldsFirst) as Arc<dyn PermitPlugin>;
-    let s = Scheduler::builder(config)
-        .permit_plugins(PermitPlugins::new([plugin]).unwrap())
-        .build();
-    s.add_node(
-        Node::new("n", Resources::new(4 * CPU, 64 << 30)),
-        Time::ZERO,
-    )
-    .unwrap();
-    let basic = PodGroup::new("ml", "g", Policy::Basic).unwrap();
-    s.add_group(basic, Time::ZERO).unwrap();
-    s.add_pod(member(0), Time::ZERO).unwrap();
-    s.schedule_one(Time::ZERO).unwrap();
+    let (sink, _outcomes) = outcome_channel();
+    let s = g0_waits_for_quota(sink);
     s.update_group(PodGroup::gang("ml", "g", 2).unwrap(), Time::ZERO)
         .unwrap();
 

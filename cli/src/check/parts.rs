@@ -251,24 +251,20 @@ impl AttemptWaiting for ModelBatch<'_> {
         Ok(())
     }
 
-    fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause) {
+    fn reject_waiting(
+        &mut self,
+        ids: &[PodId],
+        reason: &str,
+        cause: Cause,
+        rejected: &mut dyn FnMut(&PodId),
+    ) {
         if ids.is_empty() {
             return;
         }
         let status = Status::unschedulable(reason).with_plugin(GANG_SCHEDULING);
-        self.decided
-            .extend(self.waiting.reject_all(ids, &status, cause));
-    }
-
-    fn reject_those_waiting(&mut self, ids: &[PodId], reason: &str, cause: Cause) -> Vec<PodId> {
-        if ids.is_empty() {
-            return Vec::new();
-        }
-        let status = Status::unschedulable(reason).with_plugin(GANG_SCHEDULING);
-        let rejected = self.waiting.reject_all(ids, &status, cause);
-        let ids = rejected.iter().map(|d| d.pod.id().clone()).collect();
-        self.decided.extend(rejected);
-        ids
+        let decided = self.waiting.reject_all(ids, &status, cause);
+        decided.iter().for_each(|d| rejected(d.pod.id()));
+        self.decided.extend(decided);
     }
 
     fn add_untimed(&mut self, pod: &Pod) -> Result<(), AddError> {

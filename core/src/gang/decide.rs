@@ -86,13 +86,29 @@ pub trait AttemptWaiting {
     /// Allows every one of `ids` at once, or none, naming one that is not waiting.
     fn allow_all(&mut self, ids: &[PodId]) -> Result<(), PodId>;
 
-    /// Rejects those of `ids` that are waiting, for `reason` and `cause`.
-    fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause);
+    /// Rejects those of `ids` that are waiting, for `reason` and `cause`, telling `rejected`
+    /// each pod it decided: those still waiting at the moment of the decision (one that
+    /// another plugin's decision reached first is not among them).
+    fn reject_waiting(
+        &mut self,
+        ids: &[PodId],
+        reason: &str,
+        cause: Cause,
+        rejected: &mut dyn FnMut(&PodId),
+    );
 
-    /// [`reject_all`](AttemptWaiting::reject_all), naming the pods it rejected: those of
-    /// `ids` still waiting at the moment of the decision (one that another plugin's decision
-    /// reached first is not among them).
-    fn reject_those_waiting(&mut self, ids: &[PodId], reason: &str, cause: Cause) -> Vec<PodId>;
+    /// Rejects those of `ids` that are waiting, for `reason` and `cause`.
+    fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause) {
+        self.reject_waiting(ids, reason, cause, &mut |_| {});
+    }
+
+    /// [`reject_all`](AttemptWaiting::reject_all), naming the pods it rejected
+    /// ([`reject_waiting`](AttemptWaiting::reject_waiting)'s).
+    fn reject_those_waiting(&mut self, ids: &[PodId], reason: &str, cause: Cause) -> Vec<PodId> {
+        let mut named = Vec::new();
+        self.reject_waiting(ids, reason, cause, &mut |id| named.push(id.clone()));
+        named
+    }
 
     /// Registers `pod` as waiting, with no timer of its own (the attempt has the deadline).
     fn add_untimed(&mut self, pod: &Pod) -> Result<Self::Registration, AddError>;

@@ -92,11 +92,14 @@ impl<R> AttemptWaiting for OneByOne<'_, '_, R> {
         }
         Ok(())
     }
-    fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause) {
-        self.0.reject_all(ids, reason, cause);
-    }
-    fn reject_those_waiting(&mut self, ids: &[PodId], reason: &str, cause: Cause) -> Vec<PodId> {
-        self.0.reject_those_waiting(ids, reason, cause)
+    fn reject_waiting(
+        &mut self,
+        ids: &[PodId],
+        reason: &str,
+        cause: Cause,
+        rejected: &mut dyn FnMut(&PodId),
+    ) {
+        self.0.reject_waiting(ids, reason, cause, rejected);
     }
     fn add_untimed(&mut self, pod: &Pod) -> Result<R, AddError> {
         self.0.add_untimed(pod)

@@ -401,26 +401,21 @@ impl AttemptWaiting for Deferred<'_> {
         Ok(())
     }
 
-    fn reject_all(&mut self, ids: &[PodId], reason: &str, cause: Cause) {
+    fn reject_waiting(
+        &mut self,
+        ids: &[PodId],
+        reason: &str,
+        cause: Cause,
+        rejected: &mut dyn FnMut(&PodId),
+    ) {
         if ids.is_empty() {
             return;
         }
         let deliveries = self
             .map
             .reject_all_deferred(ids, super::GANG_SCHEDULING, reason, cause);
+        deliveries.ids().for_each(rejected);
         self.keep(deliveries);
-    }
-
-    fn reject_those_waiting(&mut self, ids: &[PodId], reason: &str, cause: Cause) -> Vec<PodId> {
-        if ids.is_empty() {
-            return Vec::new();
-        }
-        let deliveries = self
-            .map
-            .reject_all_deferred(ids, super::GANG_SCHEDULING, reason, cause);
-        let rejected = deliveries.ids().cloned().collect();
-        self.keep(deliveries);
-        rejected
     }
 
     fn add_untimed(&mut self, pod: &Pod) -> Result<WaitingPod, AddError> {

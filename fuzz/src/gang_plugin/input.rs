@@ -8,7 +8,7 @@
 
 use gangsched::Mode;
 use gangway_model::gang::lockstep::{encode, Op, GROUPS, MAX_PODS};
-use libfuzzer_sys::arbitrary::{self, Arbitrary, Unstructured};
+use libfuzzer_sys::arbitrary::{Arbitrary, Unstructured};
 
 /// At most this many ops are read (the rest of a longer input is ignored; 128 bytes hold
 /// fewer).
@@ -107,19 +107,6 @@ impl Input {
     }
 }
 
-/// libFuzzer's bytes as an [`Input`], all of them ([`Input::decode`]), so that `cargo fuzz
-/// fmt` prints the setup and the ops.
-impl<'a> Arbitrary<'a> for Input {
-    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        let bytes = u.bytes(u.len())?;
-        Ok(Input::decode(bytes))
-    }
-
-    fn arbitrary_take_rest(u: Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input::decode(u.take_rest()))
-    }
-
-    fn size_hint(_depth: usize) -> (usize, Option<usize>) {
-        (0, None)
-    }
-}
+// libFuzzer's bytes as an `Input`, all of them (`Input::decode`), so that `cargo fuzz fmt`
+// prints it.
+crate::arbitrary_from_bytes!(Input);

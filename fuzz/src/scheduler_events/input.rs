@@ -6,7 +6,6 @@
 //! argument. Values are taken modulo their range; a last odd byte is ignored.
 
 use gangsched::{GangCycle, Mode};
-use libfuzzer_sys::arbitrary::{self, Arbitrary, Unstructured};
 
 /// At most this many ops run (the rest of a longer input is ignored).
 pub const MAX_OPS: usize = 48;
@@ -351,19 +350,6 @@ impl Input {
     }
 }
 
-/// libFuzzer's bytes as an [`Input`], all of them ([`Input::decode`]), so that `cargo fuzz
-/// fmt` prints the ops.
-impl<'a> Arbitrary<'a> for Input {
-    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        let bytes = u.bytes(u.len())?;
-        Ok(Input::decode(bytes))
-    }
-
-    fn arbitrary_take_rest(u: Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input::decode(u.take_rest()))
-    }
-
-    fn size_hint(_depth: usize) -> (usize, Option<usize>) {
-        (0, None)
-    }
-}
+// libFuzzer's bytes as an `Input`, all of them (`Input::decode`), so that `cargo fuzz fmt`
+// prints it.
+crate::arbitrary_from_bytes!(Input);

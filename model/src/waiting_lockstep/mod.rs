@@ -46,6 +46,6 @@ pub use ops::{
     cause, message, plugin, pod_id, step, wait, How, Op, TicketChoice, CAUSES, PLUGINS, PODS,
     STEPS, WAIT_STEP, WAIT_STEPS,
 };
-pub use rules::{allow_all, on_model};
+pub use rules::on_model;
 pub use sharded::ShardedMap;
 pub use subject::{AllowKind, Answer, Call, Delivered, Expect, Rejection, Report, Subject};

@@ -1,8 +1,6 @@
-//! The model's side of each call: the reference model's own methods, and for the batch calls
-//! the rules stated over them (the model has no batch methods: a batch is its single-pod
-//! rules in turn, or nothing).
+//! The model's side of each call: the reference model's own methods, batches included.
 
-use gangsched::{PluginName, PodId, Status};
+use gangsched::Status;
 
 use super::subject::{AllowKind, Answer, Call};
 use crate::waiting::{ModelAllow, ModelDecision, Registration, WaitingModel};
@@ -27,7 +25,7 @@ pub fn on_model(
                 decided.into_iter().collect(),
             )
         }
-        Call::AllowAll { ids, plugin, .. } => match allow_all(model, ids, plugin) {
+        Call::AllowAll { ids, plugin, .. } => match model.allow_all(ids, plugin.as_str()) {
             Ok(decided) => (Answer::Batch(Ok(decided.len())), decided),
             Err(missing) => (Answer::Batch(Err(missing)), Vec::new()),
         },
@@ -41,8 +39,7 @@ pub fn on_model(
             let status = Status::unschedulable(message.as_str()).with_plugin(plugin.clone());
             let decided: Vec<ModelDecision> = batches
                 .iter()
-                .flatten()
-                .filter_map(|id| model.reject(id, None, status.clone(), *cause))
+                .flat_map(|batch| model.reject_all(batch, &status, *cause))
                 .collect();
             (Answer::Count(decided.len()), decided)
         }
@@ -51,26 +48,4 @@ pub fn on_model(
             (Answer::Count(decided.len()), decided)
         }
     }
-}
-
-/// `allow_all`'s rule: if a pod of `ids` is not waiting, nothing changes and the first such
-/// is named; otherwise `plugin` is cleared for each pod of `ids` in turn (a repeat finds it
-/// cleared, or the pod allowed and gone), and the pods that had nothing else pending are
-/// allowed, in that order.
-pub fn allow_all(
-    model: &mut WaitingModel,
-    ids: &[PodId],
-    plugin: &PluginName,
-) -> Result<Vec<ModelDecision>, PodId> {
-    if let Some(missing) = ids.iter().find(|id| model.get(id).is_none()) {
-        return Err(missing.clone());
-    }
-    let decided = ids
-        .iter()
-        .filter_map(|id| match model.allow(id, None, plugin.as_str()) {
-            ModelAllow::Allowed(d) => Some(d),
-            ModelAllow::NotWaiting | ModelAllow::StillPending => None,
-        })
-        .collect();
-    Ok(decided)
 }

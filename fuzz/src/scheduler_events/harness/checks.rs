@@ -1,6 +1,8 @@
 //! The harness's checks after every step and at the end (the module docs of
 //! [`scheduler_events`](super::super) list them), and the error contract of refused calls.
 
+use gangsched::scheduler::PodScheduled;
+
 use super::*;
 
 impl Harness {
@@ -31,18 +33,7 @@ impl Harness {
         let Some(condition) = condition else {
             return Err(format!("pod-group cycle of {group} without its condition"));
         };
-        let shaped = if *admitted {
-            condition.status && condition.reason == PodGroupScheduled::SCHEDULED
-        } else {
-            !condition.status
-                && [
-                    PodGroupScheduled::UNSCHEDULABLE,
-                    PodGroupScheduled::SCHEDULER_ERROR,
-                ]
-                .contains(&condition.reason)
-                && condition.message == status.message()
-        };
-        if !shaped {
+        if !pod_group_condition_shaped(*admitted, status, &condition) {
             return Err(format!(
                 "{group} (admitted: {admitted}, {status}): PodGroupScheduled {condition:?}"
             ));
@@ -256,9 +247,17 @@ impl Harness {
 /// none for a dropped pod; `True` (no reason, no message) once bound, and only then; `False`
 /// with reason `Unschedulable` or `SchedulerError` and the attempt's message otherwise.
 fn pod_scheduled_agrees(outcome: &PodOutcome) -> Result<(), String> {
-    use gangsched::scheduler::PodScheduled;
     let condition = outcome.pod_scheduled();
-    let shaped = match (outcome, &condition) {
+    if pod_scheduled_shaped(outcome, condition.as_ref()) {
+        Ok(())
+    } else {
+        Err(format!("{outcome}: PodScheduled {condition:?}"))
+    }
+}
+
+/// Whether `condition` has the shape [`pod_scheduled_agrees`] asks of `outcome`'s.
+fn pod_scheduled_shaped(outcome: &PodOutcome, condition: Option<&PodScheduled>) -> bool {
+    match (outcome, condition) {
         (PodOutcome::Dropped { .. }, None) => true,
         (PodOutcome::Bound { .. }, Some(c)) => c.status && c.reason.is_empty(),
         (PodOutcome::Dropped { .. } | PodOutcome::Bound { .. }, _) | (_, None) => false,
@@ -267,11 +266,27 @@ fn pod_scheduled_agrees(outcome: &PodOutcome) -> Result<(), String> {
                 && [PodScheduled::UNSCHEDULABLE, PodScheduled::SCHEDULER_ERROR].contains(&c.reason)
                 && !c.message.is_empty()
         }
-    };
-    if shaped {
-        Ok(())
+    }
+}
+
+/// Whether a pod-group cycle's `condition` has its shape: `True`/`Scheduled` exactly when the
+/// gang was `admitted`, else `False` with `Unschedulable` or `SchedulerError` and the group's
+/// `status` message.
+fn pod_group_condition_shaped(
+    admitted: bool,
+    status: &gangsched::Status,
+    condition: &PodGroupScheduled,
+) -> bool {
+    if admitted {
+        condition.status && condition.reason == PodGroupScheduled::SCHEDULED
     } else {
-        Err(format!("{outcome}: PodScheduled {condition:?}"))
+        !condition.status
+            && [
+                PodGroupScheduled::UNSCHEDULABLE,
+                PodGroupScheduled::SCHEDULER_ERROR,
+            ]
+            .contains(&condition.reason)
+            && condition.message == status.message()
     }
 }
 
@@ -279,3 +294,59 @@ fn pod_scheduled_agrees(outcome: &PodOutcome) -> Result<(), String> {
 /// lowercase, terse and one line, and — where the error hands back what it was given —
 /// exactly that (`hands_back`). One copy: `gangway_model::error_style::check_refusal`.
 pub(super) use gangway_model::error_style::check_refusal as refused;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `PodScheduled` shape check fails on a condition that lies about its outcome, and
+    /// passes the real ones.
+    #[test]
+    fn the_pod_scheduled_check_can_fail() {
+        let pod = Pod::new("p0", "fz", "p0");
+        let bound = PodOutcome::Bound {
+            pod: pod.clone(),
+            node: "n0".into(),
+        };
+        let unschedulable = PodOutcome::Unschedulable {
+            pod: pod.clone(),
+            status: Status::unschedulable("0/1 nodes are available"),
+        };
+        let dropped = PodOutcome::Dropped { pod };
+        for outcome in [&bound, &unschedulable, &dropped] {
+            assert!(pod_scheduled_agrees(outcome).is_ok(), "{outcome}");
+        }
+        let mut lying = bound.pod_scheduled().expect("a bound pod has one");
+        lying.status = false;
+        assert!(!pod_scheduled_shaped(&bound, Some(&lying)));
+        assert!(!pod_scheduled_shaped(&bound, None));
+        let mut silent = unschedulable
+            .pod_scheduled()
+            .expect("an unschedulable pod has one");
+        silent.message.clear();
+        assert!(!pod_scheduled_shaped(&unschedulable, Some(&silent)));
+        assert!(!pod_scheduled_shaped(&dropped, Some(&lying)));
+    }
+
+    /// The `PodGroupScheduled` shape check fails on a condition that contradicts the cycle.
+    #[test]
+    fn the_pod_group_condition_check_can_fail() {
+        let why = Status::unschedulable("pod group is unschedulable");
+        let scheduled = PodGroupScheduled::scheduled();
+        let unschedulable = PodGroupScheduled::unschedulable(why.message());
+        assert!(pod_group_condition_shaped(
+            true,
+            &Status::success(),
+            &scheduled
+        ));
+        assert!(pod_group_condition_shaped(false, &why, &unschedulable));
+        assert!(!pod_group_condition_shaped(
+            true,
+            &Status::success(),
+            &unschedulable
+        ));
+        assert!(!pod_group_condition_shaped(false, &why, &scheduled));
+        let other = PodGroupScheduled::unschedulable("another message");
+        assert!(!pod_group_condition_shaped(false, &why, &other));
+    }
+}
