@@ -177,13 +177,17 @@ impl Parts {
         } else {
             int
         };
+        let sign = Sign::of(head);
+        // Junk written straight after an empty, unsigned number could be the number itself:
+        // `+3` is no junk suffix but the quantity 3.
+        let bare = prefix.is_empty() && sign == Sign::None && int.is_empty() && !point;
         Parts {
             prefix,
-            sign: Sign::of(head),
+            sign,
             int,
             point,
             frac,
-            suffix: suffix(b),
+            suffix: suffix(b, bare),
         }
     }
 }
@@ -223,8 +227,10 @@ fn digits_at(b: &mut Bytes<'_>, depth: usize) -> String {
 /// A suffix: a byte `s` whose low 3 bits pick none (0, 1), decimal SI (2, `s >> 3` picks),
 /// binary SI (3), an exponent (4, 5: bit 3 `E` for `e`, bits 4–5 its sign, then a digit
 /// string), junk from [`JUNK`] (6) or raw junk (7: a length byte, then that many bytes as
-/// text; raw junk that is in fact a suffix is taken as that suffix).
-fn suffix(b: &mut Bytes<'_>) -> Suffix {
+/// text; raw junk that is in fact a suffix is taken as that suffix, and raw junk that would
+/// continue the number before it — a digit or point, or a sign after a `bare` number, one
+/// with nothing written before the suffix — is led by an `x`).
+fn suffix(b: &mut Bytes<'_>, bare: bool) -> Suffix {
     let s = b.byte();
     let index = usize::from(s >> 3);
     match s & 7 {
@@ -245,7 +251,9 @@ fn suffix(b: &mut Bytes<'_>) -> Suffix {
             let len = b.below(8);
             let raw: Vec<u8> = (0..len).map(|_| b.byte()).collect();
             let mut text = String::from_utf8_lossy(&raw).into_owned();
-            if text.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+            let continues_the_number =
+                |c: char| c.is_ascii_digit() || c == '.' || (bare && (c == '+' || c == '-'));
+            if text.starts_with(continues_the_number) {
                 text.insert(0, 'x');
             }
             classify(text)

@@ -4,6 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::bytes::Bytes;
 use super::quantity::{expect, Expect, Parts, Sign, Suffix};
 use super::*;
 
@@ -132,6 +133,24 @@ fn capped_exponent_misreads_long_quantities() {
     }
     let q = format!("0.{}1e1000005", "0".repeat(999_999));
     assert_eq!(gangsched::k8s::quantity_value(&q), Ok(100_000));
+}
+
+/// Found by CI's 60 s run: the generator wrote an empty, unsigned number and then raw junk
+/// `+3`, and the oracle, reading the parts, expected `Malformed` for what is the quantity
+/// `+3` — 3, as the parser (and Go's) rightly says. The harness was wrong, not the parser:
+/// raw junk after a bare number no longer starts with a sign.
+#[test]
+fn signed_raw_junk_read_as_no_number() {
+    let path = dir("regressions/k8s_objects/signed-raw-junk-read-as-no-number");
+    if let Err(failure) = run(&read(&path), None) {
+        panic!("{failure}");
+    }
+    // A bare number, then raw junk (suffix selector 7) of the two bytes `+3`.
+    let mut bytes = Bytes::new(&[8, 7, 2, b'+', b'3']);
+    let p = Parts::read(&mut bytes);
+    assert_eq!(p.text(), "x+3");
+    assert_eq!(expect(&p, 0).0, Expect::Malformed);
+    assert_eq!(gangsched::k8s::quantity_value("+3"), Ok(3));
 }
 
 /// Each seed fits `-max_len` and runs clean; the test prints what each came to.
