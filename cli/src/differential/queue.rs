@@ -93,14 +93,20 @@ pub fn configured(base: QueueConfig, op: &Op) -> QueueConfig {
     if let Some(ms) = max_in_unschedulable_ms {
         config.max_in_unschedulable = Duration::from_millis(*ms);
     }
-    // SchedulerPopFromBackoffQ brings the 1 s ordering window. A field the trace leaves out is
-    // the runner's own setting (1.36's, unless a flag like --before-1-33 says otherwise).
-    let pop = pop_from_backoff.unwrap_or(base.pop_from_backoff);
+    // SchedulerPopFromBackoffQ brings the 1 s ordering window; off, v1.36.3 truncates nothing
+    // but still keeps a backoff ending now (QueueConfig::POP_FROM_BACKOFF_OFF). A field the
+    // trace leaves out is the runner's own setting (1.36's, unless a flag like --before-1-33
+    // says otherwise).
+    let (pop, window) = match pop_from_backoff {
+        Some(true) => (true, QueueConfig::DEFAULT.ordering_window),
+        Some(false) => (false, QueueConfig::POP_FROM_BACKOFF_OFF.ordering_window),
+        None => (base.pop_from_backoff, base.ordering_window),
+    };
     config
         .with_group_members_back_off(gang_gates.unwrap_or(base.group_members_back_off))
         .with_wildcards_move_gated(wildcards_move_gated.unwrap_or(base.wildcards_move_gated))
         .with_pop_from_backoff(pop)
-        .with_ordering_window(pop.then_some(Duration::from_secs(1)))
+        .with_ordering_window(window)
 }
 
 impl Runner {

@@ -32,7 +32,9 @@ pub struct QueueConfig {
     /// The backoff ordering window (kube-scheduler 1.33 on, with `SchedulerPopFromBackoffQ`):
     /// backoff expiries and `now` are truncated to it before comparing, and a pod whose
     /// expiry equals the truncated `now` still backs off. 1 s by default; `None` compares
-    /// exactly (before 1.33).
+    /// exactly, a backoff ending at `now` over (before 1.33: `boTime.After(now)`); a zero
+    /// window truncates nothing but keeps a backoff ending at `now` (1.33 on with the gate
+    /// off, [`POP_FROM_BACKOFF_OFF`](Self::POP_FROM_BACKOFF_OFF): `!boTime.Before(now)`).
     pub ordering_window: Option<Duration>,
     /// Whether a pop with an empty active queue takes the pod backing off for a rejection
     /// whose backoff ends first (ties in the active queue's order) — never one in the error
@@ -106,10 +108,20 @@ impl QueueConfig {
         group_backoff_scales_with_size: false,
     };
 
-    /// kube-scheduler's queue before 1.33 (or with `SchedulerPopFromBackoffQ` off): the
-    /// defaults' timing, but only the active queue pops and backoffs are compared exactly.
+    /// kube-scheduler's queue before 1.33: the defaults' timing, but only the active queue pops
+    /// and backoffs are compared exactly (a backoff ending at `now` is over, as 1.32's
+    /// `isPodBackingoff` has it: `boTime.After(now)`).
     pub const BEFORE_1_33: QueueConfig = QueueConfig::DEFAULT
         .with_ordering_window(None)
+        .with_pop_from_backoff(false);
+
+    /// kube-scheduler 1.36 with `SchedulerPopFromBackoffQ` off: only the active queue pops and
+    /// nothing is truncated, but — unlike [`BEFORE_1_33`](Self::BEFORE_1_33) — a backoff ending
+    /// exactly at `now` still holds: v1.36.3's `isPodBackingoff` is `!boTime.Before(now)`
+    /// whether the gate is on or off (`backend/queue/backoff_queue.go`; `alignToWindow` is the
+    /// identity when it is off). A zero [`ordering_window`](Self::ordering_window).
+    pub const POP_FROM_BACKOFF_OFF: QueueConfig = QueueConfig::DEFAULT
+        .with_ordering_window(Some(Duration::ZERO))
         .with_pop_from_backoff(false);
 
     /// This configuration with the first backoff `backoff`.
@@ -220,7 +232,8 @@ impl QueueConfig {
     }
 
     /// The first time at which a pod whose backoff ends at `expiry` no longer backs off:
-    /// `expiry` itself, or with an ordering window the start of the window after `expiry`'s.
+    /// `expiry` itself, or with an ordering window the start of the window after `expiry`'s
+    /// (with a zero window, a nanosecond after `expiry`).
     pub fn backoff_ends(&self, expiry: Time) -> Time {
         self.backoff_clock().ends(expiry)
     }
@@ -284,8 +297,10 @@ impl BackoffClock {
     /// See [`QueueConfig::backoff_ends`].
     pub(super) fn ends(&self, expiry: Time) -> Time {
         match self.window {
-            Some(w) if w != 0 => Time::from_nanos(self.align(expiry).as_nanos().saturating_add(w)),
-            _ => expiry,
+            // A zero window keeps a backoff ending now: it is over a nanosecond later.
+            Some(0) => Time::from_nanos(expiry.as_nanos().saturating_add(1)),
+            Some(w) => Time::from_nanos(self.align(expiry).as_nanos().saturating_add(w)),
+            None => expiry,
         }
     }
 

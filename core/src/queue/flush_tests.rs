@@ -67,6 +67,38 @@ fn next_backoff_expiry_and_leftover_flush_say_when_the_flushes_have_work() {
     assert_eq!(exact.flush_backoff_completed(Time::from_secs(1), &p), 1);
 }
 
+/// Found by the `queue_moves` corpus differential (a setup byte turning
+/// `SchedulerPopFromBackoffQ` off): gangway compared a backoff with the gate off as 1.32 did,
+/// over at its expiry, where v1.36.3's `isPodBackingoff` is `!boTime.Before(now)` with the gate
+/// on or off, so kube-scheduler still held the pod at its expiry. With the gate off the
+/// backoff now ends a nanosecond after its expiry, and the flush timer says so.
+#[test]
+fn a_backoff_ending_now_still_holds_with_pop_from_backoff_off() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::POP_FROM_BACKOFF_OFF);
+    q.add(pod("a", 0), Time::ZERO, &p).unwrap();
+    fail_unschedulable(&mut q, "a", Time::ZERO, &p);
+    q.move_all_to_active_or_backoff(
+        ClusterEvent::AssignedPodDelete(Pod::new("x", "ns", "x")),
+        None,
+        Time::ZERO,
+        &p,
+    );
+    assert_eq!(
+        q.place(&id("a")),
+        Some(QueuePlace::Backoff(Time::from_secs(1)))
+    );
+    assert_eq!(
+        q.next_backoff_expiry(),
+        Some(Time::from_nanos(1_000_000_001))
+    );
+    assert_eq!(q.flush_backoff_completed(Time::from_secs(1), &p), 0);
+    assert_eq!(
+        q.flush_backoff_completed(Time::from_nanos(1_000_000_001), &p),
+        1
+    );
+}
+
 #[test]
 fn leftover_flush_retries_old_unschedulable_pods_once() {
     let p = plugins();
