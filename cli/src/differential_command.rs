@@ -341,25 +341,30 @@ pub fn differential_command(args: &DifferentialArgs) -> ExitCode {
     }
 }
 
-/// The fuzz corpus inputs in `dirs`, named `corpus FILE`; how many each directory has and how
-/// many do not decode (the fuzz target skips them too) is printed.
+/// The fuzz corpus inputs in `dirs`, named `corpus FILE`; how many each directory has, how
+/// many do not decode (the fuzz target skips them too) and how many run a queue rule
+/// kube-scheduler 1.36 has not (`Setup::upstream_has`: not compared) is printed.
 fn corpus_inputs(
     dirs: &[std::path::PathBuf],
-) -> Result<Vec<(String, Vec<gangway_model::queue::lockstep::Op>)>, String> {
+) -> Result<Vec<(String, gangway_model::queue::lockstep::Input)>, String> {
     use gangway_cli::differential::corpus;
     let mut inputs = Vec::new();
     for dir in dirs {
         let read = corpus::read_dir(dir)?;
         let total = read.len();
-        let mut skipped = 0;
-        for (name, ops) in read {
-            match ops {
-                Some(ops) => inputs.push((format!("corpus {name}"), ops)),
+        let (mut skipped, mut gangway_only) = (0, 0);
+        for (name, input) in read {
+            match input {
+                Some(input) if input.setup.upstream_has() => {
+                    inputs.push((format!("corpus {name}"), input));
+                }
+                Some(_) => gangway_only += 1,
                 None => skipped += 1,
             }
         }
         println!(
-            "{}: {total} inputs, {} decode as the fuzz target decodes them",
+            "{}: {total} inputs, {} decode as the fuzz target decodes them, {gangway_only} of \
+             those configure rules kube-scheduler 1.36 has not (not compared)",
             dir.display(),
             total - skipped
         );

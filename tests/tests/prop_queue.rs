@@ -8,39 +8,22 @@
 //! rejectors' hints say `Queue` for is never parked in the unschedulable pool; checked from the
 //! driver's own event log). The universe is small on purpose (8 pods, two of them gated while
 //! their priority is ≤ 0; 17 events; clock steps around the backoff edges and past 5 minutes),
-//! and ops name pods by index, so shrinking keeps them meaningful. Each case runs under one of
-//! three configurations: the defaults (1.36's), the rules before 1.33, and short backoffs with
-//! the gang gates' rule and kubernetes#139162 on. The case count
-//! comes from `PROPTEST_CASES` (default 256).
+//! and ops name pods by index, so shrinking keeps them meaningful. Each case runs under the
+//! queue configuration a random setup byte picks, as the fuzz target's first byte does
+//! ([`lockstep::Setup`]: the defaults (1.36's), the rules before 1.33, exact comparisons, the
+//! gang gates' rule, kubernetes#139162, in-flight events kept per pod, a gang's backoff scaled
+//! by its size, short timing — in any combination). The case count comes from
+//! `PROPTEST_CASES` (default 256).
 
 use std::time::Duration;
 
 use gangsched::queue::{QueueError, QueuePlace, QueueState};
 use gangsched::{Pod, PodId, QueueConfig, Time};
-use gangway_model::queue::lockstep::{self, Lockstep, Op, EVENTS, STEPS};
+use gangway_model::queue::lockstep::{self, Lockstep, Op, Setup, EVENTS, STEPS};
 use gangway_model::queue::{plugins, FIT};
 use gangway_tests::queue_ops;
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestCaseError};
-
-fn config(index: usize) -> QueueConfig {
-    match index {
-        // 1.36: pop from backoff, the 1 s ordering window.
-        0 => QueueConfig::default(),
-        // Before 1.33: only the active queue pops, exact comparisons.
-        1 => QueueConfig::BEFORE_1_33,
-        // Short backoffs, compared exactly, popping from backoff, a pod group's member (p5)
-        // backing off after every failure (the gang gates' rule), wildcard events moving gated
-        // pods (kubernetes#139162).
-        _ => QueueConfig::DEFAULT
-            .with_ordering_window(None)
-            .with_group_members_back_off(true)
-            .with_wildcards_move_gated(true)
-            .with_initial_backoff(Duration::from_millis(500))
-            .with_max_backoff(Duration::from_secs(2))
-            .with_max_in_unschedulable(Duration::from_secs(30)),
-    }
-}
 
 /// After a long quiet spell with both flushes, nothing is stuck: every queued pod is active,
 /// gated, or (its attempt not over) in flight — in both queues.
@@ -82,8 +65,8 @@ proptest! {
     })]
 
     #[test]
-    fn state_matches_model(timing in 0usize..3, ops in queue_ops::ops(80)) {
-        let mut lockstep = Lockstep::new(config(timing));
+    fn state_matches_model(setup in any::<u8>(), ops in queue_ops::ops(80)) {
+        let mut lockstep = Lockstep::new(Setup(setup).config());
         for (i, op) in ops.iter().enumerate() {
             lockstep
                 .step(op)

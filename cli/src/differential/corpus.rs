@@ -1,6 +1,9 @@
 //! The `queue_moves` fuzz corpus as queue traces: an input, decoded as the fuzz target decodes
 //! it, becomes a trace for kube-scheduler's own queue (`upstream/cmd/queuetrace`, profile
-//! `lockstep`) and gangway's (the same profile: `gangway_model::queue::plugins`).
+//! `lockstep`) and gangway's (the same profile: `gangway_model::queue::plugins`), both queues
+//! configured as the input's setup byte says (`lockstep::Setup`). An input whose setup turns on
+//! a rule kube-scheduler 1.36 has not (`Setup::upstream_has`) is gangway's alone: it is read,
+//! counted and not compared.
 //!
 //! The lockstep driver itself is stepped beside the translation: it resolves each op's *pick*
 //! (the pick-th pod in flight) to the pod it names, and it checks the input as the target does,
@@ -29,8 +32,8 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use gangsched::queue::QueuePlace;
-use gangsched::{ClusterEvent, PodId, QueueConfig};
-use gangway_model::queue::lockstep::{self, Lockstep, Op as FuzzOp, STEPS};
+use gangsched::{ClusterEvent, PodId};
+use gangway_model::queue::lockstep::{self, Input, Lockstep, Op as FuzzOp, STEPS};
 use gangway_model::queue::{CLAIMS, FIT, GATE, SILENT};
 
 use super::trace::Op;
@@ -47,12 +50,10 @@ pub struct Translation {
     pub pops: Vec<Option<String>>,
 }
 
-/// The queue configuration the fuzz target runs (`QueueConfig::default()`).
-pub const CONFIG: QueueConfig = QueueConfig::DEFAULT;
-
-/// `input`'s runnable ops (the target's bounds) as a trace; `Err` names the op where the
-/// lockstep's own checks fail (a fuzzer finding: that input is a crash, not a trace).
-pub fn trace_of(input: &[FuzzOp]) -> Result<Translation, String> {
+/// `input`'s runnable ops (the target's bounds) as a trace, with the queue configuration its
+/// setup picks; `Err` names the op where the lockstep's own checks fail (a fuzzer finding: that
+/// input is a crash, not a trace).
+pub fn trace_of(input: &Input) -> Result<Translation, String> {
     trace_following(input, &[])
 }
 
@@ -60,19 +61,20 @@ pub fn trace_of(input: &[FuzzOp]) -> Result<Translation, String> {
 /// queue: the lockstep follows the tie order kube-scheduler's heap took (its observations of
 /// an earlier run of the trace), so the picks and the ops left out are decided on the queue
 /// the real code has. [`Translation::pops`] is what the lockstep popped.
-pub fn trace_following(input: &[FuzzOp], pops: &[Option<String>]) -> Result<Translation, String> {
+pub fn trace_following(input: &Input, pops: &[Option<String>]) -> Result<Translation, String> {
     let millis = |d: Duration| u64::try_from(d.as_millis()).expect("a short duration");
+    let config = input.setup.config();
     let mut ops = vec![Op::Config {
         profile: Some("lockstep".into()),
-        initial_backoff_ms: Some(millis(CONFIG.initial_backoff)),
-        max_backoff_ms: Some(millis(CONFIG.max_backoff)),
-        max_in_unschedulable_ms: Some(millis(CONFIG.max_in_unschedulable)),
-        pop_from_backoff: Some(CONFIG.pop_from_backoff),
-        gang_gates: Some(CONFIG.group_members_back_off),
-        wildcards_move_gated: CONFIG.wildcards_move_gated.then_some(true),
+        initial_backoff_ms: Some(millis(config.initial_backoff)),
+        max_backoff_ms: Some(millis(config.max_backoff)),
+        max_in_unschedulable_ms: Some(millis(config.max_in_unschedulable)),
+        pop_from_backoff: Some(config.pop_from_backoff),
+        gang_gates: Some(config.group_members_back_off),
+        wildcards_move_gated: config.wildcards_move_gated.then_some(true),
     }];
     let mut left_out = 0;
-    let mut l = Lockstep::new(CONFIG);
+    let mut l = Lockstep::new(config);
     // Pods deleted while in flight: their delete is final (the informer sends nothing more
     // of them) until their attempt ends.
     let mut gone: Vec<PodId> = Vec::new();
@@ -81,7 +83,7 @@ pub fn trace_following(input: &[FuzzOp], pops: &[Option<String>]) -> Result<Tran
     let mut closed = false;
     let mut own_pops: Vec<Option<String>> = Vec::new();
     let mut prefer: Option<PodId> = None;
-    for (i, op) in lockstep::runnable(input).enumerate() {
+    for (i, op) in lockstep::runnable(&input.ops).enumerate() {
         // Each trace op with the lockstep op it is (a gang hand back is several).
         let mut steps: Vec<(Op, FuzzOp)> = Vec::new();
         match &op {
@@ -319,12 +321,12 @@ fn move_all(event: &ClusterEvent, exclude: Option<PodId>) -> Op {
     }
 }
 
-/// A corpus file's name and its ops (`None`: it does not decode).
-pub type Input = (String, Option<Vec<FuzzOp>>);
+/// A corpus file's name and its input (`None`: it does not decode).
+pub type CorpusFile = (String, Option<Input>);
 
 /// Every input in `dir` (sorted by file name), decoded as the fuzz target decodes it; an input
 /// that does not decode (the target skips it) is `None`.
-pub fn read_dir(dir: &std::path::Path) -> Result<Vec<Input>, String> {
+pub fn read_dir(dir: &std::path::Path) -> Result<Vec<CorpusFile>, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut paths: Vec<_> = entries
         .filter_map(Result::ok)
@@ -347,6 +349,40 @@ pub fn read_dir(dir: &std::path::Path) -> Result<Vec<Input>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gangway_model::queue::lockstep::Setup;
+
+    fn defaults(ops: Vec<FuzzOp>) -> Input {
+        Input {
+            setup: Setup::DEFAULT,
+            ops,
+        }
+    }
+
+    /// The setup byte reaches the trace's `config`: kube-scheduler with SchedulerPopFromBackoffQ off, the gang gates' rule
+    /// and short timing as kube-scheduler's flags and gates say them.
+    #[test]
+    fn the_setup_configures_both_queues() {
+        let input = Input {
+            setup: Setup(
+                Setup::POP_FROM_BACKOFF_OFF | Setup::GROUP_MEMBERS_BACK_OFF | Setup::SHORT_TIMING,
+            ),
+            ops: vec![FuzzOp::Pop],
+        };
+        assert!(input.setup.upstream_has());
+        let t = trace_of(&input).unwrap();
+        assert_eq!(
+            super::super::trace::to_json_lines(&t.ops[..1]).trim_end(),
+            r#"{"op":"config","profile":"lockstep","initial_backoff_ms":500,"max_backoff_ms":2000,"max_in_unschedulable_ms":30000,"pop_from_backoff":false,"gang_gates":true}"#
+        );
+        for bit in [
+            Setup::EXACT,
+            Setup::WILDCARDS_MOVE_GATED,
+            Setup::OWN_IN_FLIGHT_EVENTS,
+            Setup::GROUP_BACKOFF_SCALES,
+        ] {
+            assert!(!Setup(bit).upstream_has(), "{bit:#04x}");
+        }
+    }
 
     #[test]
     fn picks_become_the_pods_they_name_and_a_gang_is_handed_back_member_by_member() {
@@ -382,7 +418,7 @@ mod tests {
             },
             Advance { step: 1 },
         ];
-        let t = trace_of(&input).unwrap();
+        let t = trace_of(&defaults(input)).unwrap();
         assert_eq!(t.left_out, 1);
         let lines = super::super::trace::to_json_lines(&t.ops);
         let expected = [
@@ -419,7 +455,7 @@ mod tests {
             Delete { pod: 5 },
             add,
         ];
-        let t = trace_of(&input).unwrap();
+        let t = trace_of(&defaults(input)).unwrap();
         assert_eq!(t.left_out, 0);
         let lines = super::super::trace::to_json_lines(&t.ops[1..]);
         let (add, delete) = (
@@ -447,9 +483,9 @@ mod tests {
         let fuzz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
         let mut read = 0;
         for dir in ["seeds/queue_moves", "regressions/queue_moves"] {
-            for (name, ops) in read_dir(&fuzz.join(dir)).unwrap() {
-                let ops = ops.unwrap_or_else(|| panic!("{dir}/{name} does not decode"));
-                let t = trace_of(&ops).unwrap_or_else(|e| panic!("{dir}/{name}: {e}"));
+            for (name, input) in read_dir(&fuzz.join(dir)).unwrap() {
+                let input = input.unwrap_or_else(|| panic!("{dir}/{name} does not decode"));
+                let t = trace_of(&input).unwrap_or_else(|e| panic!("{dir}/{name}: {e}"));
                 assert!(matches!(t.ops[0], Op::Config { .. }));
                 read += 1;
             }

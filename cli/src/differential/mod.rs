@@ -154,7 +154,7 @@ pub fn differential(harness: &Path, ops: &[Op], config: QueueConfig) -> Result<O
 /// Returns the trace and the comparison of its last run.
 pub fn corpus_differential(
     harness: &Path,
-    input: &[gangway_model::queue::lockstep::Op],
+    input: &gangway_model::queue::lockstep::Input,
 ) -> Result<(corpus::Translation, Outcome), String> {
     let mut translation = corpus::trace_of(input)?;
     for round in 1..=CORPUS_ROUNDS {
@@ -174,7 +174,7 @@ pub fn corpus_differential(
             Some(next) => translation = next,
             None => {
                 let (gangway, tie_pops) =
-                    queue::run_following(&translation.ops, corpus::CONFIG, &upstream);
+                    queue::run_following(&translation.ops, input.setup.config(), &upstream);
                 let outcome = Outcome {
                     tie_pops,
                     ..compare(&translation.ops, &upstream, &gangway)

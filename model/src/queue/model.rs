@@ -236,6 +236,28 @@ impl QueueModel {
         Some(self.truncate(info.timestamp + self.backoff(failures)))
     }
 
+    /// The expiry of `info` as one of `size` members of a gang handed back with one backoff:
+    /// with [`group_backoff_scales_with_size`](QueueConfig::group_backoff_scales_with_size)
+    /// and more than one member, its backoff is capped at `max_backoff` × √size (whole
+    /// nanoseconds, as Go's `time.Duration(float64(max) * math.Sqrt(size))`) instead of at
+    /// `max_backoff`; otherwise [`expiry`](Self::expiry).
+    pub fn expiry_in_gang(&self, info: &ModelInfo, size: usize) -> Option<Time> {
+        if !self.config.group_backoff_scales_with_size || size <= 1 {
+            return self.expiry(info);
+        }
+        let failures = info.backoff_count();
+        if failures == 0 || self.config.max_backoff.is_zero() {
+            return None;
+        }
+        let max = self.config.max_backoff.as_nanos() as f64;
+        let cap = Duration::from_nanos((max * (size as f64).sqrt()).min(u64::MAX as f64) as u64);
+        let backoff = 1u32
+            .checked_shl(failures - 1)
+            .and_then(|factor| self.config.initial_backoff.checked_mul(factor))
+            .map_or(cap, |d| d.min(cap));
+        Some(self.truncate(info.timestamp + backoff))
+    }
+
     /// Whether a pod whose backoff ends at `expiry` still backs off at `now`.
     pub fn backing_off(&self, expiry: Time, now: Time) -> bool {
         match self.config.ordering_window {

@@ -60,7 +60,11 @@ impl QueueModel {
             .iter()
             .map(|m| self.verdict_after_attempt(m, plugins))
             .max();
-        let expiry = distinct.iter().filter_map(|m| self.expiry(m)).max();
+        let size = distinct.len();
+        let expiry = distinct
+            .iter()
+            .filter_map(|m| self.expiry_in_gang(m, size))
+            .max();
         let mut placed: Vec<(PodId, Option<QueuePlace>)> = Vec::new();
         for m in distinct {
             let verdict = verdict.expect("there is a member");

@@ -31,5 +31,5 @@ mod ops;
 pub use driver::{run, Lockstep};
 #[cfg(feature = "arbitrary")]
 pub use input::decode;
-pub use input::{bounded, runnable, MAX_OPS, MAX_PODS_PER_OP};
+pub use input::{bounded, runnable, Input, Setup, MAX_OPS, MAX_PODS_PER_OP};
 pub use ops::{event, pod_id, rejectors, universe_pod, Op, EVENTS, POD_NAMES, PRIORITIES, STEPS};
