@@ -100,6 +100,13 @@ pub fn build_indexes(queue: &mut QueueState) {
     queue.build_indexes();
 }
 
+/// [`build_indexes`] on a running scheduler's queue ([`Scheduler::queue`]), under its lock:
+/// its cluster events then take the scoped moves (a pod added or a PodGroup changed visits
+/// only its group's pods) however few pods it holds.
+pub fn build_scheduling_queue_indexes(queue: &crate::queue::SchedulingQueue) {
+    queue.critical_section(|state, _| state.build_indexes());
+}
+
 /// `P` with every event's scope widened to everyone and no PreEnqueue shared by a group: the
 /// queue's full walk, which the scoped moves must match pod for pod.
 #[derive(Clone, Debug)]

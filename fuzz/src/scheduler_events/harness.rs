@@ -268,6 +268,9 @@ impl Harness {
         if setup.node_index {
             s.cache().with_mut(gangsched::checking::build_node_index);
         }
+        if setup.queue_index {
+            gangsched::checking::build_scheduling_queue_indexes(s.queue());
+        }
         Harness {
             s,
             mode: setup.mode,

@@ -31,7 +31,7 @@ pub const PLUGIN_WAITS_MS: [u64; 4] = [1_000, 60_000, 300_000, 1_200_000];
 
 /// How the scheduler under test is configured (the input's first byte: bit 0 Upstream, bit 1
 /// the pod-group cycle, bit 2 an embedder's Permit plugin beside the gang's, bit 3 the node
-/// index built from the start).
+/// index built from the start, bit 4 the queue's indexes built from the start).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Setup {
     /// Upstream's behaviour or gangway's guarantees.
@@ -45,6 +45,12 @@ pub struct Setup {
     /// never reach: placement then takes the indexed path, and the cache's check verifies the
     /// index after every step (I5).
     pub node_index: bool,
+    /// Whether the scheduling queue's derived indexes — its pods by group, its pool by time
+    /// parked — are built from the start (`checking::build_scheduling_queue_indexes`) rather
+    /// than from 64 pods on, which the harness's twelve never reach: a pod added or a PodGroup
+    /// changed then moves only its group's pods (`EventScope::Group`, the gang plugin's scoped
+    /// moves), and the queue's check verifies the indexes after every step (I4).
+    pub queue_index: bool,
 }
 
 /// What the scripted Permit plugin answers in one scheduling cycle.
@@ -198,6 +204,7 @@ impl Setup {
             },
             permit_plugin: byte & 4 != 0,
             node_index: byte & 8 != 0,
+            queue_index: byte & 16 != 0,
         }
     }
 
@@ -206,6 +213,7 @@ impl Setup {
             | u8::from(self.cycle == GangCycle::PodGroup) << 1
             | u8::from(self.permit_plugin) << 2
             | u8::from(self.node_index) << 3
+            | u8::from(self.queue_index) << 4
     }
 }
 

@@ -13,13 +13,15 @@ fn setup(mode: Mode, cycle: GangCycle, permit_plugin: bool) -> Setup {
         cycle,
         permit_plugin,
         node_index: false,
+        queue_index: false,
     }
 }
 
-/// `setup` with the node index built from the start.
+/// `setup` with the node index and the queue's indexes built from the start.
 fn indexed(setup: Setup) -> Setup {
     Setup {
         node_index: true,
+        queue_index: true,
         ..setup
     }
 }

@@ -70,6 +70,10 @@ fn seeds_walk_every_op_kind_and_setup() {
         seeds.iter().any(|(_, i)| i.setup.node_index),
         "no seed builds the node index"
     );
+    assert!(
+        seeds.iter().any(|(_, i)| i.setup.queue_index),
+        "no seed builds the queue's indexes"
+    );
 }
 
 /// Any bytes decode, and what decodes encodes back to bytes that decode the same.
