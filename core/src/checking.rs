@@ -100,6 +100,15 @@ pub fn build_indexes(queue: &mut QueueState) {
     queue.build_indexes();
 }
 
+pub use crate::queue::flaw::QueueFlaw;
+
+/// An empty queue with `flaw` planted in its own code, for a witness that a checker finds it
+/// (the `queue_moves` fuzz target's, `GANGWAY_FUZZ_FLAW`). Every other way of building a queue
+/// plants nothing.
+pub fn queue_state_with_flaw(config: crate::QueueConfig, flaw: QueueFlaw) -> QueueState {
+    QueueState::planted(config, flaw)
+}
+
 /// [`build_indexes`] on a running scheduler's queue ([`Scheduler::queue`]), under its lock:
 /// its cluster events then take the scoped moves (a pod added or a PodGroup changed visits
 /// only its group's pods) however few pods it holds.

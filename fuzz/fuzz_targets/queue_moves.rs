@@ -7,6 +7,6 @@
 use gangway_fuzz::queue_moves::{self, Input};
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: queue_moves::init(), |input: Input| {
     queue_moves::queue_moves(&input);
 });

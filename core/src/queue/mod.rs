@@ -12,6 +12,7 @@
 mod config;
 mod error;
 mod event;
+pub(crate) mod flaw;
 #[cfg(test)]
 mod flush_tests;
 mod gate_index;

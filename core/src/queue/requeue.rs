@@ -1,4 +1,5 @@
 use super::config::BackoffClock;
+use super::flaw::QueueFlaw;
 use super::leftover_index::LeftoverIndex;
 use super::state::QueueState;
 use super::{
@@ -391,6 +392,9 @@ impl QueueState {
             // upstream does.
             return Requeue::AfterBackoff;
         };
+        if self.flaw == Some(QueueFlaw::ForgetsEventsInFlight) {
+            return Requeue::Skip;
+        }
         let strongest = if info.has_pending_plugins() {
             Requeue::Immediately
         } else {

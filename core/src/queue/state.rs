@@ -3,6 +3,7 @@ use std::hash::Hash;
 use std::time::Duration;
 
 use super::config::BackoffClock;
+use super::flaw::QueueFlaw;
 use super::gate_index::GateIndex;
 use super::group_index::GroupIndex;
 use super::keyed_heap::KeyedHeap;
@@ -166,6 +167,8 @@ pub struct QueueState {
     pub(super) cycle: u64,
     pub(super) gated: usize,
     pub(super) closed: bool,
+    /// A bug planted by a checker (`checking::queue_state_with_flaw`); none in production.
+    pub(super) flaw: Option<QueueFlaw>,
 }
 
 impl QueueState {
@@ -192,6 +195,15 @@ impl QueueState {
             cycle: 0,
             gated: 0,
             closed: false,
+            flaw: None,
+        }
+    }
+
+    /// An empty queue with `flaw` planted (for `checking::queue_state_with_flaw`).
+    pub(crate) fn planted(config: QueueConfig, flaw: QueueFlaw) -> QueueState {
+        QueueState {
+            flaw: Some(flaw),
+            ..QueueState::new(config)
         }
     }
 

@@ -17,6 +17,7 @@ impl PartialEq for QueueState {
             && self.next_seq == other.next_seq
             && self.cycle == other.cycle
             && self.closed == other.closed
+            && self.flaw == other.flaw
     }
 }
 
@@ -34,6 +35,7 @@ impl Hash for QueueState {
         self.next_seq.hash(state);
         self.cycle.hash(state);
         self.closed.hash(state);
+        self.flaw.hash(state);
     }
 }
 

@@ -13,6 +13,11 @@
 //! unschedulable pool (I7). The property test `tests/tests/prop_queue.rs` uses the same driver
 //! and the same setups.
 //!
+//!
+//! `GANGWAY_FUZZ_FLAW=<flaw>` (read once, by [`init`]) plants one of [`PLANTABLE`] in the real
+//! queue's own code (`checking::queue_state_with_flaw`), for a witness that the checks find it;
+//! unset, the target is the queue's API alone.
+//!
 //! [`arbitrary`]: libfuzzer_sys::arbitrary
 
 mod encode;
@@ -23,7 +28,10 @@ mod tests;
 pub use encode::encode;
 pub use seeds::seeds;
 
+use gangsched::checking::QueueFlaw;
 use gangway_model::queue::lockstep::{runnable, Lockstep};
+
+use crate::plantable::FlawChoice;
 
 /// The input bounds and the decoder the target uses, shared with `gangway differential
 /// --corpus` (which replays this corpus through kube-scheduler's own queue).
@@ -36,29 +44,62 @@ pub use gangway_model::queue::lockstep::{Input, Setup};
 /// are small indexes into an 8-pod universe, taken modulo).
 pub use gangway_model::queue::lockstep::Op;
 
+/// The flaws this harness can plant, by the name `GANGWAY_FUZZ_FLAW` gives them (their `Debug`
+/// names), and the invariant each breaks (a failure names it).
+pub const PLANTABLE: [(QueueFlaw, &str); 1] = [(QueueFlaw::ForgetsEventsInFlight, "I7")];
+
+/// The flaw the target plants ([`init`] reads it).
+static FLAW: FlawChoice = FlawChoice::new();
+
+/// Reads `GANGWAY_FUZZ_FLAW` once, at the target's start.
+pub fn init() {
+    FLAW.read("queue_moves", PLANTABLE.iter().map(|(f, _)| *f));
+}
+
+/// The flaw [`init`] read, if any.
+pub fn planted_flaw() -> Option<QueueFlaw> {
+    FLAW.get(PLANTABLE.iter().map(|(f, _)| *f))
+}
+
 /// Runs the first [`MAX_OPS`] of `input`'s ops through the lockstep driver with the queue
-/// configuration its setup picks, twice side by side: a queue as a small one is (walking its
-/// pool) and one with its derived indexes built from the start (as a large one reads it: issue
-/// #23's indexed paths), each against the model, the two required equal after every op.
-/// Panics (a fuzzer finding) at the first failed check, naming the op.
-pub fn queue_moves(input: &Input) {
+/// configuration its setup picks (and `flaw` planted in the real queue, if any), twice side by
+/// side: a queue as a small one is (walking its pool) and one with its derived indexes built
+/// from the start (as a large one reads it: issue #23's indexed paths), each against the model,
+/// the two required equal after every op. The first failed check, naming the op.
+pub fn run(input: &Input, flaw: Option<QueueFlaw>) -> Result<(), String> {
     let config = input.setup.config();
-    let mut walked = Lockstep::new(config);
-    let mut indexed = Lockstep::new(config).with_indexes();
+    let lockstep = || {
+        let l = Lockstep::new(config);
+        match flaw {
+            Some(flaw) => l.planted(flaw),
+            None => l,
+        }
+    };
+    let mut walked = lockstep();
+    let mut indexed = lockstep().with_indexes();
     for (i, op) in runnable(&input.ops).enumerate() {
         for (l, name) in [(&mut walked, "walked"), (&mut indexed, "indexed")] {
             if let Err(e) = l.step(&op) {
-                panic!(
+                return Err(format!(
                     "{:?}: op {i} {op:?} at {} ({name}): {e}",
                     input.setup, l.now
-                );
+                ));
             }
         }
         if walked.state != indexed.state {
-            panic!(
+            return Err(format!(
                 "{:?}: op {i} {op:?}: the indexed queue differs\nwalked: {:#?}\nindexed: {:#?}",
                 input.setup, walked.state, indexed.state
-            );
+            ));
         }
+    }
+    Ok(())
+}
+
+/// The fuzz target's body: [`run`] with the flaw [`init`] read; panics — a finding — at the
+/// first failed check.
+pub fn queue_moves(input: &Input) {
+    if let Err(failure) = run(input, planted_flaw()) {
+        panic!("{failure}");
     }
 }

@@ -49,6 +49,23 @@ fn committed_inputs_replay() {
     });
 }
 
+/// The witnesses: each file in `witnesses/queue_moves/` is named after a plantable flaw and is
+/// an input the fuzzer found with that flaw planted (`GANGWAY_FUZZ_FLAW`, fuzz/README.md). On
+/// the real queue it passes every check; with the flaw planted the checks fail, naming the
+/// invariant the flaw breaks.
+#[test]
+fn queue_moves_witnesses_find_their_planted_flaws() {
+    let flaws = PLANTABLE.iter().map(|(f, _)| *f);
+    let breaks = |flaw| PLANTABLE.iter().find(|(f, _)| *f == flaw).unwrap().1;
+    let witnessed = crate::committed::check_witnesses(
+        "queue_moves",
+        flaws,
+        |path, flaw| run(&decode(&read(path)).expect("a witness decodes"), flaw),
+        |flaw, failure: &String| failure.contains(&format!("{}:", breaks(flaw))),
+    );
+    assert_eq!(witnessed.len(), PLANTABLE.len(), "a flaw with no witness");
+}
+
 /// Writes `seeds/queue_moves/` from [`seeds`].
 #[test]
 #[ignore = "writes files: run to regenerate the seed corpus"]
@@ -85,6 +102,19 @@ fn each_setup_seed_needs_its_rules() {
                 states(without, &input.ops),
                 "{name} runs the same without setup bit {bit:#04x}"
             );
+        }
+    }
+}
+
+/// Which seeds fail with each plantable flaw planted (a survey, for choosing witnesses).
+#[test]
+#[ignore = "a survey: prints which seeds each flaw fails"]
+fn survey_queue_moves_flaws() {
+    for (flaw, _) in PLANTABLE {
+        for (name, input) in seeds() {
+            if let Err(failure) = run(&input, Some(flaw)) {
+                println!("{flaw:?} fails {name}: {failure}");
+            }
         }
     }
 }

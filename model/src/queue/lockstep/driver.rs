@@ -57,6 +57,14 @@ impl Lockstep {
         }
     }
 
+    /// This lockstep with `flaw` planted in the real queue (`checking::queue_state_with_flaw`),
+    /// for a witness that the checks find it. Call it before [`with_indexes`](Self::with_indexes).
+    pub fn planted(mut self, flaw: gangsched::checking::QueueFlaw) -> Lockstep {
+        let config = *self.state.config();
+        self.state = gangsched::checking::queue_state_with_flaw(config, flaw);
+        self
+    }
+
     /// This lockstep with the real queue's derived indexes built from the start (they are
     /// otherwise built only once a queue is large): its leftover flushes and deadlines then
     /// read the pool by time parked, and every change keeps the group index, all checked by
@@ -202,8 +210,9 @@ impl Lockstep {
                     self.model
                         .add_unschedulable_if_not_present(ModelInfo::of(&info), now, p);
                 let real = self.state.add_unschedulable_if_not_present(info, now, p);
-                same("hand back", real, model)?;
+                // I7 first: it is the queue's own property, whatever the model says.
                 self.parked_ok(&id, must_not_park)?;
+                same("hand back", real, model)?;
                 self.attempt_over(&id);
             }
             Op::HandBackGang { members } => {
@@ -228,10 +237,14 @@ impl Lockstep {
                 );
                 let real = self.state.add_gang_unschedulable(infos, now, p);
                 let handed_back = real.is_ok();
-                same("gang hand back", real, model)?;
                 if handed_back {
                     for id in &ids {
                         self.parked_ok(id, must_not_park)?;
+                    }
+                }
+                same("gang hand back", real, model)?;
+                if handed_back {
+                    for id in &ids {
                         self.attempt_over(id);
                     }
                 }
