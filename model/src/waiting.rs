@@ -18,6 +18,9 @@
 //!   (that deadline, pod id). The status names the pending plugin with the earliest deadline
 //!   (ties: the one registered first among those still pending):
 //!   `Unschedulable`, [`timeout_message`]`(wait, plugin)`, attributed to that plugin.
+//! - `add_untimed(pod, plugin)` registers a pod waiting for one plugin with no deadline (the
+//!   plugin owns the timeout): `expire` never decides it and `next_deadline` does not see it.
+//!   Only an already waiting pod is refused.
 //! - `next_deadline()` is the smallest earliest-pending deadline of any waiting pod.
 //! - Each successful add gets a fresh [`Registration`]; an operation given a registration
 //!   acts only if that exact registration is still waiting.
@@ -26,6 +29,9 @@ use std::time::Duration;
 
 use gangsched::waiting::{timeout_message, PendingPlugin, MAX_PERMIT_WAIT};
 use gangsched::{AddError, Cause, PluginName, Pod, PodId, Status, Time};
+
+/// The deadline of an untimed registration ([`WaitingModel::add_untimed`]): none.
+const UNTIMED: Time = Time::MAX;
 
 /// Names one successful registration of a pod in the model — the model's counterpart of
 /// [`gangsched::waiting::Ticket`]. The n-th successful add (counting from 0) gets `Registration(n)`.
@@ -142,6 +148,27 @@ impl WaitingModel {
         Ok(registration)
     }
 
+    /// Registers `pod` as waiting for `plugin` with no deadline: its pending plugin waits
+    /// `Duration::MAX` until `Time::MAX`, which [`expire`](Self::expire) and
+    /// [`next_deadline`](Self::next_deadline) pass over.
+    pub fn add_untimed(&mut self, pod: Pod, plugin: PluginName) -> Result<Registration, AddError> {
+        if self.position(pod.id(), None).is_some() {
+            return Err(AddError::AlreadyWaiting(pod));
+        }
+        let registration = Registration(self.added);
+        self.added += 1;
+        self.entries.push(ModelEntry {
+            pod,
+            registration,
+            pending: vec![PendingPlugin {
+                plugin,
+                wait: Duration::MAX,
+                deadline: UNTIMED,
+            }],
+        });
+        Ok(registration)
+    }
+
     /// Clears `plugin` for pod `id` (only if it waits under `registration`, when given).
     pub fn allow(
         &mut self,
@@ -219,7 +246,7 @@ impl WaitingModel {
             .entries
             .iter()
             .map(|e| (e.earliest().deadline, e.pod.id().clone()))
-            .filter(|(deadline, _)| *deadline <= now)
+            .filter(|(deadline, _)| *deadline != UNTIMED && *deadline <= now)
             .collect();
         due.sort();
         let mut decided = Vec::new();
@@ -235,7 +262,11 @@ impl WaitingModel {
 
     /// The earliest pending deadline of any waiting pod.
     pub fn next_deadline(&self) -> Option<Time> {
-        self.entries.iter().map(|e| e.earliest().deadline).min()
+        self.entries
+            .iter()
+            .map(|e| e.earliest().deadline)
+            .filter(|d| *d != UNTIMED)
+            .min()
     }
 
     /// The waiting pod `id`, if any.

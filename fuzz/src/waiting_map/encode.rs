@@ -4,7 +4,7 @@
 use super::Op;
 
 /// How many variants [`Op`] has.
-const VARIANTS: u32 = 8;
+const VARIANTS: u32 = 9;
 
 /// Bytes that [`decode`](super::decode) turns back into `ops` (arbitrary 1.x's format: a
 /// "more" byte before each element of a `Vec`, a little-endian `u32` scaled to the variant
@@ -82,6 +82,10 @@ pub fn encode(ops: &[Op]) -> Vec<u8> {
             Op::Query { pod } => {
                 variant(&mut out, 7);
                 out.push(*pod);
+            }
+            Op::AddUntimed { pod, plugin } => {
+                variant(&mut out, 8);
+                out.extend([*pod, *plugin]);
             }
         }
     }

@@ -170,6 +170,23 @@ pub fn seeds() -> Vec<(&'static str, Vec<Op>)> {
             ],
         ),
         (
+            // An untimed pod (its plugin owns the timeout, as the Hardened gang's) beside a
+            // timed one: expiries pass it over, even past the cap; it is refused again while
+            // waiting, then rejected with the gang and added again.
+            "untimed-never-expires",
+            vec![
+                Op::AddUntimed { pod: 2, plugin: 0 },
+                add(3, &[(0, 1)]),
+                expire(5),
+                expire(5),
+                Op::AddUntimed { pod: 2, plugin: 1 },
+                Op::Query { pod: 2 },
+                reject_all(&[2, 3], 1, false),
+                Op::AddUntimed { pod: 2, plugin: 0 },
+                allow(2, Latest, 0),
+            ],
+        ),
+        (
             "mixed",
             vec![
                 add(0, &[(0, 2), (2, 1)]),

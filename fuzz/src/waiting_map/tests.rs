@@ -49,10 +49,11 @@ fn seeds_walk_every_op_kind() {
                 Op::Advance { .. } => "advance".to_owned(),
                 Op::Expire { .. } => "expire".to_owned(),
                 Op::Query { .. } => "query".to_owned(),
+                Op::AddUntimed { .. } => "add untimed".to_owned(),
             });
         }
     }
-    assert_eq!(seen.len(), 13, "seen: {seen:?}");
+    assert_eq!(seen.len(), 14, "seen: {seen:?}");
 }
 
 /// Any bytes decode, and what decodes encodes back to bytes that decode the same.

@@ -6,7 +6,7 @@ use std::fmt::Debug;
 use std::time::Duration;
 
 use gangsched::waiting::{PendingPlugin, Ticket};
-use gangsched::{Cause, PluginName, Pod, PodId, Status, Time};
+use gangsched::{AddError, Cause, PluginName, Pod, PodId, Status, Time};
 
 use super::ops::{cause, message, plugin, pod_id, step, wait, How, Op, TicketChoice, PODS};
 use super::rules::on_model;
@@ -95,6 +95,7 @@ impl<S: Subject> Lockstep<S> {
     pub fn step(&mut self, op: &Op) -> Result<(), String> {
         match *op {
             Op::Add { pod, ref waits } => self.add(pod, waits)?,
+            Op::AddUntimed { pod, plugin: p } => self.add_untimed(pod, p)?,
             Op::Allow {
                 pod,
                 ticket,
@@ -185,13 +186,40 @@ impl<S: Subject> Lockstep<S> {
 
     /// Adds the pod on both: equal results, and a fresh ticket.
     fn add(&mut self, pod: u8, waits: &[(u8, u8)]) -> Result<(), String> {
+        let waits: Vec<(PluginName, Duration)> =
+            waits.iter().map(|&(n, w)| (plugin(n), wait(w))).collect();
+        let now = self.now;
+        self.register(
+            pod,
+            |subject, p| subject.add(p, waits.clone(), now),
+            |model, p| model.add(p, waits.clone(), now),
+        )
+    }
+
+    /// Adds the pod on both with no deadline, waiting for one plugin: equal results, and a
+    /// fresh ticket.
+    fn add_untimed(&mut self, pod: u8, p: u8) -> Result<(), String> {
+        let name = plugin(p);
+        self.register(
+            pod,
+            |subject, p| subject.add_untimed(p, name.clone()),
+            |model, p| model.add_untimed(p, name.clone()),
+        )
+    }
+
+    /// Registers a new object of pod `pod` with `real` and `model`: equal results, a fresh
+    /// ticket, the error contract on a refusal.
+    fn register(
+        &mut self,
+        pod: u8,
+        real: impl FnOnce(&mut S, Pod) -> Result<Ticket, AddError>,
+        model: impl FnOnce(&mut WaitingModel, Pod) -> Result<Registration, AddError>,
+    ) -> Result<(), String> {
         let id = pod_id(pod);
         let p = Pod::new(id.clone(), "default", &format!("{id}-{}", self.adds));
         self.adds += 1;
-        let waits: Vec<(PluginName, Duration)> =
-            waits.iter().map(|&(n, w)| (plugin(n), wait(w))).collect();
-        let real = self.subject.add(p.clone(), waits.clone(), self.now);
-        let model = self.model.add(p.clone(), waits, self.now);
+        let real = real(&mut self.subject, p.clone());
+        let model = model(&mut self.model, p.clone());
         match (real, model) {
             (Ok(ticket), Ok(registration)) => {
                 // A fresh ticket: never issued before, to this pod or any other.
@@ -426,6 +454,27 @@ impl<S: Subject> Lockstep<S> {
         let cap = super::STEPS.len() as u8 - 1;
         self.step(&Op::Expire { step: cap })
             .map_err(|e| format!("the drain at {}: {e}", self.now))?;
+        // Past the cap no deadline is left: what still waits was added untimed, its plugin
+        // owning the timeout. The driver, as that plugin, rejects it.
+        let (real, model) = (
+            self.subject.state().next_deadline(),
+            self.model.next_deadline(),
+        );
+        if real.is_some() || model.is_some() {
+            return Err(format!(
+                "the drain at {}: a deadline is left past the cap: real {real:?}, model {model:?}",
+                self.now
+            ));
+        }
+        let untimed = Op::RejectAll {
+            pods: (0..PODS).collect(),
+            plugin: 0,
+            msg: 0,
+            cause: 0,
+            deferred: false,
+        };
+        self.step(&untimed)
+            .map_err(|e| format!("the drain's rejection of the untimed at {}: {e}", self.now))?;
         let state = self.subject.state();
         if !state.is_empty() || !self.model.is_empty() || state.next_deadline().is_some() {
             return Err(format!(

@@ -214,6 +214,15 @@ pub enum Op {
         /// Universe index.
         pod: u8,
     },
+    /// Adds pod `pod % PODS` (a new object each time) waiting for plugin
+    /// [`plugin`]`(plugin)` with no deadline (`add_untimed`: the plugin owns the timeout, as
+    /// the Hardened gang does), so `expire` must pass it over.
+    AddUntimed {
+        /// Universe index.
+        pod: u8,
+        /// Plugin index.
+        plugin: u8,
+    },
 }
 
 /// Universe pod `index % PODS`'s id: `p<index>`.

@@ -28,6 +28,10 @@ impl Subject for WaitingState<()> {
         WaitingState::add(self, pod, waits, now, ())
     }
 
+    fn add_untimed(&mut self, pod: Pod, plugin: PluginName) -> Result<Ticket, AddError> {
+        WaitingState::add_untimed(self, pod, plugin, ())
+    }
+
     fn decide(&mut self, call: &Call, _: &[ModelDecision]) -> Result<Report, String> {
         let (answer, decided) = match call {
             Call::Allow { id, ticket, plugin } => match self.allow(id, *ticket, plugin.as_str()) {

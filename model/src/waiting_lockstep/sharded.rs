@@ -154,6 +154,13 @@ impl Subject for ShardedMap {
         Ok(ticket)
     }
 
+    fn add_untimed(&mut self, pod: Pod, plugin: PluginName) -> Result<Ticket, AddError> {
+        let handle = self.map.add_untimed(pod, plugin)?;
+        let ticket = handle.ticket();
+        self.handles.insert(ticket, handle);
+        Ok(ticket)
+    }
+
     fn decide(&mut self, call: &Call, expected: &[ModelDecision]) -> Result<Report, String> {
         let map = &self.map;
         let mut removed = None;

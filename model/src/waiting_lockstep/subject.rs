@@ -203,6 +203,9 @@ pub trait Subject {
         now: Time,
     ) -> Result<Ticket, AddError>;
 
+    /// Registers `pod` waiting for `plugin` with no deadline: its ticket, or the error.
+    fn add_untimed(&mut self, pod: Pod, plugin: PluginName) -> Result<Ticket, AddError>;
+
     /// Runs `call`; `expected` is what the model decided for it, in order (for what only this
     /// subject's API shows: the map's `expire` returns its decisions and delivers them too, a
     /// deferred batch holds them back). `Err` names what differs.
