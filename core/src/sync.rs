@@ -1,15 +1,17 @@
 //! The sync facade: every lock, condition variable, channel and thread gangway uses.
 //!
-//! This is the only file that names `parking_lot`, `crossbeam_channel`, `std::sync` locks or
-//! `loom` (clippy's `disallowed-types` and `disallowed-methods` enforce it). A normal build gets
-//! parking_lot locks and crossbeam channels; a build with `RUSTFLAGS="--cfg loom"` gets loom's
-//! instrumented types behind the *same* API, so loom explores every interleaving of the real
-//! code. The API is parking_lot-shaped: `lock()` returns a bare guard (no poisoning) and
+//! This is the only file that names `parking_lot`, `crossbeam_channel`, `std::sync` locks,
+//! `loom` or `shuttle` (clippy's `disallowed-types` and `disallowed-methods` enforce it). A
+//! normal build gets parking_lot locks and crossbeam channels; a build with `RUSTFLAGS="--cfg
+//! loom"` gets loom's instrumented types behind the *same* API, so loom explores every
+//! interleaving of the real code, and one with `--cfg shuttle` gets shuttle's, so shuttle's
+//! schedulers (random, PCT) run the whole threaded scheduler. The API is parking_lot-shaped: `lock()` returns a bare guard (no poisoning) and
 //! [`Condvar::wait`] takes the guard by `&mut`.
 //!
 //! The module is public, and hidden from the documentation, so that gangway's own crates (the
 //! checkers, the tests, the benches) run on the same primitives as the core; it is not part of
-//! the API and not semver-stable. [`model`] runs a closure under loom (or once, without loom).
+//! the API and not semver-stable. [`model`] runs a closure under loom or shuttle (or once,
+//! without either).
 
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
@@ -19,7 +21,7 @@ use std::time::Duration;
 
 pub use std::sync::{Arc, Weak};
 
-#[cfg(not(loom))]
+#[cfg(not(any(loom, shuttle)))]
 mod imp {
     pub(super) type RawMutex<T> = parking_lot::Mutex<T>;
     pub(super) type RawGuard<'a, T> = parking_lot::MutexGuard<'a, T>;
@@ -27,6 +29,21 @@ mod imp {
     pub(super) type RawRwLock<T> = parking_lot::RwLock<T>;
     pub(super) type RawReadGuard<'a, T> = parking_lot::RwLockReadGuard<'a, T>;
     pub(super) type RawWriteGuard<'a, T> = parking_lot::RwLockWriteGuard<'a, T>;
+}
+
+#[cfg(all(shuttle, loom))]
+compile_error!(
+    "--cfg loom and --cfg shuttle exclude each other: build them in their own target dirs"
+);
+
+#[cfg(shuttle)]
+mod imp {
+    pub(super) type RawMutex<T> = shuttle::sync::Mutex<T>;
+    pub(super) type RawGuard<'a, T> = shuttle::sync::MutexGuard<'a, T>;
+    pub(super) type RawCondvar = shuttle::sync::Condvar;
+    pub(super) type RawRwLock<T> = shuttle::sync::RwLock<T>;
+    pub(super) type RawReadGuard<'a, T> = shuttle::sync::RwLockReadGuard<'a, T>;
+    pub(super) type RawWriteGuard<'a, T> = shuttle::sync::RwLockWriteGuard<'a, T>;
 }
 
 #[cfg(loom)]
@@ -39,7 +56,8 @@ mod imp {
     pub(super) type RawWriteGuard<'a, T> = loom::sync::RwLockWriteGuard<'a, T>;
 }
 
-/// A mutual-exclusion lock without poisoning: parking_lot's, or loom's under `--cfg loom`.
+/// A mutual-exclusion lock without poisoning: parking_lot's, or loom's (shuttle's) under
+/// `--cfg loom` (`--cfg shuttle`).
 pub struct Mutex<T> {
     raw: imp::RawMutex<T>,
 }
@@ -60,18 +78,18 @@ impl<T> Mutex<T> {
 
     /// Blocks until the lock is held. A panic while the lock was held does not poison it.
     pub fn lock(&self) -> MutexGuard<'_, T> {
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         let raw = self.raw.lock();
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         let raw = self.raw.lock().unwrap_or_else(|p| p.into_inner());
         MutexGuard { raw: Some(raw) }
     }
 
     /// Consumes the mutex and returns the value inside.
     pub fn into_inner(self) -> T {
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         return self.raw.into_inner();
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         return self.raw.into_inner().unwrap_or_else(|p| p.into_inner());
     }
 }
@@ -114,9 +132,9 @@ impl Condvar {
 
     /// Atomically releases the guard's lock and sleeps until notified, then re-locks.
     pub fn wait<T>(&self, guard: &mut MutexGuard<'_, T>) {
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         self.raw.wait(guard.raw.as_mut().expect("guard is held"));
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         {
             let raw = guard.raw.take().expect("guard is held");
             guard.raw = Some(self.raw.wait(raw).unwrap_or_else(|p| p.into_inner()));
@@ -125,14 +143,14 @@ impl Condvar {
 
     /// Like [`wait`](Self::wait) but gives up after `timeout`; returns `true` if it timed out.
     ///
-    /// Under loom there is no time: this never times out and behaves like `wait`.
+    /// Under loom and shuttle there is no time: this never times out and behaves like `wait`.
     pub fn wait_for<T>(&self, guard: &mut MutexGuard<'_, T>, timeout: Duration) -> bool {
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         return self
             .raw
             .wait_for(guard.raw.as_mut().expect("guard is held"), timeout)
             .timed_out();
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         {
             let _ = timeout;
             self.wait(guard);
@@ -169,7 +187,7 @@ impl fmt::Debug for Condvar {
     }
 }
 
-/// A reader-writer lock without poisoning: parking_lot's, or loom's under `--cfg loom`. Many
+/// A reader-writer lock without poisoning: parking_lot's, or loom's (shuttle's). Many
 /// readers or one writer; readers do not wait for each other.
 pub struct RwLock<T> {
     raw: imp::RawRwLock<T>,
@@ -191,25 +209,25 @@ impl<T> RwLock<T> {
 
     /// Blocks until shared access is held.
     pub fn read(&self) -> RwLockReadGuard<'_, T> {
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         return self.raw.read();
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         return self.raw.read().unwrap_or_else(|p| p.into_inner());
     }
 
     /// Blocks until exclusive access is held.
     pub fn write(&self) -> RwLockWriteGuard<'_, T> {
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         return self.raw.write();
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         return self.raw.write().unwrap_or_else(|p| p.into_inner());
     }
 
     /// Exclusive access if nobody holds the lock now; `None` otherwise.
     pub fn try_write(&self) -> Option<RwLockWriteGuard<'_, T>> {
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         return self.raw.try_write();
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         return self.raw.try_write().ok();
     }
 }
@@ -226,28 +244,31 @@ impl<T: fmt::Debug> fmt::Debug for RwLock<T> {
     }
 }
 
-/// Atomic integers: std's, or loom's under `--cfg loom` (so loom sees every access).
+/// Atomic integers: std's, or loom's (shuttle's) under `--cfg loom` (`--cfg shuttle`), so the
+/// checker sees every access.
 pub mod atomic {
     #[cfg(loom)]
     pub use loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    #[cfg(not(loom))]
+    #[cfg(shuttle)]
+    pub use shuttle::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    #[cfg(not(any(loom, shuttle)))]
     pub use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 }
 
-/// Unbounded multi-producer channels: crossbeam-channel, or under `--cfg loom` a small
-/// channel built from the facade's own [`Mutex`] and [`Condvar`], so that loom sees every send
-/// and every blocking receive (loom's mpsc receiver is not `Sync` and crossbeam is invisible to
-/// loom).
+/// Unbounded multi-producer channels: crossbeam-channel, or under `--cfg loom` and `--cfg
+/// shuttle` a small channel built from the facade's own [`Mutex`] and [`Condvar`], so that the
+/// checker sees every send and every blocking receive (loom's mpsc receiver is not `Sync` and
+/// crossbeam is invisible to both).
 pub mod channel {
     use std::fmt;
 
-    #[cfg(not(loom))]
+    #[cfg(not(any(loom, shuttle)))]
     type RawSender<T> = crossbeam_channel::Sender<T>;
-    #[cfg(not(loom))]
+    #[cfg(not(any(loom, shuttle)))]
     type RawReceiver<T> = crossbeam_channel::Receiver<T>;
-    #[cfg(loom)]
+    #[cfg(any(loom, shuttle))]
     type RawSender<T> = modelled::Sender<T>;
-    #[cfg(loom)]
+    #[cfg(any(loom, shuttle))]
     type RawReceiver<T> = modelled::Receiver<T>;
 
     /// The sending half of a channel; cheap to clone.
@@ -285,9 +306,9 @@ pub mod channel {
 
     /// Creates an unbounded channel.
     pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         let (tx, rx) = crossbeam_channel::unbounded();
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         let (tx, rx) = modelled::unbounded();
         (Sender { raw: tx }, Receiver { raw: rx })
     }
@@ -295,9 +316,9 @@ pub mod channel {
     impl<T> Sender<T> {
         /// Sends without blocking; fails only when the receiver has been dropped.
         pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-            #[cfg(not(loom))]
+            #[cfg(not(any(loom, shuttle)))]
             return self.raw.send(value).map_err(|e| SendError(e.0));
-            #[cfg(loom)]
+            #[cfg(any(loom, shuttle))]
             return self.raw.send(value).map_err(SendError);
         }
     }
@@ -339,7 +360,7 @@ pub mod channel {
         }
     }
 
-    #[cfg(loom)]
+    #[cfg(any(loom, shuttle))]
     mod modelled {
         use std::collections::VecDeque;
 
@@ -424,11 +445,14 @@ pub mod channel {
     }
 }
 
-/// Threads: `std::thread`, or loom's modelled threads under `--cfg loom`.
+/// Threads: `std::thread`, or loom's (shuttle's) modelled threads under `--cfg loom`
+/// (`--cfg shuttle`).
 pub mod thread {
     #[cfg(loom)]
     pub use loom::thread::{yield_now, JoinHandle};
-    #[cfg(not(loom))]
+    #[cfg(shuttle)]
+    pub use shuttle::thread::{yield_now, JoinHandle};
+    #[cfg(not(any(loom, shuttle)))]
     pub use std::thread::{yield_now, JoinHandle};
 
     /// Spawns a thread running `f`. `name` labels it in debuggers and panics (not under loom).
@@ -437,7 +461,7 @@ pub mod thread {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         return std::thread::Builder::new()
             .name(name.to_owned())
             .spawn(f)
@@ -447,17 +471,31 @@ pub mod thread {
             let _ = name;
             loom::thread::spawn(f)
         }
+        #[cfg(shuttle)]
+        return shuttle::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(f)
+            .expect("shuttle starts every thread");
     }
 }
 
 /// Runs `f` under loom's model checker (every interleaving, bounded by `LOOM_MAX_PREEMPTIONS`),
-/// or once, on real threads, in a normal build.
+/// under shuttle's random scheduler (`SHUTTLE_ITERATIONS` schedules, default 100), or once, on
+/// real threads, in a normal build.
 pub fn model<F>(f: F)
 where
     F: Fn() + Send + Sync + 'static,
 {
     #[cfg(loom)]
     loom::model(f);
-    #[cfg(not(loom))]
+    #[cfg(shuttle)]
+    shuttle::check_random(
+        f,
+        std::env::var("SHUTTLE_ITERATIONS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(100),
+    );
+    #[cfg(not(any(loom, shuttle)))]
     f();
 }

@@ -21,21 +21,21 @@
 pub mod broken;
 mod decision_point;
 pub mod gang_batch;
-#[cfg(not(loom))]
+#[cfg(not(any(loom, shuttle)))]
 pub mod gang_flow;
-#[cfg(not(loom))]
+#[cfg(not(any(loom, shuttle)))]
 pub mod generated_differential;
-#[cfg(not(loom))]
+#[cfg(not(any(loom, shuttle)))]
 pub mod queue_conformance;
-#[cfg(not(loom))]
+#[cfg(not(any(loom, shuttle)))]
 pub mod queue_ops;
-#[cfg(not(loom))]
+#[cfg(not(any(loom, shuttle)))]
 pub mod replay;
-#[cfg(not(loom))]
+#[cfg(not(any(loom, shuttle)))]
 mod simulate_options;
-#[cfg(not(loom))]
+#[cfg(not(any(loom, shuttle)))]
 pub mod waiting_gang;
 
 pub use decision_point::{DecisionPoint, RealPod, GANG, OTHER};
-#[cfg(not(loom))]
+#[cfg(not(any(loom, shuttle)))]
 pub use simulate_options::simulate_options;
