@@ -109,6 +109,21 @@ pub fn queue_state_with_flaw(config: crate::QueueConfig, flaw: QueueFlaw) -> Que
     QueueState::planted(config, flaw)
 }
 
+/// [`Scheduler::start`](crate::Scheduler::start) with `flaw` planted in the scheduling and
+/// binding cycles its threads run ([`Planted`] around the scheduler's own parts), for a witness
+/// that a checker of the running scheduler (the shuttle suite) finds it. The timer and the
+/// cluster events still run the real steps.
+pub fn start_with_flaw<C>(
+    scheduler: &Scheduler,
+    clock: C,
+    flaw: Flaw,
+) -> crate::scheduler::RunningScheduler
+where
+    C: crate::Clock + Clone + 'static,
+{
+    scheduler.start_with(clock, Some(flaw))
+}
+
 /// [`build_indexes`] on a running scheduler's queue ([`Scheduler::queue`]), under its lock:
 /// its cluster events then take the scoped moves (a pod added or a PodGroup changed visits
 /// only its group's pods) however few pods it holds.

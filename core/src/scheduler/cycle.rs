@@ -2,6 +2,7 @@ use crate::gang::GroupKey;
 use crate::queue::Popped;
 use crate::{Cause, GangCycle, Pod, PodId, Status, Time};
 
+use super::parts::Parts;
 use super::steps::{self, Placed};
 use super::{PodOutcome, Scheduler};
 
@@ -89,13 +90,24 @@ impl Scheduler {
     /// a pod that goes back unschedulable, or is released at Permit, is an outcome, delivered
     /// once no lock is held.
     pub(super) fn schedule(&self, popped: Popped, now: Time) -> CycleOutcome {
+        self.schedule_on(&mut self.parts(), popped, now)
+    }
+
+    /// [`schedule`](Self::schedule) on `parts`: the scheduler's own, or those parts with a
+    /// flaw planted (`checking::start_with_flaw`).
+    pub(super) fn schedule_on<P: Parts>(
+        &self,
+        parts: &mut P,
+        popped: Popped,
+        now: Time,
+    ) -> CycleOutcome {
         let pod = popped.info.pod().clone();
         let group = pod.group_key().cloned();
         let (outcome, pods) = match group {
             Some(group) if self.inner.config.gang_cycle == GangCycle::PodGroup => {
-                self.run_pod_group_cycle(popped, group, now)
+                Self::run_pod_group_cycle(parts, popped, group, now)
             }
-            _ => (self.run_cycle(popped, now), vec![pod]),
+            _ => (Self::run_cycle(parts, popped, now), vec![pod]),
         };
         self.deliver_cycle_outcome(&outcome, &pods);
         outcome
@@ -132,27 +144,26 @@ impl Scheduler {
 
     /// The pod-group cycle of `popped`, a member of `group` (`scheduler/steps/pod_group.rs`),
     /// and the members it took.
-    fn run_pod_group_cycle(
-        &self,
+    fn run_pod_group_cycle<P: Parts>(
+        parts: &mut P,
         popped: Popped,
         group: GroupKey,
         now: Time,
     ) -> (CycleOutcome, Vec<Pod>) {
         let _span = tracing::debug_span!("pod_group_cycle", gang = %group).entered();
         let pod = popped.info.pod().clone();
-        let mut parts = self.parts();
-        match steps::gather(&mut parts, popped, group, now) {
+        match steps::gather(parts, popped, group, now) {
             Err(outcome) => (outcome, vec![pod]),
             Ok(gathered) => {
                 let pods = gathered.members.iter().map(|m| m.info.pod().clone());
                 let pods = pods.collect();
-                let simulation = steps::simulate(&mut parts, gathered);
-                (steps::commit(&mut parts, simulation, now), pods)
+                let simulation = steps::simulate(parts, gathered);
+                (steps::commit(parts, simulation, now), pods)
             }
         }
     }
 
-    fn run_cycle(&self, popped: Popped, now: Time) -> CycleOutcome {
+    fn run_cycle<P: Parts>(parts: &mut P, popped: Popped, now: Time) -> CycleOutcome {
         let pod = popped.info.pod().clone();
         // The node is recorded once placed; Permit's decision is the gang plugin's event.
         let span = tracing::debug_span!(
@@ -162,17 +173,14 @@ impl Scheduler {
             node = tracing::field::Empty
         )
         .entered();
-        let mut parts = self.parts();
-        match steps::place_and_reserve(&mut parts, popped, now) {
+        match steps::place_and_reserve(parts, popped, now) {
             Err(outcome) => outcome,
-            Ok(Placed::Unfit { pod, status }) => {
-                steps::hand_back_unfit(&mut parts, pod, status, now)
-            }
+            Ok(Placed::Unfit { pod, status }) => steps::hand_back_unfit(parts, pod, status, now),
             Ok(Placed::Reserved { pod, node } | Placed::Permitted { pod, node }) => {
                 span.record("node", &*node);
-                let (outcome, late) = steps::permit(&mut parts, pod, node, now);
+                let (outcome, late) = steps::permit(parts, pod, node, now);
                 if let Some(Placed::Permitted { pod, node }) = late {
-                    steps::record_late(&mut parts, &pod, node, now);
+                    steps::record_late(parts, &pod, node, now);
                 }
                 outcome
             }

@@ -2,6 +2,8 @@ use crate::sync::thread::{self, JoinHandle};
 use crate::time::Clock;
 use crate::TimerDriver;
 
+use super::parts::{Flaw, Parts};
+use super::planted::Planted;
 use super::timers::Timers;
 use super::Scheduler;
 
@@ -25,12 +27,31 @@ impl Scheduler {
     where
         C: Clock + Clone + 'static,
     {
+        self.start_with(clock, None)
+    }
+
+    /// [`start`](Self::start), the scheduling and binding cycles run on the scheduler's parts
+    /// with `flaw` planted if there is one (`checking::start_with_flaw`, for witnesses).
+    pub(crate) fn start_with<C>(&self, clock: C, flaw: Option<Flaw>) -> RunningScheduler
+    where
+        C: Clock + Clone + 'static,
+    {
         let scheduling = thread::spawn("gangway-scheduling", {
             let scheduler = self.clone();
             let clock = clock.clone();
             move || {
                 while let Some(popped) = scheduler.inner.queue.pop() {
-                    scheduler.schedule(popped, clock.now());
+                    let now = clock.now();
+                    match flaw {
+                        None => scheduler.schedule(popped, now),
+                        Some(flaw) => {
+                            let mut planted = Planted {
+                                parts: scheduler.parts(),
+                                flaw,
+                            };
+                            scheduler.schedule_on(&mut planted, popped, now)
+                        }
+                    };
                 }
             }
         });
@@ -38,10 +59,11 @@ impl Scheduler {
             .map(|_| {
                 let scheduler = self.clone();
                 let clock = clock.clone();
-                thread::spawn("gangway-binding", move || {
-                    let mut parts = scheduler.parts();
-                    while let Some(job) = scheduler.inner.driver.wait_for_job() {
-                        scheduler.bind_job(&mut parts, job, clock.now());
+                thread::spawn("gangway-binding", move || match flaw {
+                    None => bind_jobs(&scheduler, &mut scheduler.parts(), &clock),
+                    Some(flaw) => {
+                        let parts = scheduler.parts();
+                        bind_jobs(&scheduler, &mut Planted { parts, flaw }, &clock);
                     }
                 })
             })
@@ -54,6 +76,13 @@ impl Scheduler {
             workers,
             timer: Some(timer),
         }
+    }
+}
+
+/// A binding worker: the driver's jobs, one binding cycle each on `parts`, until it closes.
+fn bind_jobs<P: Parts, C: Clock>(scheduler: &Scheduler, parts: &mut P, clock: &C) {
+    while let Some(job) = scheduler.inner.driver.wait_for_job() {
+        scheduler.bind_job(parts, job, clock.now());
     }
 }
 

@@ -8,6 +8,7 @@ use crate::{Time, WaitingPods};
 
 use super::jobs::Job;
 use super::locked::{panic_message, Driver, SchedulerParts, StepGate};
+use super::parts::Parts;
 use super::steps;
 use super::{
     AddGroupError, AddNodeError, AddPodError, Binder, Cache, DeleteGroupError, DeletePodError,
@@ -264,7 +265,7 @@ impl Scheduler {
     }
 
     /// Runs `job`'s binding cycle on `parts` and delivers its outcomes.
-    pub(super) fn bind_job(&self, parts: &mut SchedulerParts<'_>, job: Job, now: Time) {
+    pub(super) fn bind_job<P: Parts>(&self, parts: &mut P, job: Job, now: Time) {
         let outcome = steps::binding_cycle(parts, job, now);
         for outcome in PodOutcome::of_binding(outcome) {
             self.deliver(outcome);
