@@ -24,7 +24,7 @@
 //! |---|---|---|---|
 //! | `permit: allowed` / `waiting` / `rejected` | `DEBUG` | `pod`, `gang`, `plugin`, `reason` | the gang plugin's Permit |
 //! | `waiting pod: allowed` / `rejected` | `DEBUG` | `pod`, `gang`, `plugin`, `reason` | the waiting map, as it delivers a decision |
-//! | `gang: quorum, members allowed together` | `INFO` | `gang`, `members` | Permit at quorum |
+//! | `gang: quorum, members allowed together` | `INFO` | `gang`, `members` (the pods this Permit let through: itself and the siblings still waiting) | Permit at quorum |
 //! | `gang: attempt timed out` / `attempt failed` | `INFO` | `gang`, `reason` | the attempt's deadline; a member deleted, unreserved or gone |
 //! | `queue: moved to active or backoff` | `DEBUG` | `event`, `moved` | a cluster event that moved pods (`TRACE` when none moved) |
 //! | `queue: siblings activated`, `backoff completed`, `unschedulable leftover flushed` | `DEBUG` | a count | the queue's other moves |

@@ -143,12 +143,16 @@ fn permit_upstream<G: GangParts>(
     let activate = match verdict {
         UpstreamVerdict::Reject(status) => return Permit::reject(status, Cause::Rejected),
         UpstreamVerdict::Allow(siblings) => {
+            // One at a time, after the group lock: upstream's partial-gang race is here — a
+            // sibling counted as assumed may wait no more (its timeout rejected it, its
+            // release still to come), and this pod passes without it. The event tells the
+            // members this Permit actually let through.
+            let allowed = siblings
+                .iter()
+                .filter(|id| g.allow_waiting(id, GANG_SCHEDULING.as_str()))
+                .count();
             if !siblings.is_empty() {
-                gang_admitted(pod, siblings.len() + 1);
-            }
-            // One at a time, after the group lock: upstream's partial-gang race is here.
-            for id in &siblings {
-                g.allow_waiting(id, GANG_SCHEDULING.as_str());
+                gang_admitted(pod, allowed + 1);
             }
             Activation::NONE
         }
