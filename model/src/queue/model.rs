@@ -216,24 +216,33 @@ impl QueueModel {
     /// The backoff after `attempts` attempts: 0 before the first, then the initial backoff
     /// times 2^(attempts−1), capped at the maximum.
     pub fn backoff(&self, attempts: u32) -> Duration {
+        self.backoff_capped(attempts, self.config.max_backoff)
+    }
+
+    /// [`backoff`](Self::backoff) capped at `cap` instead of the maximum.
+    fn backoff_capped(&self, attempts: u32, cap: Duration) -> Duration {
         if attempts == 0 {
             return Duration::ZERO;
         }
-        let max = self.config.max_backoff;
         1u32.checked_shl(attempts - 1)
             .and_then(|factor| self.config.initial_backoff.checked_mul(factor))
-            .map_or(max, |d| d.min(max))
+            .map_or(cap, |d| d.min(cap))
     }
 
     /// `info`'s backoff expiry: its timestamp plus [`backoff`](Self::backoff), truncated to
     /// the ordering window if there is one; `None` — no backoff at all, kube-scheduler's
     /// zero time — before its first failure or with `max_backoff` zero.
     pub fn expiry(&self, info: &ModelInfo) -> Option<Time> {
+        self.expiry_capped(info, self.config.max_backoff)
+    }
+
+    /// [`expiry`](Self::expiry) with the backoff capped at `cap`.
+    fn expiry_capped(&self, info: &ModelInfo, cap: Duration) -> Option<Time> {
         let failures = info.backoff_count();
         if failures == 0 || self.config.max_backoff.is_zero() {
             return None;
         }
-        Some(self.truncate(info.timestamp + self.backoff(failures)))
+        Some(self.truncate(info.timestamp + self.backoff_capped(failures, cap)))
     }
 
     /// The expiry of `info` as one of `size` members of a gang handed back with one backoff:
@@ -245,17 +254,9 @@ impl QueueModel {
         if !self.config.group_backoff_scales_with_size || size <= 1 {
             return self.expiry(info);
         }
-        let failures = info.backoff_count();
-        if failures == 0 || self.config.max_backoff.is_zero() {
-            return None;
-        }
         let max = self.config.max_backoff.as_nanos() as f64;
         let cap = Duration::from_nanos((max * (size as f64).sqrt()).min(u64::MAX as f64) as u64);
-        let backoff = 1u32
-            .checked_shl(failures - 1)
-            .and_then(|factor| self.config.initial_backoff.checked_mul(factor))
-            .map_or(cap, |d| d.min(cap));
-        Some(self.truncate(info.timestamp + backoff))
+        self.expiry_capped(info, cap)
     }
 
     /// Whether a pod whose backoff ends at `expiry` still backs off at `now`.
