@@ -11,6 +11,12 @@
 //! 3. The first again, with the next member's Permit before the rejected waiter's binding
 //!    cycle has run: the waiter, rejected but still assumed, counted towards quorum and the
 //!    member passed alone (I3). Now the rejection takes it out of the quorum at once.
+//! 4. The third again, with the waiter's wait already over when its group becomes a gang —
+//!    timed out, or rejected by the embedder through the waiting map — and its binding cycle
+//!    not yet run: only members still waiting were taken out of the quorum, so it counted and
+//!    the next member passed alone (I3). Now every member a group let wait for another plugin
+//!    while it was no gang stops counting as the group becomes one; one that was allowed
+//!    counts again once it is bound.
 #![cfg(not(loom))]
 
 use std::time::Duration;
@@ -160,5 +166,74 @@ fn regression_group_readded_with_higher_min_keeps_binding() {
         .expect("the gang short of quorum is released, not left binding (I9)");
     s.run_binding_cycles(Time::ZERO);
     assert_eq!(s.stats().bound, 0);
+    s.check().unwrap();
+}
+
+/// The group becomes a gang of two once `g-0`'s wait is over but before its binding cycle
+/// runs; `g-1` arrives and is scheduled: it must wait, not pass alone, and nothing binds.
+fn g1_waits_once_g0_was_decided(s: &Scheduler, at: Time) {
+    s.update_group(PodGroup::gang("ml", "g", 2).unwrap(), at)
+        .unwrap();
+    s.add_pod(member(1), at).unwrap();
+    s.schedule_one(at).unwrap();
+    let waiting: Vec<String> = s
+        .waiting()
+        .snapshot()
+        .iter()
+        .map(|w| w.pod().name().to_owned())
+        .collect();
+    assert_eq!(waiting, ["g-1"], "g-1 waits: a decided g-0 is no quorum");
+    s.run_binding_cycles(at);
+    assert_eq!(
+        s.stats().bound,
+        0,
+        "no member of the gang of two binds alone"
+    );
+    s.check().unwrap();
+}
+
+#[test]
+fn regression_timed_out_waiter_counts_once_its_group_is_a_gang() {
+    let (sink, _outcomes) = outcome_channel();
+    let s = g0_waits_for_quota(sink);
+    let later = Time::ZERO + Duration::from_secs(61);
+    s.tick(later);
+    assert!(
+        s.waiting().is_empty(),
+        "Quota's minute is over: g-0 timed out"
+    );
+    g1_waits_once_g0_was_decided(&s, later);
+}
+
+#[test]
+fn regression_embedder_rejected_waiter_counts_once_its_group_is_a_gang() {
+    let (sink, _outcomes) = outcome_channel();
+    let s = g0_waits_for_quota(sink);
+    let g0 = member(0).id().clone();
+    assert!(s.waiting().reject(&g0, "Quota", "over quota"));
+    g1_waits_once_g0_was_decided(&s, Time::ZERO);
+}
+
+/// The other side of the rule: a waiter allowed before its group became a gang binds, and
+/// once bound counts towards the gang's quorum.
+#[test]
+fn a_waiter_allowed_before_its_group_became_a_gang_counts_once_bound() {
+    let (sink, _outcomes) = outcome_channel();
+    let s = g0_waits_for_quota(sink);
+    let g0 = member(0).id().clone();
+    assert!(s.waiting().allow(&g0, "Quota"));
+    s.update_group(PodGroup::gang("ml", "g", 2).unwrap(), Time::ZERO)
+        .unwrap();
+    s.run_binding_cycles(Time::ZERO);
+    assert!(s.is_bound(&g0), "g-0 was allowed: it binds");
+
+    s.add_pod(member(1), Time::ZERO).unwrap();
+    s.schedule_one(Time::ZERO).unwrap();
+    assert!(
+        s.waiting().is_empty(),
+        "g-1 passes: bound g-0 is its quorum"
+    );
+    s.run_binding_cycles(Time::ZERO);
+    assert_eq!(s.stats().bound, 2);
     s.check().unwrap();
 }

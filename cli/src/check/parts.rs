@@ -272,4 +272,15 @@ impl AttemptWaiting for ModelBatch<'_> {
             .add_untimed(pod.clone(), GANG_SCHEDULING, ())
             .map(drop)
     }
+
+    fn add_timed(
+        &mut self,
+        pod: &Pod,
+        waits: &[(PluginName, Duration)],
+        now: Time,
+    ) -> Result<(), AddError> {
+        self.waiting
+            .add(pod.clone(), waits.iter().cloned(), now, ())
+            .map(drop)
+    }
 }

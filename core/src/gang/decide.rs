@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::{Activation, GroupState, Groups, GANG_SCHEDULING};
 use crate::waiting::AddError;
-use crate::{Cause, Code, Mode, Pod, PodId, Status, Time};
+use crate::{Cause, Code, Mode, PluginName, Pod, PodId, Status, Time};
 
 /// The gang plugin's two settings, which every decision reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -112,6 +112,16 @@ pub trait AttemptWaiting {
 
     /// Registers `pod` as waiting, with no timer of its own (the attempt has the deadline).
     fn add_untimed(&mut self, pod: &Pod) -> Result<Self::Registration, AddError>;
+
+    /// Registers `pod` as waiting for each plugin in `waits` until `now + wait`, each with its
+    /// own timer (upstream's): a member of a group that is no gang, which other plugins hold
+    /// at Permit, registered in the same critical section that saw its group was no gang.
+    fn add_timed(
+        &mut self,
+        pod: &Pod,
+        waits: &[(PluginName, Duration)],
+        now: Time,
+    ) -> Result<Self::Registration, AddError>;
 }
 
 /// What Hardened Permit decided (its waiting-map effects already applied), saying what it did

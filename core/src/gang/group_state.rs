@@ -48,14 +48,19 @@ impl GangAttempt {
 pub(super) struct Member {
     pub(super) pod: Pod,
     pub(super) placement: Placement,
+    /// Assumed, and its Permit registered it to wait for other plugins while its group was no
+    /// gang (see [`GroupState::wait_for_others`]); cleared when it leaves `Assumed`.
+    pub(super) waited_for_others: bool,
 }
 
-/// The pod's id and the placement: equal members have equal ids, so this agrees with `Eq`
-/// without hashing every field of the pod (the model checker hashes group states a lot).
+/// The pod's id, the placement and the mark: equal members have equal ids, so this agrees
+/// with `Eq` without hashing every field of the pod (the model checker hashes group states a
+/// lot).
 impl std::hash::Hash for Member {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.pod.id().hash(state);
         self.placement.hash(state);
+        self.waited_for_others.hash(state);
     }
 }
 
@@ -244,8 +249,12 @@ impl GroupState {
             Placement::Unscheduled
         };
         self.counts.moved(None, Some(placement));
-        self.members
-            .insert(pod.id().clone(), Member { pod, placement });
+        let member = Member {
+            pod,
+            placement,
+            waited_for_others: false,
+        };
+        self.members.insert(member.pod.id().clone(), member);
         Ok(())
     }
 
@@ -276,6 +285,7 @@ impl GroupState {
         self.counts
             .moved(Some(member.placement), Some(Placement::Assigned));
         member.placement = Placement::Assigned;
+        member.waited_for_others = false;
         self.leave_attempt(id);
         self.release_failed_attempt();
         true
@@ -305,6 +315,34 @@ impl GroupState {
         self.leave_attempt(id);
         self.release_failed_attempt();
         true
+    }
+
+    /// Hardened: assumed member `id`, of a group that is no gang, is registered to wait at
+    /// Permit for other plugins (in the same critical section). If its group becomes a gang
+    /// before it is bound or unreserved, the gang cannot tell how that wait ended — allowed,
+    /// or rejected with its release still to come — so it must stop counting the member
+    /// towards quorum (I3, [`waited_for_others`](Self::waited_for_others)). `false` (no-op)
+    /// if `id` is not assumed or waits in a gang attempt.
+    pub fn wait_for_others(&mut self, id: &PodId) -> bool {
+        if self.waits_in_attempt(id) {
+            return false;
+        }
+        match self.members.get_mut(id) {
+            Some(member) if member.placement == Placement::Assumed => {
+                member.waited_for_others = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The members marked by [`wait_for_others`](Self::wait_for_others) and still assumed, in
+    /// pod id order.
+    pub fn waited_for_others(&self) -> impl Iterator<Item = &PodId> {
+        self.members
+            .iter()
+            .filter(|(_, m)| m.waited_for_others)
+            .map(|(id, _)| id)
     }
 
     /// Where member `id` is, if it is a member.
@@ -441,6 +479,7 @@ impl GroupState {
         match self.members.get_mut(id) {
             Some(member) if member.placement == from => {
                 member.placement = to;
+                member.waited_for_others = false;
                 self.counts.moved(Some(from), Some(to));
                 true
             }
@@ -483,6 +522,20 @@ impl GroupState {
                 ));
             }
             counted.moved(None, Some(member.placement));
+            if member.waited_for_others
+                && (member.placement != Placement::Assumed || self.waits_in_attempt(id))
+            {
+                return Err(format!(
+                    "{}: {id} is marked as waiting for other plugins but is {:?}{} (I5)",
+                    self.key,
+                    member.placement,
+                    if self.waits_in_attempt(id) {
+                        " in a gang attempt"
+                    } else {
+                        ""
+                    }
+                ));
+            }
         }
         if counted != self.counts {
             return Err(format!(

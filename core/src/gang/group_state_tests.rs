@@ -519,3 +519,54 @@ fn bind_observed_of_a_member_waiting_in_an_attempt_keeps_the_state_consistent() 
     assert!(!gang.on_pod_bound(&member(0)));
     ok_gang(&gang);
 }
+
+/// The mark of a member a group let wait for other plugins while it was no gang (I3): only an
+/// assumed member outside a gang attempt takes it, and it goes with every move out of
+/// `Assumed` — forget, bind, delete.
+#[test]
+fn a_wait_for_other_plugins_is_marked_only_while_assumed_outside_an_attempt() {
+    let mut state = state_with(4);
+    let marked = |s: &GroupState| s.waited_for_others().cloned().collect::<Vec<_>>();
+    assert!(!state.wait_for_others(member(0).id()), "unscheduled");
+    assert!(!state.wait_for_others(member(9).id()), "unknown");
+    for i in 0..4 {
+        assert!(state.assume(member(i).id()));
+    }
+    state
+        .wait_in_attempt(
+            member(3).id(),
+            Time::ZERO,
+            std::time::Duration::from_secs(1),
+        )
+        .unwrap();
+    assert!(
+        !state.wait_for_others(member(3).id()),
+        "waits in its gang's attempt"
+    );
+    for i in 0..3 {
+        assert!(state.wait_for_others(member(i).id()));
+        ok(&state);
+    }
+    assert_eq!(
+        marked(&state),
+        [
+            member(0).id().clone(),
+            member(1).id().clone(),
+            member(2).id().clone()
+        ]
+    );
+
+    assert!(state.forget(member(0).id()));
+    assert!(state.bind_observed(member(1).id()));
+    assert!(state.delete_pod(member(2).id()).is_some());
+    ok(&state);
+    assert!(
+        marked(&state).is_empty(),
+        "forgotten, bound and deleted members are unmarked"
+    );
+    assert!(state.assume(member(0).id()));
+    assert!(
+        marked(&state).is_empty(),
+        "a new reservation starts unmarked"
+    );
+}

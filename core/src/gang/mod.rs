@@ -17,6 +17,7 @@ mod error;
 pub(crate) mod feasible;
 mod gate;
 mod group_key;
+mod group_object_ops;
 mod group_state;
 #[cfg(test)]
 mod group_state_tests;

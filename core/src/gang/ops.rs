@@ -12,17 +12,18 @@ use super::decide::{
     forget_rejected, hardened_permit, is_gang_member, upstream_permit, AttemptVerdict,
     UpstreamVerdict,
 };
-use super::parts::{Batch, GangFlaw, GangParts};
+use super::parts::{GangFlaw, GangParts};
 use super::planted::OneByOne;
 use super::{
-    decide, gang_pre_enqueue, Activation, GroupKey, GroupUpdateError, Groups, JoinGroupError,
-    Permit, PodGroup, ReserveError, GANG_SCHEDULING, PERMIT_WAIT_REASON,
+    decide, gang_pre_enqueue, Activation, GroupKey, JoinGroupError, Permit, ReserveError,
+    GANG_SCHEDULING, PERMIT_WAIT_REASON,
 };
 use crate::permit_plugin::plugin_error;
 use crate::telemetry::{self, GangOutcome};
 use crate::waiting::{timeout_message, MAX_PERMIT_WAIT};
-use crate::PodId;
 use crate::{Cause, Code, Mode, PermitPlugins, PermitVerdict, PluginName, Pod, Status, Time};
+
+pub use super::group_object_ops::{group_added, group_deleted, group_updated, BECAME_A_GANG};
 
 /// How many due attempts one critical section of [`expire`] fails at most: a late timer
 /// catching up on 100,000 deadlines holds a shard for a few dozen at a time.
@@ -245,37 +246,94 @@ fn permit_hardened<G: GangParts>(
             Some(key) => permit_gang_hardened(g, key, pod, now),
         };
     };
-    if let Some(key) = pod.group_key() {
-        // One look at the group decides: a gang member may not wait on another plugin; outside
-        // a gang the gang plugin allows, or rejects a pod whose group is missing. (Not the
-        // gang's own Permit: if the group became a gang since, that would register the pod in
-        // its attempt as well.)
-        let gang_member = g.read_group(key, |groups| {
-            if is_gang_member(groups, pod) {
-                return Ok(true);
-            }
-            match upstream_permit(groups, pod) {
-                UpstreamVerdict::Reject(status) => Err(status),
-                _ => Ok(false),
-            }
-        });
-        match gang_member {
-            Ok(false) => {}
-            Ok(true) => return reject_before_gang(g, pod, folded.wait_refused(pod)),
-            Err(status) => return reject_before_gang(g, pod, status),
-        }
-    }
-    match g.add_waiting(pod.clone(), &folded.waits, now) {
+    let registered = match pod.group_key() {
+        None => g
+            .add_waiting(pod.clone(), &folded.waits, now)
+            .map_err(|e| registration_error(&folded, &e)),
+        Some(key) => wait_outside_gang(g, key, pod, &folded, now),
+    };
+    match registered {
         Ok(waiting) => Permit::Wait {
             waiting,
             activate: Activation::NONE,
             status: Some(wait_status.with_appended_reason(PERMIT_WAIT_REASON)),
         },
-        Err(e) => Permit::reject(
-            plugin_error(&folded.waits[0].0, &e.to_string()),
-            Cause::Rejected,
-        ),
+        Err(status) => Permit::reject(status, Cause::Rejected),
     }
+}
+
+/// Hardened: member `pod` of group `key`, which other plugins ask to wait. One critical
+/// section looks at the group and registers the pod: a gang member may not wait on another
+/// plugin; outside a gang the gang plugin allows, or rejects a pod whose group is missing.
+/// Registered and marked ([`GroupState::wait_for_others`](super::GroupState::wait_for_others))
+/// under the lock that saw its group was no gang, so that a change making it one finds it
+/// (I3). (Not the gang's own Permit: if the group became a gang since, that would register
+/// the pod in its attempt as well.) A pod refused here stops counting at once, as any member
+/// rejected at Permit does.
+fn wait_outside_gang<G: GangParts>(
+    g: &mut G,
+    key: &GroupKey,
+    pod: &Pod,
+    folded: &Others,
+    now: Time,
+) -> Result<G::Registration, Status> {
+    if g.planted(GangFlaw::LooksThenRegisters) {
+        return looks_then_registers(g, key, pod, folded, now);
+    }
+    g.write_group(key, |groups, waiting| {
+        let refused = if is_gang_member(groups, pod) {
+            Some(folded.wait_refused(pod))
+        } else if let UpstreamVerdict::Reject(status) = upstream_permit(groups, pod) {
+            Some(status)
+        } else {
+            None
+        };
+        let registered = match refused {
+            Some(status) => Err(status),
+            None => waiting
+                .add_timed(pod, &folded.waits, now)
+                .map_err(|e| registration_error(folded, &e)),
+        };
+        match &registered {
+            Ok(_) => {
+                groups.change_of(pod, |state| state.wait_for_others(pod.id()));
+            }
+            Err(_) => forget_rejected(groups, pod),
+        }
+        registered
+    })
+}
+
+/// [`GangFlaw::LooksThenRegisters`]: [`wait_outside_gang`] in two critical sections, the
+/// look at the group and the registration, and the member left unmarked (a witness only).
+fn looks_then_registers<G: GangParts>(
+    g: &mut G,
+    key: &GroupKey,
+    pod: &Pod,
+    folded: &Others,
+    now: Time,
+) -> Result<G::Registration, Status> {
+    let refused = g.read_group(key, |groups| {
+        if is_gang_member(groups, pod) {
+            return Some(folded.wait_refused(pod));
+        }
+        match upstream_permit(groups, pod) {
+            UpstreamVerdict::Reject(status) => Some(status),
+            _ => None,
+        }
+    });
+    if let Some(status) = refused {
+        g.write_group(key, |groups, _| forget_rejected(groups, pod));
+        return Err(status);
+    }
+    g.add_waiting(pod.clone(), &folded.waits, now)
+        .map_err(|e| registration_error(folded, &e))
+}
+
+/// A registration the waiting map refused, as the error of the first plugin that asked the
+/// pod to wait.
+fn registration_error(folded: &Others, e: &crate::waiting::AddError) -> Status {
+    plugin_error(&folded.waits[0].0, &e.to_string())
 }
 
 /// Hardened: another plugin rejected `pod` before the gang plugin ran. A gang member stops
@@ -406,80 +464,6 @@ pub fn pod_deleted<G: GangParts>(g: &mut G, pod: &Pod) -> Option<Pod> {
         gang_failed(Some(key), reason);
     }
     Some(removed.pod)
-}
-
-/// A PodGroup object was created.
-pub fn group_added<G: GangParts>(g: &mut G, group: PodGroup) -> Result<(), GroupUpdateError> {
-    let key = group.key().clone();
-    let hardened = g.rules().hardened();
-    g.write_group(&key, |groups, waiting| {
-        groups.add_group(group)?;
-        reject_waiters_outside_the_gang(groups, waiting, &key, hardened);
-        Ok(())
-    })
-}
-
-/// A PodGroup object changed; returns the old one.
-pub fn group_updated<G: GangParts>(
-    g: &mut G,
-    group: PodGroup,
-) -> Result<PodGroup, GroupUpdateError> {
-    let key = group.key().clone();
-    let hardened = g.rules().hardened();
-    g.write_group(&key, |groups, waiting| {
-        let old = groups.update_group(group)?;
-        reject_waiters_outside_the_gang(groups, waiting, &key, hardened);
-        Ok(old)
-    })
-}
-
-/// Why a member waiting for another plugin is rejected when its group becomes a gang.
-pub const BECAME_A_GANG: &str =
-    "its pod group became a gang while it waited at permit for another plugin";
-
-/// Hardened: a gang's members wait at Permit only in their gang's attempt (H1). A member a
-/// Basic group let wait for another plugin is assumed, so once its group is a gang (updated,
-/// or deleted and created again) the quorum would count it — and a sibling's Permit pass alone
-/// while that plugin may still reject it (I3; found by the `scheduler_events` fuzz target). It
-/// is rejected in the same critical section and stops counting towards quorum there and then,
-/// as a member another plugin rejects does ([`forget_rejected`]): its binding cycle, whenever
-/// it runs, hands it back to retry as a gang member — and until it has, a sibling's Permit
-/// must not count it either (I3; the fuzz target's third find). Upstream keeps it waiting, as
-/// 1.36 does.
-fn reject_waiters_outside_the_gang<R>(
-    groups: &mut Groups,
-    waiting: &mut Batch<'_, R>,
-    key: &GroupKey,
-    hardened: bool,
-) {
-    let Some(state) = groups.get(key).filter(|_| hardened) else {
-        return;
-    };
-    if state.group().and_then(|g| g.min_count()).is_none() {
-        return;
-    }
-    let in_attempt = state.attempt().map(|a| a.waiting());
-    let outside: Vec<PodId> = state
-        .assumed()
-        .into_iter()
-        .filter(|id| !in_attempt.is_some_and(|w| w.contains(*id)))
-        .cloned()
-        .collect();
-    if outside.is_empty() {
-        return;
-    }
-    // Only those still waiting: a member its plugin allowed meanwhile binds, and counts.
-    let rejected = waiting.reject_those_waiting(&outside, BECAME_A_GANG, Cause::Rejected);
-    groups.change(key, |state| {
-        for id in &rejected {
-            state.forget(id);
-        }
-    });
-}
-
-/// A PodGroup object was deleted.
-pub fn group_deleted<G: GangParts>(g: &mut G, key: &GroupKey) -> Option<PodGroup> {
-    g.write_group(key, |groups, _| groups.delete_group(key))
 }
 
 /// Fails every gang attempt whose deadline is at or before `now` (see

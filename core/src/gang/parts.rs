@@ -100,4 +100,14 @@ pub enum GangFlaw {
     /// that stopped waiting (preempted, say) instead of failing the attempt — upstream's
     /// partial gang: the pod passes with a member short (H1, I3).
     QuorumAllowsOneByOne,
+    /// Hardened Permit of a member of a group that is no gang, which another plugin asks to
+    /// wait, looks at its group in one critical section and registers the pod in the waiting
+    /// map in another, unmarked: a change making the group a gang in between finds nothing to
+    /// take out of the quorum, and a sibling passes alone (I3).
+    LooksThenRegisters,
+    /// A change that makes a group a gang takes out of the quorum only the members it still
+    /// finds waiting for another plugin: one whose wait is over — timed out, or rejected by
+    /// the embedder — keeps counting until its binding cycle unreserves it, and a sibling
+    /// passes alone (I3; the `scheduler_events` fuzz target's fourth find).
+    ConversionForgetsOnlyWaiters,
 }

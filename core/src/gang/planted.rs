@@ -104,4 +104,12 @@ impl<R> AttemptWaiting for OneByOne<'_, '_, R> {
     fn add_untimed(&mut self, pod: &Pod) -> Result<R, AddError> {
         self.0.add_untimed(pod)
     }
+    fn add_timed(
+        &mut self,
+        pod: &Pod,
+        waits: &[(PluginName, Duration)],
+        now: Time,
+    ) -> Result<R, AddError> {
+        self.0.add_timed(pod, waits, now)
+    }
 }

@@ -288,6 +288,7 @@ impl GangParts for LockedGang<'_> {
         let mut batch = Deferred {
             map: &self.inner.waiting,
             deliveries: None,
+            ring: false,
         };
         let (result, earlier) = {
             let mut groups = self.inner.registry.lock_key(key);
@@ -349,6 +350,7 @@ impl GangParts for LockedGang<'_> {
         let mut batch = Deferred {
             map: &self.inner.waiting,
             deliveries: None,
+            ring: false,
         };
         let done = expire(&mut self.inner.registry.write_shard(part), &mut batch);
         drop(batch); // delivers the batch, with no group lock held (H5)
@@ -379,6 +381,18 @@ impl Deadlines for GangScheduling {
 struct Deferred<'a> {
     map: &'a WaitingPods,
     deliveries: Option<Deliveries>,
+    /// A registration moved the map's earliest deadline: the timer is woken at the end.
+    ring: bool,
+}
+
+/// Delivers the decisions and wakes the timer, now that the group lock is released (H5).
+impl Drop for Deferred<'_> {
+    fn drop(&mut self) {
+        drop(self.deliveries.take());
+        if self.ring {
+            self.map.ring_alarm();
+        }
+    }
 }
 
 impl Deferred<'_> {
@@ -420,6 +434,19 @@ impl AttemptWaiting for Deferred<'_> {
 
     fn add_untimed(&mut self, pod: &Pod) -> Result<WaitingPod, AddError> {
         self.map.add_untimed(pod.clone(), super::GANG_SCHEDULING)
+    }
+
+    fn add_timed(
+        &mut self,
+        pod: &Pod,
+        waits: &[(PluginName, Duration)],
+        now: Time,
+    ) -> Result<WaitingPod, AddError> {
+        let (waiting, earlier) = self
+            .map
+            .add_quietly(pod.clone(), waits.iter().cloned(), now)?;
+        self.ring |= earlier;
+        Ok(waiting)
     }
 }
 

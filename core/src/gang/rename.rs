@@ -15,12 +15,13 @@ impl Renamed for GangAttempt {
     }
 }
 
-/// The member's pod renamed; its place kept.
+/// The member's pod renamed; its place and mark kept.
 impl Renamed for Member {
     fn renamed<R: Relabel + ?Sized>(&self, renaming: &R) -> Member {
         Member {
             pod: Renamed::renamed(&self.pod, renaming),
             placement: self.placement,
+            waited_for_others: self.waited_for_others,
         }
     }
 }

@@ -108,23 +108,43 @@ impl WaitingPods {
     where
         I: IntoIterator<Item = (PluginName, Duration)>,
     {
+        let (waiting, earlier) = self.add_quietly(pod, plugin_waits, now)?;
+        if earlier {
+            self.ring_alarm();
+        }
+        Ok(waiting)
+    }
+
+    /// [`add`](Self::add) without ringing the alarm: `true` beside the handle if the caller
+    /// must [`ring_alarm`](Self::ring_alarm) once its own locks are released (the gang
+    /// registers a Basic member under its group's lock).
+    pub(crate) fn add_quietly<I>(
+        &self,
+        pod: Pod,
+        plugin_waits: I,
+        now: Time,
+    ) -> Result<(WaitingPod, bool), AddError>
+    where
+        I: IntoIterator<Item = (PluginName, Duration)>,
+    {
         let latch = Arc::new(Latch::new(pod.clone()));
         let shards = &self.shared.shards;
-        let (ticket, earlier) = {
-            let mut state = shards.write(pod.id());
-            let before = state.next_deadline();
-            let ticket = state.add_numbered(pod, plugin_waits, now, latch.clone(), |_| {
-                shards.draw_ticket()
-            })?;
-            // Earlier than its shard's earliest: possibly the map's (a spare ring is harmless).
-            (ticket, state.next_deadline() != before)
-        };
-        if earlier {
-            if let Some(alarm) = &*self.shared.alarm.lock() {
-                alarm.ring();
-            }
+        let mut state = shards.write(pod.id());
+        let before = state.next_deadline();
+        let ticket = state.add_numbered(pod, plugin_waits, now, latch.clone(), |_| {
+            shards.draw_ticket()
+        })?;
+        // Earlier than its shard's earliest: possibly the map's (a spare ring is harmless).
+        let earlier = state.next_deadline() != before;
+        drop(state);
+        Ok((WaitingPod::new(self.clone(), ticket, latch), earlier))
+    }
+
+    /// Wakes the timer, if one is attached, to look at the deadlines again.
+    pub(crate) fn ring_alarm(&self) {
+        if let Some(alarm) = &*self.shared.alarm.lock() {
+            alarm.ring();
         }
-        Ok(WaitingPod::new(self.clone(), ticket, latch))
     }
 
     /// Parks `pod` at Permit for `plugin` with **no deadline in this map**: `plugin` owns the

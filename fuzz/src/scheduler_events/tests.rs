@@ -141,6 +141,17 @@ fn rejected_waiter_counts_until_its_binding_cycle() {
     replay_regression("rejected-waiter-counts-until-its-binding-cycle");
 }
 
+/// The fuzzer's fourth find, by the 30-minute run: `p8`, a member of the Basic group `g0`,
+/// waits at Permit for `FuzzPermit` and times out — rejected, still assumed until its binding
+/// cycle runs; `g0` becomes `Gang { min 3 }`; the third find's fix took only members still
+/// waiting out of the quorum, so `p5`'s Permit counted `p8`, one member binding and itself,
+/// and passed alone (I3). Fixed: every member a group let wait for another plugin while it was
+/// no gang stops counting as it becomes one (`GroupState::wait_for_others`).
+#[test]
+fn timed_out_waiter_counts_once_its_group_is_a_gang() {
+    replay_regression("timed-out-waiter-counts-once-its-group-is-a-gang");
+}
+
 /// The witnesses: each file in `witnesses/scheduler_events/` is named after a plantable flaw
 /// (`<Flaw>` or `<Flaw>.<anything>`) and is an input the fuzzer found with that flaw planted
 /// (`GANGWAY_FUZZ_FLAW`, fuzz/README.md). On the real scheduler it passes every check; with
