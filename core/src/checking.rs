@@ -14,7 +14,9 @@ pub use crate::gang::planted::PlantedGang;
 pub use crate::k8s::quantity::{
     planted_quantity_milli_value, planted_quantity_value, QuantityFlaw,
 };
-pub use crate::scheduler::check::{leaked, short_gangs_binding};
+pub use crate::scheduler::check::{
+    check_nothing_parked_for_room, leaked, parked_for_room, short_gangs_binding,
+};
 pub use crate::scheduler::driver_state::{AdmittedGroup, Assignment, DriverState};
 pub use crate::scheduler::jobs::{AnyOrderJobs, FifoJobs, Job, JobQueue};
 pub use crate::scheduler::parts::{Flaw, Parts};
@@ -109,6 +111,17 @@ pub fn queue_state_with_flaw(config: crate::QueueConfig, flaw: QueueFlaw) -> Que
     QueueState::planted(config, flaw)
 }
 
+/// An empty blocking queue consulting `plugins`, with `flaw` planted in its wake-ups
+/// ([`QueueFlaw::WakesOneOnlyWhenEmpty`]), for a witness that the loom models of its blocking
+/// `pop` find it. Its state plants nothing.
+pub fn scheduling_queue_with_flaw(
+    config: crate::QueueConfig,
+    plugins: crate::sync::Arc<dyn crate::queue::QueuePlugins>,
+    flaw: QueueFlaw,
+) -> crate::queue::SchedulingQueue {
+    crate::queue::SchedulingQueue::with_flaw(config, plugins, flaw)
+}
+
 /// [`Scheduler::start`](crate::Scheduler::start) with `flaw` planted in the scheduling and
 /// binding cycles its threads run ([`Planted`] around the scheduler's own parts), for a witness
 /// that a checker of the running scheduler (the shuttle suite) finds it. The timer and the
@@ -122,6 +135,23 @@ where
     C: crate::Clock + Clone + 'static,
 {
     scheduler.start_with(clock, Some(flaw))
+}
+
+/// [`Scheduler::schedule_one`](crate::Scheduler::schedule_one) with `flaw` planted in the
+/// cycle's steps ([`Planted`] around the scheduler's own parts), for a witness that a checker
+/// driving the cycles itself (the loom models of the binding path) finds it. `None` if no pod
+/// is active.
+pub fn schedule_one_with_flaw(
+    scheduler: &Scheduler,
+    flaw: Flaw,
+    now: crate::Time,
+) -> Option<crate::scheduler::CycleOutcome> {
+    let popped = scheduler.queue().try_pop()?;
+    let mut planted = Planted {
+        parts: scheduler.parts(),
+        flaw,
+    };
+    Some(scheduler.schedule_on(&mut planted, popped, now))
 }
 
 /// [`build_indexes`] on a running scheduler's queue ([`Scheduler::queue`]), under its lock:

@@ -135,6 +135,81 @@ fn two_poppers_add_close<Q: BlockingQueue>() {
     });
 }
 
+/// Two poppers blocked on the empty queue race two adds (one from another thread, one from
+/// the main thread): each pod is popped once, and no popper is left asleep with a pod waiting
+/// for it (loom reports that as a deadlock).
+fn two_poppers_vs_two_adds<Q: BlockingQueue>() {
+    model(|| {
+        let q = Arc::new(Q::empty());
+        let poppers: Vec<_> = (0..2)
+            .map(|_| {
+                let q = q.clone();
+                thread::spawn("popper", move || q.pop())
+            })
+            .collect();
+        let adder = thread::spawn("adder", {
+            let q = q.clone();
+            move || q.add(pod("b"))
+        });
+        q.add(pod("a"));
+        adder.join().unwrap();
+        let mut got: Vec<_> = poppers.into_iter().map(|p| p.join().unwrap()).collect();
+        got.sort();
+        assert_eq!(
+            got,
+            vec![Some(PodId::from("a")), Some(PodId::from("b"))],
+            "two pods, two poppers: each pod popped once"
+        );
+        q.check();
+    });
+}
+
+/// Two poppers that pop until the queue is closed race an add from another thread; the main
+/// thread adds too, then closes. Between them the poppers get each pod exactly once, and a pop
+/// returns nothing only once the queue is closed.
+fn poppers_until_closed_vs_adds<Q: BlockingQueue>() {
+    use gangsched::sync::atomic::{AtomicBool, Ordering};
+    model(|| {
+        let q = Arc::new(Q::empty());
+        let closed = Arc::new(AtomicBool::new(false));
+        let poppers: Vec<_> = (0..2)
+            .map(|_| {
+                let (q, closed) = (q.clone(), closed.clone());
+                thread::spawn("popper", move || {
+                    let mut got = Vec::new();
+                    while let Some(id) = q.pop() {
+                        got.push(id);
+                    }
+                    assert!(
+                        closed.load(Ordering::SeqCst),
+                        "a pop returned nothing before the queue was closed"
+                    );
+                    got
+                })
+            })
+            .collect();
+        let adder = thread::spawn("adder", {
+            let q = q.clone();
+            move || q.add(pod("b"))
+        });
+        q.add(pod("a"));
+        adder.join().unwrap();
+        closed.store(true, Ordering::SeqCst);
+        q.close();
+        let mut got: Vec<PodId> = poppers
+            .into_iter()
+            .flat_map(|p| p.join().unwrap())
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            vec![PodId::from("a"), PodId::from("b")],
+            "each pod popped exactly once"
+        );
+        q.check();
+    });
+}
+
 fn add_a<Q: BlockingQueue>(q: &Q) {
     q.add(pod("a"));
 }
@@ -165,6 +240,16 @@ fn blocked_pop_vs_activate() {
 #[test]
 fn blocked_poppers_vs_add_and_close() {
     two_poppers_add_close::<SchedulingQueue>();
+}
+
+#[test]
+fn blocked_poppers_vs_two_adds() {
+    two_poppers_vs_two_adds::<SchedulingQueue>();
+}
+
+#[test]
+fn poppers_until_closed_vs_two_adds() {
+    poppers_until_closed_vs_adds::<SchedulingQueue>();
 }
 
 #[test]
@@ -239,6 +324,49 @@ mod witnesses {
                 }
             }
         };
+    }
+
+    /// The real queue with [`gangsched::checking::QueueFlaw::WakesOneOnlyWhenEmpty`] planted
+    /// in its wake-ups (`checking::scheduling_queue_with_flaw`).
+    struct WakesOneOnlyWhenEmpty(SchedulingQueue);
+
+    impl BlockingQueue for WakesOneOnlyWhenEmpty {
+        fn empty() -> Self {
+            WakesOneOnlyWhenEmpty(gangsched::checking::scheduling_queue_with_flaw(
+                QueueConfig::default(),
+                Arc::new(plugins()),
+                gangsched::checking::QueueFlaw::WakesOneOnlyWhenEmpty,
+            ))
+        }
+        fn with_parked_pod() -> Self {
+            unreachable!("the two-popper models start empty")
+        }
+        fn add(&self, pod: Pod) {
+            BlockingQueue::add(&self.0, pod);
+        }
+        fn pop(&self) -> Option<PodId> {
+            BlockingQueue::pop(&self.0)
+        }
+        fn move_all(&self) -> usize {
+            BlockingQueue::move_all(&self.0)
+        }
+        fn activate(&self, id: &PodId) -> usize {
+            BlockingQueue::activate(&self.0, id)
+        }
+        fn close(&self) {
+            BlockingQueue::close(&self.0);
+        }
+        fn check(&self) {
+            BlockingQueue::check(&self.0);
+        }
+    }
+
+    /// Waking one popper, and only when the queue was empty, leaves the second popper asleep
+    /// beside the second pod: loom finds the lost wake-up.
+    #[test]
+    #[should_panic(expected = "deadlock")]
+    fn witness_waking_one_only_when_empty_loses_a_popper() {
+        two_poppers_vs_two_adds::<WakesOneOnlyWhenEmpty>();
     }
 
     broken_queue!(NoWakeOnMove, QueueFlaw::NoWakeOnMove);

@@ -2,7 +2,7 @@
 //! explains a violation: the same text marks the failing step of a counterexample.
 
 use gangsched::checking::ModelDriver;
-use gangsched::checking::{leaked, short_gangs_binding};
+use gangsched::checking::{leaked, parked_for_room, short_gangs_binding};
 use gangsched::gang::{GroupState, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlace, QueueState};
 use gangsched::scheduler::{CacheState, Placement, PodPhase, ResourceFit};
@@ -87,18 +87,14 @@ pub fn held_for_lost_member(s: &Cluster) -> Option<String> {
 /// parks for room that fits one member but not its quorum: the room a gang member waits for
 /// is its quorum's, all its queued members placed one after another.
 pub fn lost_event(s: &Cluster, by_group: bool) -> Option<String> {
-    s.queue.pods().find_map(|(id, place, info)| {
-        let parked = place == QueuePlace::Unschedulable && info.gated_by().is_none();
-        let for_room = info.unschedulable_plugins().contains(ResourceFit::PLUGIN);
-        if !parked || !for_room {
-            return None;
-        }
-        let fits = match s.groups.state_of(info.pod()) {
-            Some(state) if by_group && state.min_count().is_some() => quorum_fits(s, state),
-            _ => ResourceFit.place(info.pod(), &s.cache).is_ok(),
-        };
-        fits.then(|| format!("{id} is parked as unschedulable though a node has room for it"))
-    })
+    let fits = |pod: &gangsched::Pod| match s.groups.state_of(pod) {
+        Some(state) if by_group && state.min_count().is_some() => quorum_fits(s, state),
+        _ => ResourceFit.place(pod, &s.cache).is_ok(),
+    };
+    let mut parked = parked_for_room(&s.queue, fits);
+    parked
+        .next()
+        .map(|id| format!("{id} is parked as unschedulable though a node has room for it"))
 }
 
 /// Whether the room the gang of `state` still needs for its quorum is free: its members in

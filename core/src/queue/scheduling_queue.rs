@@ -1,5 +1,6 @@
 use std::fmt;
 
+use super::flaw::QueueFlaw;
 use super::{
     ClusterEvent, Popped, QueueConfig, QueueError, QueueLengths, QueuePlace, QueuePlugins,
     QueueState, QueuedPodInfo,
@@ -23,16 +24,36 @@ struct Shared {
     state: Mutex<QueueState>,
     active: Condvar,
     plugins: Arc<dyn QueuePlugins>,
+    /// A witness's planted bug in the wake-ups; `None` in production.
+    flaw: Option<QueueFlaw>,
 }
 
 impl SchedulingQueue {
     /// An empty queue consulting `plugins`.
     pub fn new(config: QueueConfig, plugins: Arc<dyn QueuePlugins>) -> SchedulingQueue {
+        Self::built(QueueState::new(config), plugins, None)
+    }
+
+    /// An empty queue with `flaw` planted in its wake-ups (`checking::scheduling_queue_with_flaw`).
+    pub(crate) fn with_flaw(
+        config: QueueConfig,
+        plugins: Arc<dyn QueuePlugins>,
+        flaw: QueueFlaw,
+    ) -> SchedulingQueue {
+        Self::built(QueueState::new(config), plugins, Some(flaw))
+    }
+
+    fn built(
+        state: QueueState,
+        plugins: Arc<dyn QueuePlugins>,
+        flaw: Option<QueueFlaw>,
+    ) -> SchedulingQueue {
         SchedulingQueue {
             shared: Arc::new(Shared {
-                state: Mutex::new(QueueState::new(config)),
+                state: Mutex::new(state),
                 active: Condvar::new(),
                 plugins,
+                flaw,
             }),
         }
     }
@@ -198,7 +219,11 @@ impl SchedulingQueue {
         let grew = state.poppable_len() > before;
         let lengths = state.lengths();
         drop(state);
-        if grew {
+        if self.shared.flaw == Some(QueueFlaw::WakesOneOnlyWhenEmpty) {
+            if grew && before == 0 {
+                self.shared.active.notify_one();
+            }
+        } else if grew {
             self.shared.active.notify_all();
         }
         telemetry::pending_pods(&lengths);

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::queue::QueueState;
+use crate::queue::{QueuePlace, QueueState};
 
 use super::jobs::JobQueue;
 use super::tally::Tally;
@@ -93,6 +93,41 @@ pub fn leaked<J: JobQueue, T: Tally>(cache: &CacheState, driver: &DriverState<J,
         .filter(|id| driver.assignment(id).is_none())
         .cloned()
         .collect()
+}
+
+/// I7 at rest: the pods `queue` parks in its unschedulable pool for want of room — rejected by
+/// [`ResourceFit`](super::ResourceFit), no gate holding them — that `fits` says have room now.
+/// Every release of room is announced (and room released during a pod's attempt is replayed
+/// when it comes back), so once the scheduler has nothing left to do none is: each would be a
+/// lost event. `fits` is the caller's notion of room: a node for the pod, or — with the
+/// pod-group cycle, which places a gang member only beside its quorum — room for its gang.
+pub fn parked_for_room<'q>(
+    queue: &'q QueueState,
+    fits: impl Fn(&crate::Pod) -> bool + 'q,
+) -> impl Iterator<Item = &'q PodId> + 'q {
+    queue.pods().filter_map(move |(id, place, info)| {
+        let parked = place == QueuePlace::Unschedulable && info.gated_by().is_none();
+        let for_room = info
+            .unschedulable_plugins()
+            .contains(super::ResourceFit::PLUGIN);
+        (parked && for_room && fits(info.pod())).then_some(id)
+    })
+}
+
+/// [`parked_for_room`] as a check, with a node's room for the pod as `fits`
+/// ([`ResourceFit`](super::ResourceFit) on `cache`): `Err` names the pods (I7).
+pub fn check_nothing_parked_for_room(
+    queue: &QueueState,
+    cache: &CacheState,
+) -> Result<(), Violation> {
+    use super::Placement;
+    let parked: Vec<&PodId> =
+        parked_for_room(queue, |pod| super::ResourceFit.place(pod, cache).is_ok()).collect();
+    if parked.is_empty() {
+        return Ok(());
+    }
+    let detail = format!("parked as unschedulable though a node has room: {parked:?}");
+    Err(Violation::new(Invariant::I7, detail))
 }
 
 /// I9, no hold-and-wait: of `waiting_for_gang` — the pods waiting at Permit for the gang

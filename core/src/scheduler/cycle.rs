@@ -95,7 +95,7 @@ impl Scheduler {
 
     /// [`schedule`](Self::schedule) on `parts`: the scheduler's own, or those parts with a
     /// flaw planted (`checking::start_with_flaw`).
-    pub(super) fn schedule_on<P: Parts>(
+    pub(crate) fn schedule_on<P: Parts>(
         &self,
         parts: &mut P,
         popped: Popped,

@@ -15,4 +15,8 @@ pub enum WaitingFlaw {
     /// `expire` hands back (and delivers) the pods it timed out shard by shard, in shard
     /// order, not merged into (deadline, pod) order as one state's would be: H4.
     ExpiryInShardOrder,
+    /// A single rejection (`reject`, `reject_for`, a handle's own) hands its decision to the
+    /// sink — and tells telemetry — while still holding its shard's write lock: a sink or a
+    /// subscriber that looks at the map blocks on that lock for ever (H5).
+    DeliversUnderLock,
 }

@@ -446,6 +446,11 @@ impl WaitingPods {
                 return false;
             };
             decided.latch.publish(decided.status.clone(), decided.cause);
+            if self.shared.flaw == Some(WaitingFlaw::DeliversUnderLock) {
+                // The flaw: the sink and telemetry run under the shard's lock.
+                self.deliver(decided);
+                return true;
+            }
             decided
         };
         self.deliver(decided);
