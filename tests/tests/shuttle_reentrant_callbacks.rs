@@ -206,7 +206,7 @@ impl PermitPlugin for Reentrant {
 fn everything_reenters(mode: Mode) {
     let clock = ManualClock::new(Time::ZERO);
     let plugins = PermitPlugins::new([Arc::new(Reentrant) as Arc<dyn PermitPlugin>]).unwrap();
-    let (s, calls, outcomes) = scheduler_with(mode, &clock, |n| n == "a-1", plugins, 4);
+    let (s, calls, outcomes) = scheduler_with(mode, &clock, |n| n == "a-1", plugins, 4, 2);
     aim(Target::Scheduler(s.clone()));
     IN_USER_CODE.with(|h| h.set(Some(reenter)));
     let running = start(&s, &clock, None);

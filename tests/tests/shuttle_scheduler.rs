@@ -113,9 +113,16 @@ fn timeout_races_a_sibling(mode: Mode, flaw: Option<Flaw>) {
 /// gang's min count raised and the node replaced while they schedule; the clock moves past the
 /// backoffs and the timeout.
 fn churn(mode: Mode, flaw: Option<Flaw>) {
+    churn_with_workers(mode, flaw, 2);
+}
+
+/// [`churn`] with `workers` binding workers.
+fn churn_with_workers(mode: Mode, flaw: Option<Flaw>, workers: usize) {
     admissions::reset();
     let clock = ManualClock::new(Time::ZERO);
-    let (s, calls, outcomes) = scheduler(mode, &clock, |name| name == "a-1");
+    let fails = |name: &str| name == "a-1";
+    let (s, calls, outcomes) =
+        scheduler_with(mode, &clock, fails, PermitPlugins::none(), 4, workers);
     let running = start(&s, &clock, flaw);
     let added: Vec<Pod> = ["a", "b"]
         .iter()
@@ -184,7 +191,7 @@ fn release_announces_room(flaw: Option<Flaw>) {
     admissions::reset();
     let clock = ManualClock::new(Time::ZERO);
     let holds = PermitPlugins::new([Arc::new(HoldsW) as Arc<dyn PermitPlugin>]).unwrap();
-    let (s, calls, outcomes) = scheduler_with(Mode::Hardened, &clock, |_| false, holds, 2);
+    let (s, calls, outcomes) = scheduler_with(Mode::Hardened, &clock, |_| false, holds, 2, 2);
     let running = start(&s, &clock, flaw);
     let w = Pod::new("w", "ml", "w").with_requests(Resources::new(2 * CPU, GIB));
     let y = Pod::new("y", "ml", "y").with_requests(Resources::new(2 * CPU, GIB));
@@ -254,6 +261,15 @@ fn hardened_gang_binds_whole_whatever_the_timeout_races_random() {
 fn churn_keeps_every_pod_and_reservation_accounted_for_pct() {
     for mode in [Mode::Hardened, Mode::Upstream] {
         shuttle::check_pct(move || churn(mode, None), iterations(), 3);
+    }
+}
+
+/// The same churn with four binding workers: the failed bind's hand-back, the deleted
+/// member's and the other gang's binding cycles on different workers at once.
+#[test]
+fn churn_with_four_binding_workers_pct() {
+    for mode in [Mode::Hardened, Mode::Upstream] {
+        shuttle::check_pct(move || churn_with_workers(mode, None, 4), iterations(), 3);
     }
 }
 

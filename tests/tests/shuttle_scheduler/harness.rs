@@ -148,23 +148,25 @@ pub(crate) fn config(mode: Mode) -> SchedulerConfig {
         .with_permit_timeout(Duration::from_secs(300))
 }
 
-/// A scheduler built as an embedder builds it, its binder recording every call and failing
-/// those `fails` says; a node with room for four members.
+/// A scheduler built as an embedder builds it, two binding workers, its binder recording every
+/// call and failing those `fails` says; a node with room for four members.
 pub(crate) fn scheduler(
     mode: Mode,
     clock: &ManualClock,
     fails: fn(&str) -> bool,
 ) -> (Scheduler, Calls, Outcomes) {
-    scheduler_with(mode, clock, fails, PermitPlugins::none(), 4)
+    scheduler_with(mode, clock, fails, PermitPlugins::none(), 4, 2)
 }
 
-/// [`scheduler`] with the embedder's Permit plugins `permit` and a node of `cpus` CPUs.
+/// [`scheduler`] with the embedder's Permit plugins `permit`, a node of `cpus` CPUs and
+/// `workers` binding workers.
 pub(crate) fn scheduler_with(
     mode: Mode,
     clock: &ManualClock,
     fails: fn(&str) -> bool,
     permit: PermitPlugins,
     cpus: u64,
+    workers: usize,
 ) -> (Scheduler, Calls, Outcomes) {
     let calls: Calls = Arc::new(Mutex::new(Vec::new()));
     let binder = {
@@ -186,7 +188,7 @@ pub(crate) fn scheduler_with(
         in_user_code();
         sink.deliver(outcome);
     };
-    let s = Scheduler::builder(config(mode))
+    let s = Scheduler::builder(config(mode).with_workers(workers))
         .binder(binder)
         .outcomes(sink)
         .permit_plugins(permit)
