@@ -111,30 +111,13 @@ fn regression_basic_to_gang_quorum_counts_a_plugin_waiter() {
     s.check().unwrap();
 }
 
+/// g-0's binding cycle has not run when g-1 arrives: it is rejected, still reserved, and no
+/// quorum for g-1.
 #[test]
 fn regression_rejected_waiter_counts_until_its_binding_cycle() {
     let (sink, _outcomes) = outcome_channel();
     let s = g0_waits_for_quota(sink);
-    s.update_group(PodGroup::gang("ml", "g", 2).unwrap(), Time::ZERO)
-        .unwrap();
-
-    // g-0's binding cycle has not run: it is rejected, still reserved, and no quorum for g-1.
-    s.add_pod(member(1), Time::ZERO).unwrap();
-    s.schedule_one(Time::ZERO).unwrap();
-    let waiting: Vec<String> = s
-        .waiting()
-        .snapshot()
-        .iter()
-        .map(|w| w.pod().name().to_owned())
-        .collect();
-    assert_eq!(waiting, ["g-1"], "g-1 waits: a rejected g-0 is no quorum");
-    s.run_binding_cycles(Time::ZERO);
-    assert_eq!(
-        s.stats().bound,
-        0,
-        "no member of the gang of two binds alone"
-    );
-    s.check().unwrap();
+    g1_waits_once_g0_was_decided(&s, Time::ZERO);
 }
 
 #[test]
@@ -169,8 +152,9 @@ fn regression_group_readded_with_higher_min_keeps_binding() {
     s.check().unwrap();
 }
 
-/// The group becomes a gang of two once `g-0`'s wait is over but before its binding cycle
-/// runs; `g-1` arrives and is scheduled: it must wait, not pass alone, and nothing binds.
+/// The group becomes a gang of two — `g-0` still waiting for Quota, or its wait over — before
+/// `g-0`'s binding cycle runs; `g-1` arrives and is scheduled: it must wait, not pass alone,
+/// and nothing binds.
 fn g1_waits_once_g0_was_decided(s: &Scheduler, at: Time) {
     s.update_group(PodGroup::gang("ml", "g", 2).unwrap(), at)
         .unwrap();

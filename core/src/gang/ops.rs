@@ -15,7 +15,7 @@ use super::decide::{
 use super::parts::{GangFlaw, GangParts};
 use super::planted::OneByOne;
 use super::{
-    decide, gang_pre_enqueue, Activation, GroupKey, JoinGroupError, Permit, ReserveError,
+    decide, gang_pre_enqueue, Activation, GroupKey, Groups, JoinGroupError, Permit, ReserveError,
     GANG_SCHEDULING, PERMIT_WAIT_REASON,
 };
 use crate::permit_plugin::plugin_error;
@@ -281,14 +281,7 @@ fn wait_outside_gang<G: GangParts>(
         return looks_then_registers(g, key, pod, folded, now);
     }
     g.write_group(key, |groups, waiting| {
-        let refused = if is_gang_member(groups, pod) {
-            Some(folded.wait_refused(pod))
-        } else if let UpstreamVerdict::Reject(status) = upstream_permit(groups, pod) {
-            Some(status)
-        } else {
-            None
-        };
-        let registered = match refused {
+        let registered = match refusal(groups, pod, folded) {
             Some(status) => Err(status),
             None => waiting
                 .add_timed(pod, &folded.waits, now)
@@ -313,21 +306,24 @@ fn looks_then_registers<G: GangParts>(
     folded: &Others,
     now: Time,
 ) -> Result<G::Registration, Status> {
-    let refused = g.read_group(key, |groups| {
-        if is_gang_member(groups, pod) {
-            return Some(folded.wait_refused(pod));
-        }
-        match upstream_permit(groups, pod) {
-            UpstreamVerdict::Reject(status) => Some(status),
-            _ => None,
-        }
-    });
-    if let Some(status) = refused {
+    if let Some(status) = g.read_group(key, |groups| refusal(groups, pod, folded)) {
         g.write_group(key, |groups, _| forget_rejected(groups, pod));
         return Err(status);
     }
     g.add_waiting(pod.clone(), &folded.waits, now)
         .map_err(|e| registration_error(folded, &e))
+}
+
+/// Why member `pod`, which other plugins ask to wait, may not: it is a gang member (only its
+/// gang holds it at Permit), or the gang plugin rejects it (its group is missing).
+fn refusal(groups: &Groups, pod: &Pod, folded: &Others) -> Option<Status> {
+    if is_gang_member(groups, pod) {
+        return Some(folded.wait_refused(pod));
+    }
+    match upstream_permit(groups, pod) {
+        UpstreamVerdict::Reject(status) => Some(status),
+        _ => None,
+    }
 }
 
 /// A registration the waiting map refused, as the error of the first plugin that asked the
