@@ -135,7 +135,8 @@ fn group_readded_with_higher_min_keeps_binding() {
 /// The fuzzer's third find, by `.ci/run`: the first find's fix rejected the waiter but left it
 /// assumed until its binding cycle ran; `p1`'s Permit before then counted it and passed alone
 /// (I3). Fixed: the members the rejection reached stop counting towards quorum in the same
-/// critical section (`gang::ops::reject_waiters_outside_the_gang`).
+/// critical section (then `gang::ops::reject_waiters_outside_the_gang`, now
+/// `Conversion::apply` in `core/src/gang/group_object_ops.rs`).
 #[test]
 fn rejected_waiter_counts_until_its_binding_cycle() {
     replay_regression("rejected-waiter-counts-until-its-binding-cycle");
