@@ -255,6 +255,16 @@ pub mod atomic {
     pub use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 }
 
+/// A number no earlier call in this process returned: a stamp that marks one version of some
+/// state, so that a cache derived from that state can tell whether it is still current (the
+/// queue's record of which gang members are past Reserve, checked against the gang's stamp:
+/// issue #23). std's atomic under every cfg: a stamp orders nothing and is only ever compared
+/// for equality, so there is nothing here for loom or shuttle to explore.
+pub fn fresh_stamp() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Unbounded multi-producer channels: crossbeam-channel, or under `--cfg loom` and `--cfg
 /// shuttle` a small channel built from the facade's own [`Mutex`] and [`Condvar`], so that the
 /// checker sees every send and every blocking receive (loom's mpsc receiver is not `Sync` and

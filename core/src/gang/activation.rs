@@ -9,8 +9,10 @@ use crate::{Pod, PodId};
 /// *n* members *n*²/2 pod copies — a gang of 100,000 took 420 s to set up (issue #23). They are
 /// listed when the activation is carried out, as the registry has them then: by the scheduler
 /// against its queue, which visits only the members not already active
-/// ([`QueueState::group_members_not_active`](crate::queue::QueueState::group_members_not_active)),
-/// or by [`pods`](Activation::pods).
+/// ([`QueueState::group_members_not_active`](crate::queue::QueueState::group_members_not_active))
+/// and, once it has found members in flight past Reserve, skips them until one of the gang's
+/// members becomes unscheduled again (so a Permit barrier's *k*-th member does not look at the
+/// *k* − 1 waiting before it), or by [`pods`](Activation::pods).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Activation(Option<GroupKey>);
 

@@ -2,6 +2,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
+use super::unscheduled_stamp::UnscheduledStamp;
 use super::{GroupKey, GroupUpdateError, JoinGroupError, PodGroup};
 use crate::{Pod, PodId, Time};
 
@@ -64,21 +65,28 @@ impl std::hash::Hash for Member {
     }
 }
 
-/// How many members are in each [`Placement`].
+/// How many members are in each [`Placement`], and the stamp of the last move into
+/// `Unscheduled`. Every change of placement goes through [`moved`](PlacementCounts::moved).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub(super) struct PlacementCounts([usize; 3]);
+pub(super) struct PlacementCounts {
+    counts: [usize; 3],
+    unscheduled: UnscheduledStamp,
+}
 
 impl PlacementCounts {
     fn of(&self, placement: Placement) -> usize {
-        self.0[placement as usize]
+        self.counts[placement as usize]
     }
 
     fn moved(&mut self, from: Option<Placement>, to: Option<Placement>) {
         if let Some(from) = from {
-            self.0[from as usize] -= 1;
+            self.counts[from as usize] -= 1;
         }
         if let Some(to) = to {
-            self.0[to as usize] += 1;
+            self.counts[to as usize] += 1;
+        }
+        if to == Some(Placement::Unscheduled) {
+            self.unscheduled = UnscheduledStamp::fresh();
         }
     }
 }
@@ -388,6 +396,13 @@ impl GroupState {
                 .map(|m| m.pod.clone()),
         );
         pods
+    }
+
+    /// The stamp of this version of the group's unscheduled members: a fresh value whenever a
+    /// member becomes unscheduled, so any member that was not unscheduled when the stamp was
+    /// read is still not while the stamp is the same (the queue's activation candidates).
+    pub(crate) fn unscheduled_stamp(&self) -> u64 {
+        self.counts.unscheduled.get()
     }
 
     /// The activation of this group's unscheduled members (none if it has none).

@@ -35,6 +35,7 @@ mod plugin_tests;
 mod pod_group;
 mod registry;
 mod rename;
+mod unscheduled_stamp;
 
 pub use activation::Activation;
 pub use decide::GangRules;

@@ -25,28 +25,52 @@ pub(super) struct GroupPool {
     pub(super) open: SlotSet,
     /// In the unschedulable pool, gated, by the plugin that gates them (usually one entry).
     pub(super) gated: Vec<(PluginName, SlotSet)>,
-    /// Backing off (either backoff) or in flight.
+    /// Backing off (either backoff) or in flight, except those in `reserved`.
     pub(super) elsewhere: SlotSet,
+    /// In flight and found past Reserve by an activation, when the gang's unscheduled stamp
+    /// was `reserved_as_of` (`activation_candidates.rs`): while it still is, none of them is
+    /// unscheduled, so an activation need not look at them.
+    pub(super) reserved: SlotSet,
+    /// The gang's unscheduled stamp `reserved` was found at.
+    pub(super) reserved_as_of: u64,
 }
 
 impl GroupPool {
     fn is_empty(&self) -> bool {
-        self.open.is_empty() && self.gated.is_empty() && self.elsewhere.is_empty()
+        self.open.is_empty()
+            && self.gated.is_empty()
+            && self.elsewhere.is_empty()
+            && self.reserved.is_empty()
     }
 
     fn len(&self) -> usize {
         self.open.len()
             + self.elsewhere.len()
+            + self.reserved.len()
             + self.gated.iter().map(|(_, s)| s.len()).sum::<usize>()
     }
 
     /// Every slot filed, in no particular order.
     pub(super) fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.unreserved_slots().chain(self.reserved.iter().copied())
+    }
+
+    /// Every slot filed but those in flight found past Reserve, in no particular order.
+    pub(super) fn unreserved_slots(&self) -> impl Iterator<Item = u32> + '_ {
         self.open
             .iter()
             .chain(self.gated.iter().flat_map(|(_, s)| s))
             .chain(&self.elsewhere)
             .copied()
+    }
+
+    /// Forgets which slots were found past Reserve unless it was at stamp `stamp`; from then
+    /// on `reserved` is as of `stamp`.
+    pub(super) fn reserved_as_of(&mut self, stamp: u64) {
+        if self.reserved_as_of != stamp {
+            self.elsewhere.extend(self.reserved.drain());
+            self.reserved_as_of = stamp;
+        }
     }
 }
 
@@ -107,7 +131,10 @@ impl GroupIndex {
             debug_assert!(false, "slot {slot} of an unindexed group");
             return;
         };
-        if !group.open.remove(&slot) && !group.elsewhere.remove(&slot) {
+        if !group.open.remove(&slot)
+            && !group.elsewhere.remove(&slot)
+            && !group.reserved.remove(&slot)
+        {
             let at = group.gated.iter().position(|(_, s)| s.contains(&slot));
             debug_assert!(at.is_some(), "slot {slot} not indexed under its group");
             if let Some(at) = at {
@@ -125,6 +152,11 @@ impl GroupIndex {
     /// Group `key`'s pods that are not active, if any.
     pub(super) fn group(&self, key: &GroupKey) -> Option<&GroupPool> {
         self.groups.get(key)
+    }
+
+    /// Group `key`'s pods that are not active, if any, to update.
+    pub(super) fn group_mut(&mut self, key: &GroupKey) -> Option<&mut GroupPool> {
+        self.groups.get_mut(key)
     }
 
     /// Verifies that the index files exactly the queue's grouped pods that are not active,
@@ -147,6 +179,9 @@ impl GroupIndex {
             grouped += 1;
             let slot = slot as u32;
             let filed = self.groups.get(key).is_some_and(|g| match info.gated_by() {
+                _ if place == QueuePlace::InFlight => {
+                    g.elsewhere.contains(&slot) || g.reserved.contains(&slot)
+                }
                 _ if place != QueuePlace::Unschedulable => g.elsewhere.contains(&slot),
                 None => g.open.contains(&slot),
                 Some(plugin) => g

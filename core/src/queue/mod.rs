@@ -9,6 +9,7 @@
 //! 5. [`QueueState`] — the queue as pure data; [`SchedulingQueue`] — that behind one lock,
 //!    with a blocking `pop`.
 
+mod activation_candidates;
 mod config;
 mod error;
 mod event;

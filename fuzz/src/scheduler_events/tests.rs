@@ -76,6 +76,36 @@ fn seeds_walk_every_op_kind_and_setup() {
     );
 }
 
+/// The queue's derived indexes change no step (issue #23: scoped moves, and activations
+/// that skip the members in flight already found past Reserve while their gang's unscheduled
+/// stamp holds): every committed input and 3,000 pseudo-random ones, each run with the
+/// indexes built from the start and without, trace alike, step by step, to the same end.
+#[test]
+fn the_queue_indexes_change_no_step() {
+    quiet_injected_panics();
+    let committed = ["seeds/scheduler_events", "regressions/scheduler_events"]
+        .into_iter()
+        .flat_map(crate::committed::committed_files)
+        .map(|path| fs::read(path).expect("readable"));
+    let random = crate::committed::pseudo_random_inputs(0x5eed_1d3e_c0de_0023, 3_000);
+    let mut indexed_runs = 0;
+    for bytes in committed.chain(random) {
+        let input = Input::decode(&bytes);
+        let with = |queue_index| {
+            let mut input = input.clone();
+            input.setup.queue_index = queue_index;
+            let (result, steps) = trace(&input, None);
+            (result.map_err(|f| format!("{}: {}", f.at, f.what)), steps)
+        };
+        let (walked, walked_steps) = with(false);
+        let (indexed, indexed_steps) = with(true);
+        assert_eq!(walked_steps, indexed_steps, "{input:?}");
+        assert_eq!(walked, indexed, "{input:?}");
+        indexed_runs += 1;
+    }
+    assert!(indexed_runs > 3_000);
+}
+
 /// Any bytes decode, and what decodes encodes back to bytes that decode the same.
 #[test]
 fn every_byte_string_is_an_input() {

@@ -4,7 +4,6 @@
 //! ([`permit`]). The scheduler runs the steps back to back; a model checker lets every other
 //! thread's critical sections happen in between.
 
-use crate::gang::parts::GangParts;
 use crate::gang::{ops, GANG_SCHEDULING};
 use crate::queue::Popped;
 use crate::sync::Arc;
@@ -14,6 +13,7 @@ use crate::{Code, Mode, Permit, PluginName, Pod, PodId, Status, Time};
 use super::super::parts::{Flaw, Parts};
 use super::super::tally::{count, Counted};
 use super::super::{CycleOutcome, ResourceFit};
+use super::activate::activate_siblings;
 use super::permit_release::release_at_permit;
 
 /// A popped pod between the steps of its scheduling cycle (its queue record stays in the
@@ -161,14 +161,7 @@ pub fn permit<P: Parts>(
     // Only those not already active can move: the queue lists them (in pod id order, the
     // order of the gang's unscheduled members), the registry says which are unscheduled.
     if let Some(key) = permit.activate().group() {
-        let candidates = p.queue(|q, _| q.group_members_not_active(key));
-        let siblings: Vec<PodId> = p.gang().read_group(key, |groups| {
-            candidates
-                .into_iter()
-                .filter(|id| permit.activate().includes(groups, id))
-                .collect()
-        });
-        let activated = p.queue(|q, plugins| q.activate(&siblings, now, plugins));
+        let activated = activate_siblings(p, key, permit.activate(), now);
         if activated > 0 {
             tracing::debug!(activated, "queue: siblings activated");
         }

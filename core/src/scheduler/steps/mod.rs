@@ -5,6 +5,7 @@
 //!
 //! - `events.rs` — cluster events (pods, groups, nodes) and the move-all they announce;
 //! - `cycle.rs` — the scheduling cycle: place and reserve, hand back for want of room, Permit;
+//! - `activate.rs` — a Permit's activation of its gang's unscheduled members;
 //! - `permit_release.rs` — Upstream: a pod Permit rejects released in its scheduling cycle;
 //! - `pod_group.rs` — the pod-group cycle: a gang gathered, placed on one snapshot, committed
 //!   or handed back whole (I9);
@@ -15,6 +16,7 @@
 //!
 //! [`Parts`]: super::Parts
 
+mod activate;
 mod admitted;
 mod binding;
 mod cycle;
