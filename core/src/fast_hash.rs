@@ -63,7 +63,7 @@ pub(crate) type BuildFastHasher = BuildHasherDefault<FastHasher>;
 /// A hash of `items` that does not depend on their order: each item's own hash, summed. For
 /// the `Hash` of a hash map, so that equal maps hash alike whatever their insertion history;
 /// nothing is allocated.
-pub(crate) fn hash_unordered<'a, T: Hash + 'a>(items: impl Iterator<Item = &'a T>) -> u64 {
+pub(crate) fn hash_unordered<T: Hash>(items: impl Iterator<Item = T>) -> u64 {
     items.fold(0u64, |sum, item| {
         let mut one = FastHasher::default();
         item.hash(&mut one);

@@ -1,6 +1,6 @@
 //! Runs a [`Workload`] through the real [`Scheduler`] and measures the outcome.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use gangsched::scheduler::{InMemoryBinder, Node, ResourceFit, Scheduler, SchedulerConfig};
@@ -142,7 +142,7 @@ pub fn run(options: &Options, workload: &Workload) -> Result<Report, SimulateErr
 }
 
 /// The workload's pods as gangway pods, by name.
-fn pods_of(workload: &Workload) -> BTreeMap<String, (Pod, Time)> {
+fn pods_of(workload: &Workload) -> HashMap<String, (Pod, Time)> {
     workload
         .pods
         .iter()
@@ -163,7 +163,7 @@ fn pods_of(workload: &Workload) -> BTreeMap<String, (Pod, Time)> {
 /// pods 1–120 s after they arrive; in time order (ties: arrival before delete, then workload
 /// order).
 fn timeline(
-    pods: &BTreeMap<String, (Pod, Time)>,
+    pods: &HashMap<String, (Pod, Time)>,
     workload: &Workload,
     delete_rate: f64,
     rng: &mut SplitMix64,
@@ -377,7 +377,7 @@ fn summarise(
     scheduler: &Scheduler,
     seen: Seen<'_>,
     workload: &Workload,
-    pods: &BTreeMap<String, (Pod, Time)>,
+    pods: &HashMap<String, (Pod, Time)>,
     events: &[(Time, Event)],
     options: &Options,
     end: Time,
@@ -388,10 +388,13 @@ fn summarise(
         ledger,
     } = seen;
     let stats = scheduler.stats();
-    let completed: BTreeSet<&PodId> = ledger.completed().iter().collect();
+    // Hash sets throughout: every pod of the run is looked up in each (issue #23).
+    let completed: HashSet<&PodId> = ledger.completed().iter().collect();
     let bindings = binder.bindings();
+    let bound_by_binder: HashSet<&PodId> = bindings.keys().collect();
+    let failed: HashSet<&PodId> = failed.iter().collect();
     // A set: a million pods checked against 50,000 deletes was most of a large run's time.
-    let deleted: BTreeSet<&PodId> = events
+    let deleted: HashSet<&PodId> = events
         .iter()
         .filter_map(|(_, e)| match e {
             Event::Delete(p) => Some(p.id()),
@@ -400,15 +403,16 @@ fn summarise(
         .collect();
     let is_deleted = |id: &PodId| deleted.contains(id);
     let in_binding = scheduler.in_binding();
+    let in_binding: HashSet<&PodId> = in_binding.iter().collect();
     // Per group: members bound at the end, and whether a member was deleted or failed to
     // bind (then an incomplete gang is the workload's doing, not an I3 violation).
-    let mut members: BTreeMap<(&str, &str), (u64, bool)> = BTreeMap::new();
+    let mut members: HashMap<(&str, &str), (u64, bool)> = HashMap::new();
     let mut basic_bound = 0;
     let mut pods_bound = 0;
     let mut lost = 0;
     for spec in &workload.pods {
         let pod = &pods[&spec.name].0;
-        let bound = (bindings.contains_key(pod.id()) && scheduler.is_bound(pod.id()))
+        let bound = (bound_by_binder.contains(pod.id()) && scheduler.is_bound(pod.id()))
             || completed.contains(pod.id());
         pods_bound += u64::from(bound);
         match &spec.group {
@@ -488,7 +492,7 @@ fn summarise(
 /// member arrived, in nanoseconds, and when.
 fn gang_bind_times(
     workload: &Workload,
-    pods: &BTreeMap<String, (Pod, Time)>,
+    pods: &HashMap<String, (Pod, Time)>,
     ledger: &Ledger,
 ) -> Vec<(u64, Time)> {
     let mut members: HashMap<(&str, &str), (Time, Vec<Time>)> = HashMap::new();

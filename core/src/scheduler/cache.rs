@@ -1,6 +1,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::node_index::{NodeIndex, NodeIndexSlot};
+use super::pod_table::PodTable;
 use super::{Node, NodeView, Resources, Taint};
 use crate::sync::{Arc, Mutex};
 use crate::{Labels, Pod, PodId};
@@ -154,7 +155,9 @@ pub(super) struct NodeEntry {
     pub(super) taints: Vec<Taint>,
     /// The sum of `pods`' requests, saturating (I5).
     pub(super) requested: Resources,
-    pub(super) pods: BTreeSet<PodId>,
+    /// Shared with the cache's clones until one side changes it (the pod-group cycle's
+    /// snapshot copies a node's pods only when it places a member there).
+    pub(super) pods: Arc<BTreeSet<PodId>>,
     /// The node was deleted while pods were on it: kube-scheduler's cache keeps such a node's
     /// pods (their own deletes may still be on their way) but schedules nothing there, and a
     /// node of the name that comes back has them again. Gone with its last pod.
@@ -200,7 +203,8 @@ pub(super) struct PodEntry {
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct CacheState {
     pub(super) nodes: BTreeMap<Arc<str>, NodeEntry>,
-    pub(super) pods: BTreeMap<PodId, PodEntry>,
+    /// Every assumed and bound pod, by id: a hash table (`pod_table.rs`).
+    pub(super) pods: PodTable,
     /// The pods whose phase is `Assumed`: an index.
     pub(super) assumed: BTreeSet<PodId>,
     /// The live nodes by class and fill, once built: an index.
@@ -234,7 +238,7 @@ impl CacheState {
                 labels: node.labels().clone(),
                 taints: node.taints().to_vec(),
                 requested: Resources::ZERO,
-                pods: BTreeSet::new(),
+                pods: Arc::default(),
                 deleted: false,
             };
             self.index.insert(node.shared_name(), &entry);
@@ -449,7 +453,7 @@ impl CacheState {
         let was = std::mem::replace(&mut entry.requested, Resources::ZERO);
         entry.requested = &was + &requests;
         self.index.requested_changed(&node, was, entry);
-        entry.pods.insert(id.clone());
+        Arc::make_mut(&mut entry.pods).insert(id.clone());
         if phase == PodPhase::Assumed {
             self.assumed.insert(id.clone());
         }
@@ -468,7 +472,7 @@ impl CacheState {
         let removed = self.pods.remove(id)?;
         self.assumed.remove(id);
         if let Some(node) = self.nodes.get_mut(&removed.node) {
-            node.pods.remove(id);
+            Arc::make_mut(&mut node.pods).remove(id);
             let now = if node.requested.is_saturated() {
                 // A saturated sum cannot be undone by subtraction: add up what is left.
                 node.pods

@@ -12,31 +12,39 @@ impl CacheState {
     /// while pods are on it; and the node index, once built, files exactly the live nodes, by
     /// class and fill. The error describes the first violation found.
     pub fn check(&self) -> Result<(), String> {
-        for (id, entry) in &self.pods {
-            let Some(node) = self.nodes.get(&entry.node) else {
-                return Err(format!("pod {id} is on unknown node {} (I5)", entry.node));
-            };
-            if !node.pods.contains(id) {
-                return Err(format!(
-                    "pod {id} names node {} but is not on it (I5)",
-                    entry.node
-                ));
-            }
-            if (entry.phase == PodPhase::Assumed) != self.assumed.contains(id) {
-                return Err(format!(
-                    "pod {id} is {:?} but indexed otherwise",
-                    entry.phase
-                ));
-            }
+        // The table holds its pods in no order: the violation reported is the least pod's.
+        let pod_violation = self
+            .pods
+            .iter()
+            .filter_map(|(id, entry)| {
+                let Some(node) = self.nodes.get(&entry.node) else {
+                    return Some((
+                        id,
+                        format!("pod {id} is on unknown node {} (I5)", entry.node),
+                    ));
+                };
+                if !node.pods.contains(id) {
+                    let why = format!("pod {id} names node {} but is not on it (I5)", entry.node);
+                    return Some((id, why));
+                }
+                if (entry.phase == PodPhase::Assumed) != self.assumed.contains(id) {
+                    let why = format!("pod {id} is {:?} but indexed otherwise", entry.phase);
+                    return Some((id, why));
+                }
+                None
+            })
+            .min_by(|a, b| a.0.cmp(b.0));
+        if let Some((_, why)) = pod_violation {
+            return Err(why);
         }
-        if let Some(id) = self.assumed.iter().find(|id| !self.pods.contains_key(*id)) {
+        if let Some(id) = self.assumed.iter().find(|id| !self.pods.contains_key(id)) {
             return Err(format!(
                 "pod {id} is indexed as assumed but not in the cache"
             ));
         }
         for (name, node) in &self.nodes {
             let mut sum = Resources::ZERO;
-            for id in &node.pods {
+            for id in node.pods.iter() {
                 match self.pods.get(id) {
                     Some(entry) if entry.node == *name => sum = &sum + &entry.requests,
                     Some(entry) => {

@@ -3,6 +3,7 @@
 
 use super::cache::{CacheState, NodeEntry, PodEntry};
 use crate::symmetry::{Relabel, Renamed};
+use crate::sync::Arc;
 
 /// The cache with every pod renamed — in its node's pod set, in the pod map and in the
 /// assumed index alike; nodes, requests and phases kept. Keeps the node part of I5 that
@@ -32,7 +33,7 @@ impl Renamed for CacheState {
                     labels: labels.clone(),
                     taints: taints.clone(),
                     requested: requested.clone(),
-                    pods: pods.renamed(renaming),
+                    pods: Arc::new(pods.renamed(renaming)),
                     deleted: *deleted,
                 };
                 (renaming.node(name), node)

@@ -102,7 +102,7 @@ fn the_check_finds_a_deleted_node_kept_with_no_pod() {
     // The witness: the entry left behind as if its last pod had gone without taking it.
     c.pods.remove(&id("a"));
     let n1 = c.nodes.get_mut("n1").unwrap();
-    n1.pods.clear();
+    crate::sync::Arc::make_mut(&mut n1.pods).clear();
     n1.requested = Resources::ZERO;
     let err = c.check().unwrap_err();
     assert!(err.contains("deleted node n1 is kept with no pod"), "{err}");

@@ -47,6 +47,7 @@ mod plugins;
 mod pod_group_condition;
 #[cfg(test)]
 mod pod_group_tests;
+mod pod_table;
 mod resources;
 mod runner;
 #[allow(clippy::module_inception)]
