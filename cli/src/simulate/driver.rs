@@ -390,8 +390,6 @@ fn summarise(
     let stats = scheduler.stats();
     // Hash sets throughout: every pod of the run is looked up in each (issue #23).
     let completed: HashSet<&PodId> = ledger.completed().iter().collect();
-    let bindings = binder.bindings();
-    let bound_by_binder: HashSet<&PodId> = bindings.keys().collect();
     let failed: HashSet<&PodId> = failed.iter().collect();
     // A set: a million pods checked against 50,000 deletes was most of a large run's time.
     let deleted: HashSet<&PodId> = events
@@ -412,7 +410,7 @@ fn summarise(
     let mut lost = 0;
     for spec in &workload.pods {
         let pod = &pods[&spec.name].0;
-        let bound = (bound_by_binder.contains(pod.id()) && scheduler.is_bound(pod.id()))
+        let bound = (binder.is_bound(pod.id()) && scheduler.is_bound(pod.id()))
             || completed.contains(pod.id());
         pods_bound += u64::from(bound);
         match &spec.group {

@@ -1,6 +1,7 @@
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
+use crate::fast_hash::BuildFastHasher;
 use crate::sync::{Arc, Mutex};
 use crate::{Pod, PodId};
 
@@ -59,7 +60,8 @@ type FailureRule = dyn Fn(&Pod, &str) -> bool + Send + Sync;
 /// ```
 #[derive(Clone, Default)]
 pub struct InMemoryBinder {
-    bindings: Arc<Mutex<BTreeMap<PodId, String>>>,
+    /// By pod id, hashed: a simulated run binds and looks up a million pods here.
+    bindings: Arc<Mutex<HashMap<PodId, String, BuildFastHasher>>>,
     fail: Option<Arc<FailureRule>>,
 }
 
@@ -79,14 +81,23 @@ impl InMemoryBinder {
         self
     }
 
-    /// Every binding so far: pod → node.
+    /// Every binding so far: pod → node, in pod id order.
     pub fn bindings(&self) -> BTreeMap<PodId, String> {
-        self.bindings.lock().clone()
+        let bindings = self.bindings.lock();
+        bindings
+            .iter()
+            .map(|(id, node)| (id.clone(), node.clone()))
+            .collect()
     }
 
     /// The node `id` is bound to, if any.
     pub fn binding(&self, id: &PodId) -> Option<String> {
         self.bindings.lock().get(id).cloned()
+    }
+
+    /// Whether `id` has been bound (without copying its node's name).
+    pub fn is_bound(&self, id: &PodId) -> bool {
+        self.bindings.lock().contains_key(id)
     }
 }
 
