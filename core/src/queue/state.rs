@@ -1,4 +1,4 @@
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::hash::Hash;
 use std::time::Duration;
 
@@ -10,6 +10,7 @@ use super::keyed_heap::KeyedHeap;
 use super::leftover_index::LeftoverIndex;
 use super::pool::Pool;
 use super::{ClusterEvent, QueueConfig, QueueError, QueuePlugins, QueuedPodInfo, SortKey};
+use crate::fast_hash::BuildFastHasher;
 use crate::{Pod, PodId, Time};
 
 /// Where a queued pod is.
@@ -137,8 +138,10 @@ pub struct QueueState {
     pub(super) config: QueueConfig,
     /// `config`'s backoff rules, precomputed.
     pub(super) clock: BackoffClock,
-    /// Each known pod's slot in `slots`.
-    pub(super) ids: BTreeMap<PodId, u32>,
+    /// Each known pod's slot in `slots`: a hash table, as every event, pop and attempt looks
+    /// a pod up here (a B-tree's comparisons of ids grew with the queue; issue #23). Nothing
+    /// walks it in its own order: what lists the pods sorts them by id.
+    pub(super) ids: HashMap<PodId, u32, BuildFastHasher>,
     /// The pods' records; a freed slot is `None` and listed in `free`.
     pub(super) slots: Vec<Option<QueuedPodInfo>>,
     /// Each slot's place (meaningless for a free slot). Kept apart from the records so that
@@ -177,7 +180,7 @@ impl QueueState {
         QueueState {
             config,
             clock: config.backoff_clock(),
-            ids: BTreeMap::new(),
+            ids: HashMap::default(),
             slots: Vec::new(),
             places: Vec::new(),
             free: Vec::new(),
@@ -440,12 +443,15 @@ impl QueueState {
 
     /// Every known pod and its place, in pod id order.
     pub fn places(&self) -> impl Iterator<Item = (&PodId, QueuePlace)> {
-        self.entries().map(|(id, place, _)| (id, place))
+        self.pods().map(|(id, place, _)| (id, place))
     }
 
-    /// Every known pod with its place and record, in pod id order (no lookup per pod).
+    /// Every known pod with its place and record, in pod id order (sorted on each call: for
+    /// checkers and reports, not for a scheduling path).
     pub fn pods(&self) -> impl Iterator<Item = (&PodId, QueuePlace, &QueuedPodInfo)> {
-        self.entries()
+        let mut pods: Vec<_> = self.entries().collect();
+        pods.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        pods.into_iter()
     }
 
     /// The active queue in pop order.
@@ -534,7 +540,7 @@ impl QueueState {
         }
     }
 
-    /// Every known pod's place and record, in pod id order.
+    /// Every known pod's place and record, in no particular order.
     pub(super) fn entries(&self) -> impl Iterator<Item = (&PodId, QueuePlace, &QueuedPodInfo)> {
         self.ids
             .iter()

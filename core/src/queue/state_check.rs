@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::{QueuePlace, QueueState};
+use crate::PodId;
 
 impl QueueState {
     /// Verifies I4 — each known pod is in exactly one place, and every index agrees with the
@@ -10,7 +11,10 @@ impl QueueState {
     pub fn check(&self) -> Result<(), String> {
         let mut active = 0;
         let mut gated = 0;
-        for (id, &slot) in &self.ids {
+        // In id order, so that the violation reported is the same whatever the table's order.
+        let mut ids: Vec<(&PodId, u32)> = self.ids.iter().map(|(id, &slot)| (id, slot)).collect();
+        ids.sort_unstable();
+        for (id, slot) in ids {
             let Some(info) = self.slots.get(slot as usize).and_then(Option::as_ref) else {
                 return Err(format!("pod {id} filed in empty slot {slot}"));
             };

@@ -1,17 +1,19 @@
 //! What a queue state is to a model checker: its contents — each pod's record and place, the
 //! pods in flight, the recorded events, the cycle count — not how its indexes happen to be laid
-//! out (slots, heaps, the group index).
+//! out (slots, heaps, the group index) nor the order of the hash table that finds each pod's
+//! slot: the pods are compared and hashed as a set.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use super::QueueState;
+use crate::fast_hash::hash_unordered;
 
 impl PartialEq for QueueState {
     fn eq(&self, other: &Self) -> bool {
         self.config == other.config
-            && self.entries().eq(other.entries())
+            && self.same_pods(other)
             && self.in_flight == other.in_flight
             && self.events == other.events
             && self.next_seq == other.next_seq
@@ -23,13 +25,23 @@ impl PartialEq for QueueState {
 
 impl Eq for QueueState {}
 
+impl QueueState {
+    /// Whether `other` knows the same pods, each in the same place with an equal record.
+    fn same_pods(&self, other: &Self) -> bool {
+        self.ids.len() == other.ids.len()
+            && self.entries().all(|(id, place, info)| {
+                other.ids.get(id).is_some_and(|&slot| {
+                    other.places[slot as usize] == place && other.info_at(slot) == info
+                })
+            })
+    }
+}
+
 impl Hash for QueueState {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.config.hash(state);
         self.ids.len().hash(state);
-        for entry in self.entries() {
-            entry.hash(state);
-        }
+        hash_unordered(self.entries()).hash(state);
         self.in_flight.hash(state);
         self.events.hash(state);
         self.next_seq.hash(state);
