@@ -62,21 +62,6 @@ impl Pool {
         }
     }
 
-    /// Keeps only the members for which `keep` is true, visiting them in slot order.
-    pub(super) fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
-        for (w, word) in self.words.iter_mut().enumerate() {
-            let mut bits = *word;
-            while bits != 0 {
-                let b = bits.trailing_zeros();
-                bits &= bits - 1;
-                if !keep(join(w, b)) {
-                    *word &= !(1 << b);
-                    self.len -= 1;
-                }
-            }
-        }
-    }
-
     /// Sets, in `words`, the bits of this pool's members (growing `words` as needed).
     pub(super) fn or_into(&self, words: &mut Vec<u64>) {
         if words.len() < self.words.len() {
@@ -87,8 +72,9 @@ impl Pool {
         }
     }
 
-    /// [`retain`](Self::retain) over the members whose bit is clear in `skip`: the others are
-    /// neither visited nor removed.
+    /// Keeps only the members for which `keep` is true, visiting them in slot order — those
+    /// whose bit is clear in `skip` (empty: every member); the others are neither visited nor
+    /// removed.
     pub(super) fn retain_unmasked(&mut self, skip: &[u64], mut keep: impl FnMut(u32) -> bool) {
         for (w, word) in self.words.iter_mut().enumerate() {
             let mut bits = *word & !skip.get(w).copied().unwrap_or(0);
@@ -136,7 +122,7 @@ mod tests {
         assert!(!p.remove(1_000));
         p.check().unwrap();
         let mut visited = Vec::new();
-        p.retain(|slot| {
+        p.retain_unmasked(&[], |slot| {
             visited.push(slot);
             slot != 7
         });

@@ -560,10 +560,9 @@ impl QueueState {
             moved += 1;
             false
         };
-        match skip {
-            Some(skip) => pool.retain_unmasked(skip, visit),
-            None => pool.retain(visit),
-        }
+        // One call site, so that `visit` is inlined into the walk (two kept it out of line,
+        // and the per-pod calls it makes with it: `move_all/100k` took 5.3–5.4 ms, not 4.8–5.0).
+        pool.retain_unmasked(skip.unwrap_or_default(), visit);
         moved
     }
 }
