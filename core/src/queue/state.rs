@@ -449,9 +449,9 @@ impl QueueState {
     /// Every known pod with its place and record, in pod id order (sorted on each call: for
     /// checkers and reports, not for a scheduling path).
     pub fn pods(&self) -> impl Iterator<Item = (&PodId, QueuePlace, &QueuedPodInfo)> {
-        let mut pods: Vec<_> = self.entries().collect();
-        pods.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        pods.into_iter()
+        self.ids_in_order()
+            .into_iter()
+            .map(|(id, slot)| (id, self.places[slot as usize], self.info_at(slot)))
     }
 
     /// The active queue in pop order.
@@ -538,6 +538,13 @@ impl QueueState {
             }
             self.events.pop_front();
         }
+    }
+
+    /// Every known pod's slot, in pod id order (the table's own order is its hashes').
+    pub(super) fn ids_in_order(&self) -> Vec<(&PodId, u32)> {
+        let mut ids: Vec<(&PodId, u32)> = self.ids.iter().map(|(id, &slot)| (id, slot)).collect();
+        ids.sort_unstable();
+        ids
     }
 
     /// Every known pod's place and record, in no particular order.

@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 
 use super::{QueuePlace, QueueState};
-use crate::PodId;
 
 impl QueueState {
     /// Verifies I4 — each known pod is in exactly one place, and every index agrees with the
@@ -12,9 +11,7 @@ impl QueueState {
         let mut active = 0;
         let mut gated = 0;
         // In id order, so that the violation reported is the same whatever the table's order.
-        let mut ids: Vec<(&PodId, u32)> = self.ids.iter().map(|(id, &slot)| (id, slot)).collect();
-        ids.sort_unstable();
-        for (id, slot) in ids {
+        for (id, slot) in self.ids_in_order() {
             let Some(info) = self.slots.get(slot as usize).and_then(Option::as_ref) else {
                 return Err(format!("pod {id} filed in empty slot {slot}"));
             };
