@@ -17,9 +17,13 @@ const CPU: u64 = 1_000;
 const GIB: u64 = 1 << 30;
 
 fn config(mode: Mode) -> SchedulerConfig {
+    // Backoff in milliseconds, and its ordering window too: with the default window of a
+    // second, a pod whose bind failed waits for the window's end, and the runs that fail a bind
+    // would spend their time checking an idle scheduler.
     let queue = QueueConfig::DEFAULT
         .with_initial_backoff(Duration::from_millis(1))
-        .with_max_backoff(Duration::from_millis(2));
+        .with_max_backoff(Duration::from_millis(2))
+        .with_ordering_window(Some(Duration::from_millis(1)));
     SchedulerConfig::default()
         .with_mode(mode)
         .with_queue(queue)
