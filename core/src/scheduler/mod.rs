@@ -15,6 +15,8 @@
 //! checker on its pure states (see docs/architecture.md).
 
 #[cfg(test)]
+mod activation_window_tests;
+#[cfg(test)]
 mod admitted_tests;
 mod binder;
 mod binding;

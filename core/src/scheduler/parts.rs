@@ -130,4 +130,10 @@ pub enum Flaw {
     /// attempt that counted them between their rejection and their unreserve — admitted, its
     /// own re-check passed on them — is left admitted short with nobody to release it: I9.
     ReleaseSkipsQuorumRecheck,
+    /// A Permit's activation of its gang's unscheduled members (`steps/activate.rs`) keeps the
+    /// candidates the queue listed at the group's first unscheduled stamp although a member
+    /// became unscheduled before the registry was asked: a member the queue skipped as past
+    /// Reserve is left unactivated, where the full walk over the group activates it (issue
+    /// #23's "nothing observable changes").
+    ActivationTrustsItsFirstStamp,
 }

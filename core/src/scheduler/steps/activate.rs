@@ -9,7 +9,7 @@ use crate::gang::parts::GangParts;
 use crate::gang::{Activation, GroupState, Placement};
 use crate::{GroupKey, PodId, Time};
 
-use super::super::parts::Parts;
+use super::super::parts::{Flaw, Parts};
 
 /// Activates the members of `key` that `activation` names, as the registry has them now;
 /// returns how many moved to the active queue.
@@ -38,7 +38,9 @@ pub fn activate_siblings<P: Parts>(
         }
         (siblings, past_reserve, stamp_of(groups))
     });
-    let siblings = if current == Some(stamp) {
+    // The first stamp still holds: nobody became unscheduled between the two reads.
+    let stamp_held = current == Some(stamp) || p.planted(Flaw::ActivationTrustsItsFirstStamp);
+    let siblings = if stamp_held {
         siblings
     } else {
         // A member became unscheduled between the two reads: perhaps one the queue skipped as
@@ -51,11 +53,7 @@ pub fn activate_siblings<P: Parts>(
                 .collect()
         })
     };
-    let past_reserve: &[PodId] = if current == Some(stamp) {
-        &past_reserve
-    } else {
-        &[]
-    };
+    let past_reserve: &[PodId] = if stamp_held { &past_reserve } else { &[] };
     p.queue(|q, plugins| {
         let activated = q.activate(&siblings, now, plugins);
         q.note_past_reserve(key, past_reserve, stamp);
