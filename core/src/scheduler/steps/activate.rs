@@ -38,7 +38,7 @@ pub fn activate_siblings<P: Parts>(
         }
         (siblings, past_reserve, stamp_of(groups))
     });
-    // The first stamp still holds: nobody became unscheduled between the two reads.
+    // Nobody became unscheduled between the two reads (a planted flaw takes that on trust).
     let stamp_held = current == Some(stamp) || p.planted(Flaw::ActivationTrustsItsFirstStamp);
     let siblings = if stamp_held {
         siblings
