@@ -23,11 +23,11 @@ pub use crate::scheduler::parts::{Flaw, Parts};
 pub use crate::scheduler::planted::Planted;
 pub use crate::scheduler::tally::{Counted, NoTally, SchedulerTally, Tally};
 
-use crate::gang::GroupKey;
 use crate::queue::{
     ClusterEvent, EventKind, Gate, QueuePlugins, QueueState, QueuedPodInfo, SortKey,
 };
 use crate::scheduler::Scheduler;
+use crate::GroupKey;
 use crate::{GroupRegistry, PodId, WaitingPods, WaitingState};
 
 /// Renaming pods consistently across the pure states, for symmetry reduction.
@@ -92,7 +92,7 @@ pub fn group_shard_of(registry: &GroupRegistry, key: &GroupKey) -> usize {
 /// sink: for a runner that drives [`steps::begin_binding`] and [`steps::end_binding`] itself
 /// (a binding cycle held between the two, as the driver differential holds one at PreBind).
 pub fn binding_outcomes(outcome: steps::BindingOutcome) -> Vec<crate::scheduler::PodOutcome> {
-    crate::scheduler::PodOutcome::of_binding(outcome)
+    outcome.pod_outcomes()
 }
 
 /// Builds `queue`'s derived indexes now — its pods by group, its pool by time parked —

@@ -100,10 +100,12 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::gang::{Groups, PodGroup};
+    use crate::gang::Groups;
     use crate::queue::{EventKind, PluginSet, QueueConfig, QueueState};
-    use crate::scheduler::{CacheState, Node, Resources};
+    use crate::scheduler::{CacheState, Node};
     use crate::symmetry::Renamed;
+    use crate::PodGroup;
+    use crate::Resources;
     use crate::{ClusterEvent, QueueingHint, Time, WaitingState};
 
     /// A state of every component over the same pods, and the PodGroup event it recorded.

@@ -406,39 +406,30 @@ mod debug_map;
 mod fast_hash;
 mod fresh_copies;
 pub mod gang;
-mod hint;
 #[cfg(feature = "k8s")]
 #[cfg_attr(docsrs, doc(cfg(feature = "k8s")))]
 pub mod k8s;
-mod labels;
-mod mode;
-mod permit_plugin;
-mod plugin;
-mod plugin_names;
-mod pod;
+mod panic_message;
 pub mod queue;
 pub mod scheduler;
 mod sharded;
-mod status;
 mod symmetry;
 #[doc(hidden)]
 pub mod sync;
 pub mod telemetry;
 pub mod time;
+mod vocabulary;
 pub mod waiting;
 
-pub use gang::{GangScheduling, GroupKey, GroupRegistry, GroupState, Permit, PodGroup, Policy};
-pub use hint::QueueingHint;
-pub use labels::Labels;
-pub use mode::Mode;
-pub use permit_plugin::{PermitPlugin, PermitPlugins, PermitPluginsError, PermitVerdict};
-pub use plugin::PluginName;
-pub use plugin_names::PluginNames;
-pub use pod::{Pod, PodId};
+pub use gang::{GangScheduling, GroupRegistry, GroupState, Permit};
+pub use gang::{PermitPlugin, PermitPlugins, PermitPluginsError, PermitVerdict};
 pub use queue::{ClusterEvent, QueueConfig, QueuedPodInfo, SchedulingQueue};
-pub use scheduler::{GangCycle, Resources, Scheduler, SchedulerConfig};
-pub use status::{Code, Status};
+pub use scheduler::{GangCycle, Scheduler, SchedulerConfig};
 pub use time::{Clock, GoDuration, ManualClock, SystemClock, Time, TimerDriver};
+pub use vocabulary::{
+    Code, GroupKey, Labels, Mode, PluginName, PluginNames, Pod, PodGroup, PodGroupError, PodId,
+    Policy, QueueingHint, Resources, Status, Taint, TaintEffect, Toleration, TolerationOperator,
+};
 pub use waiting::{
     AddError, Cause, Decision, DecisionSink, WaitingPod, WaitingPods, WaitingRef, WaitingState,
 };

@@ -44,7 +44,6 @@ use std::time::Duration;
 
 use metrics::{Key, Label, Metadata};
 
-use crate::queue::QueueLengths;
 use crate::Code;
 
 /// Gauge: pods in the scheduling queue, by `queue` (`active`, `backoff`, `unschedulable`,
@@ -105,15 +104,13 @@ fn counter(key: &'static Key) -> metrics::Counter {
     metrics::with_recorder(|r| r.register_counter(key, &METADATA))
 }
 
-/// Publishes the queue's lengths ([`PENDING_PODS`]); `unschedulable` leaves out the gated pods
-/// (they have their own label), `backoff` counts both backoff heaps.
-pub(crate) fn pending_pods(lengths: &QueueLengths) {
-    let unschedulable = lengths.unschedulable.saturating_sub(lengths.gated);
-    let backoff = lengths.backoff + lengths.error_backoff;
-    gauge(key!(PENDING_PODS, "queue" => "active")).set(lengths.active as f64);
+/// Publishes the queue's lengths ([`PENDING_PODS`]): `active`, `backoff` (both backoff heaps),
+/// `unschedulable` (the gated pods left out: they have their own label) and `gated`.
+pub(crate) fn pending_pods(active: usize, backoff: usize, unschedulable: usize, gated: usize) {
+    gauge(key!(PENDING_PODS, "queue" => "active")).set(active as f64);
     gauge(key!(PENDING_PODS, "queue" => "backoff")).set(backoff as f64);
     gauge(key!(PENDING_PODS, "queue" => "unschedulable")).set(unschedulable as f64);
-    gauge(key!(PENDING_PODS, "queue" => "gated")).set(lengths.gated as f64);
+    gauge(key!(PENDING_PODS, "queue" => "gated")).set(gated as f64);
 }
 
 /// A pod that waited at Permit got its decision after `waited` ([`PERMIT_WAIT_DURATION`],

@@ -3,10 +3,12 @@
 //! goes back to the queue together with one backoff.
 #![cfg(not(loom))]
 
-use gangsched::gang::{GangScheduling, Permit, PodGroup};
+use gangsched::gang::{GangScheduling, Permit};
+
 use gangsched::queue::{ClusterEvent, QueueConfig, QueuePlace, SchedulingQueue};
 use gangsched::scheduler::SchedulerPlugins;
 use gangsched::sync::Arc;
+use gangsched::PodGroup;
 use gangsched::{Mode, Pod, Time, WaitingPods};
 
 fn member(i: usize) -> Pod {

@@ -7,7 +7,6 @@
 
 use std::time::{Duration, Instant};
 
-use gangsched::gang::PodGroup;
 use gangsched::queue::QueueConfig;
 use gangsched::scheduler::{
     AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, InMemoryBinder,
@@ -16,6 +15,7 @@ use gangsched::scheduler::{
 };
 use gangsched::sync::Arc;
 use gangsched::sync::Mutex;
+use gangsched::PodGroup;
 use gangsched::{Mode, Pod, Resources, SystemClock, Time};
 
 const CPU: u64 = 1_000;

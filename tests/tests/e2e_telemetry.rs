@@ -6,11 +6,11 @@
 
 use std::time::Duration;
 
-use gangsched::gang::PodGroup;
 use gangsched::scheduler::{InMemoryBinder, Node, ResourceFit, Scheduler, SchedulerConfig};
 use gangsched::telemetry::{
     BINDING_ATTEMPTS, GANG_ATTEMPTS, PENDING_PODS, PERMIT_WAIT_DURATION, SCHEDULE_ATTEMPTS,
 };
+use gangsched::PodGroup;
 use gangsched::{Mode, Pod, Policy, Resources, Time};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use metrics_util::MetricKind;

@@ -15,8 +15,9 @@
 use std::time::Duration;
 
 use gangsched::checking::group_shard_of;
-use gangsched::gang::{GangScheduling, GroupKey, Permit, PodGroup};
+use gangsched::gang::{GangScheduling, Permit};
 use gangsched::sync::{model, thread, Arc};
+use gangsched::{GroupKey, PodGroup};
 use gangsched::{Mode, Pod, Status, Time, WaitingPods};
 
 const NS: &str = "ml";

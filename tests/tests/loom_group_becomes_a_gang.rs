@@ -22,8 +22,9 @@ use std::time::Duration;
 
 use gangsched::checking::gang_ops;
 use gangsched::checking::{gang_parts, GangFlaw, PlantedGang};
-use gangsched::gang::{GangScheduling, GroupKey, Permit, PodGroup, Policy};
+use gangsched::gang::{GangScheduling, Permit};
 use gangsched::sync::{model, thread, Arc};
+use gangsched::{GroupKey, PodGroup, Policy};
 use gangsched::{
     Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, Time, WaitingPods,
 };

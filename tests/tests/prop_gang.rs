@@ -23,8 +23,10 @@
 
 use std::time::Duration;
 
-use gangsched::gang::{GroupKey, Policy, DEFAULT_PERMIT_TIMEOUT};
+use gangsched::gang::DEFAULT_PERMIT_TIMEOUT;
+
 use gangsched::Mode;
+use gangsched::{GroupKey, Policy};
 use gangway_model::gang::lockstep::{run_case, run_ops, Lockstep, Op, Phase, GROUPS, MAX_PODS, NS};
 use proptest::prelude::*;
 use proptest::test_runner::{

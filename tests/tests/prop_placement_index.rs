@@ -22,10 +22,9 @@
 use std::fmt::Debug;
 
 use gangsched::checking;
-use gangsched::scheduler::{
-    CacheState, Node, Placement, ResourceFit, Taint, TaintEffect, Toleration,
-};
+use gangsched::scheduler::{CacheState, Node, Placement, ResourceFit};
 use gangsched::{Labels, Pod, PodId, Resources, Status};
+use gangsched::{Taint, TaintEffect, Toleration};
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestCaseError};
 

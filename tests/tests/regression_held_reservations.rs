@@ -4,7 +4,9 @@
 //! whole attempt at once, so every reservation is released as soon as the binding cycles run.
 #![cfg(not(loom))]
 
-use gangsched::gang::{GangScheduling, GroupKey, Permit, PodGroup};
+use gangsched::gang::{GangScheduling, Permit};
+
+use gangsched::{GroupKey, PodGroup};
 use gangsched::{Mode, Pod, Time, WaitingPods};
 
 /// A gang of three with two members waiting; the second is deleted. Returns how many

@@ -6,7 +6,9 @@
 //! are loom models (a)–(c) in `loom_gang.rs`.
 #![cfg(not(loom))]
 
-use gangsched::gang::{GangScheduling, Permit, PodGroup};
+use gangsched::gang::{GangScheduling, Permit};
+
+use gangsched::PodGroup;
 use gangsched::{Mode, Pod, Time, WaitingPods};
 
 fn gang_of_two(mode: Mode) -> (GangScheduling, Pod, Pod) {

@@ -21,9 +21,9 @@ use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
 use gangsched::checking::{waiting_pods_with_flaw, WaitingFlaw};
-use gangsched::gang::PodGroup;
 use gangsched::scheduler::Scheduler;
 use gangsched::sync::{thread, Arc};
+use gangsched::PodGroup;
 use gangsched::{
     Clock, Decision, ManualClock, Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName,
     Pod, Resources, Time, WaitingPods,

@@ -30,9 +30,9 @@
 use std::time::Duration;
 
 use gangsched::checking::Flaw;
-use gangsched::gang::PodGroup;
 use gangsched::scheduler::{Node, Scheduler};
 use gangsched::sync::{thread, Arc};
+use gangsched::PodGroup;
 use gangsched::{
     Clock, ManualClock, Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod,
     Resources, Time,

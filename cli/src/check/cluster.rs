@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use gangsched::checking::steps::{self, InCycle};
 use gangsched::checking::ModelDriver;
-use gangsched::gang::{GroupKey, Groups, PodGroup};
+use gangsched::gang::Groups;
 use gangsched::queue::{QueueConfig, QueueState};
 use gangsched::scheduler::{CacheState, Node};
 use gangsched::{GangCycle, Mode, Pod, PodId, Resources, Time, WaitingState};
+use gangsched::{GroupKey, PodGroup};
 
 use super::home::Home;
 use super::parts::ClusterParts;

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use gangsched::checking::steps::{self, BindingOutcome, GroupVerdict, InCycle, Placed};
 use gangsched::checking::Parts;
-use gangsched::gang::PodGroup;
 use gangsched::scheduler::CycleOutcome;
+use gangsched::PodGroup;
 use gangsched::{Pod, PodId, Time};
 
 use super::protocol::Action;

@@ -11,10 +11,11 @@ use gangsched::checking::AnyOrderJobs;
 use gangsched::checking::{
     AttemptWaiting, Batch, Expire, Flaw, GangParts, ModelDriver, NoTally, Parts,
 };
-use gangsched::gang::{GangRules, GroupKey, Groups, GANG_SCHEDULING};
+use gangsched::gang::{GangRules, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlugins, QueueState};
 use gangsched::scheduler::{BindError, CacheState, Placement, ResourceFit, SchedulerPlugins};
 use gangsched::waiting::{AddError, AllowOutcome, Decided};
+use gangsched::GroupKey;
 use gangsched::{
     Cause, Decision, Mode, PermitPlugins, PluginName, Pod, PodId, Status, Time, WaitingState,
 };

@@ -6,10 +6,10 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use gangsched::checking::steps::{BindingOutcome, InCycle};
-use gangsched::gang::GroupKey;
 use gangsched::scheduler::{BindError, CycleOutcome};
 use gangsched::sync::atomic::{AtomicBool, Ordering};
 use gangsched::sync::Arc;
+use gangsched::GroupKey;
 use gangsched::{
     GangCycle, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, PodId, Time,
 };

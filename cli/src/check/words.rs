@@ -1,7 +1,7 @@
 //! What each action of the model is called: the words of the counterexample timeline, which the
 //! explorer (`gangway check --serve`) uses too, so that both name an action alike.
 
-use gangsched::gang::GroupKey;
+use gangsched::GroupKey;
 
 use super::cluster::{Cluster, Stage};
 use super::protocol::Action;

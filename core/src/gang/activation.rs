@@ -1,6 +1,8 @@
 //! The siblings a gang member's Permit activates.
 
-use super::{GroupKey, Groups, Placement};
+use super::{Groups, MemberPlace};
+
+use crate::GroupKey;
 use crate::{Pod, PodId};
 
 /// The unscheduled siblings a Permit outcome asks the queue to activate (upstream's gang
@@ -41,7 +43,7 @@ impl Activation {
         self.0
             .as_ref()
             .and_then(|key| groups.get(key))
-            .is_some_and(|state| state.placement(id) == Some(Placement::Unscheduled))
+            .is_some_and(|state| state.place_of(id) == Some(MemberPlace::Unscheduled))
     }
 
     /// The members activated, in pod id order, as `groups` has them now: the group's

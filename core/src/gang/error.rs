@@ -1,20 +1,4 @@
-use super::GroupKey;
-use crate::{Pod, PodId};
-
-/// An error returned from [`PodGroup::new`](super::PodGroup::new).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum PodGroupError {
-    /// The namespace is empty.
-    #[error("pod group namespace is empty")]
-    EmptyNamespace,
-    /// The name is empty.
-    #[error("pod group name is empty")]
-    EmptyName,
-    /// A gang needs at least one member.
-    #[error("pod group {0} is a gang with min count 0")]
-    ZeroMinCount(GroupKey),
-}
+use crate::{GroupKey, Pod, PodGroup, PodId};
 
 /// Why a pod could not join its group ([`GroupState::add_pod`](super::GroupState::add_pod),
 /// [`Groups::add_pod`](super::Groups::add_pod),
@@ -56,15 +40,15 @@ impl JoinGroupError {
 pub enum GroupUpdateError {
     /// Adding a PodGroup that already exists.
     #[error("pod group {} already exists", .0.key())]
-    AlreadyExists(super::PodGroup),
+    AlreadyExists(PodGroup),
     /// Updating a PodGroup that does not exist.
     #[error("pod group {} does not exist", .0.key())]
-    NotFound(super::PodGroup),
+    NotFound(PodGroup),
     /// The update names another group than the state it was applied to.
     #[error("pod group {} cannot replace {state}", .group.key())]
     OtherGroup {
         /// The group, handed back.
-        group: super::PodGroup,
+        group: PodGroup,
         /// The state it was applied to.
         state: GroupKey,
     },
@@ -73,7 +57,7 @@ pub enum GroupUpdateError {
     #[error("pod group {} raises min count to {} with only {members} members", .group.key(), .group.min_count().unwrap_or(0))]
     MinCountAboveMembers {
         /// The group, handed back.
-        group: super::PodGroup,
+        group: PodGroup,
         /// How many members the group has.
         members: usize,
     },
@@ -81,7 +65,7 @@ pub enum GroupUpdateError {
 
 impl GroupUpdateError {
     /// The group that was refused.
-    pub fn into_group(self) -> super::PodGroup {
+    pub fn into_group(self) -> PodGroup {
         match self {
             GroupUpdateError::AlreadyExists(group)
             | GroupUpdateError::NotFound(group)

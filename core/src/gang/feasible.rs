@@ -62,8 +62,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::gang::{GroupKey, PodGroup, Policy};
     use crate::{Code, Mode, PodId};
+    use crate::{GroupKey, PodGroup, Policy};
 
     fn gang(min_count: u32, members: usize) -> (GroupState, Vec<Pod>) {
         let mut state = GroupState::new(GroupKey::new("ml", "g"));

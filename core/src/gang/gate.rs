@@ -3,8 +3,10 @@
 //! states) run the same code. Which queue events reach the hints is the scheduler's plugin
 //! set's business (`scheduler/plugins.rs`): the gang knows nothing of the queue.
 
-use super::{GangEvent, GroupKey, Groups, Policy};
+use super::{GangEvent, Groups};
+
 use crate::{Code, Pod, QueueingHint, Status};
+use crate::{GroupKey, Policy};
 
 /// PreEnqueue over `groups`: success for pods without a group and for Basic groups;
 /// `UnschedulableAndUnresolvable` while the PodGroup object is missing or a gang has fewer than

@@ -4,8 +4,9 @@
 //! for another plugin while it was no gang (I3).
 
 use super::parts::{Batch, GangFlaw, GangParts};
-use super::{GroupKey, GroupUpdateError, Groups, PodGroup};
+use super::{GroupUpdateError, Groups};
 use crate::{Cause, PodId};
+use crate::{GroupKey, PodGroup};
 
 /// A PodGroup object was created.
 pub fn group_added<G: GangParts>(g: &mut G, group: PodGroup) -> Result<(), GroupUpdateError> {

@@ -3,12 +3,13 @@ use std::fmt;
 use std::time::Duration;
 
 use super::unscheduled_stamp::UnscheduledStamp;
-use super::{GroupKey, GroupUpdateError, JoinGroupError, PodGroup};
+use super::{GroupUpdateError, JoinGroupError};
+use crate::{GroupKey, PodGroup};
 use crate::{Pod, PodId, Time};
 
 /// Where a member of a group is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Placement {
+pub enum MemberPlace {
     /// Neither reserved nor bound.
     Unscheduled,
     /// Reserved on a node (assumed) but not yet bound.
@@ -48,7 +49,7 @@ impl GangAttempt {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Member {
     pub(super) pod: Pod,
-    pub(super) placement: Placement,
+    pub(super) placement: MemberPlace,
     /// Assumed, and its Permit registered it to wait for other plugins while its group was no
     /// gang (see [`GroupState::wait_for_others`]); cleared when it leaves `Assumed`.
     pub(super) waited_for_others: bool,
@@ -65,7 +66,7 @@ impl std::hash::Hash for Member {
     }
 }
 
-/// How many members are in each [`Placement`], and the stamp of the last move into
+/// How many members are in each [`MemberPlace`], and the stamp of the last move into
 /// `Unscheduled`. Every change of placement goes through [`moved`](PlacementCounts::moved).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub(super) struct PlacementCounts {
@@ -74,18 +75,18 @@ pub(super) struct PlacementCounts {
 }
 
 impl PlacementCounts {
-    fn of(&self, placement: Placement) -> usize {
+    fn of(&self, placement: MemberPlace) -> usize {
         self.counts[placement as usize]
     }
 
-    fn moved(&mut self, from: Option<Placement>, to: Option<Placement>) {
+    fn moved(&mut self, from: Option<MemberPlace>, to: Option<MemberPlace>) {
         if let Some(from) = from {
             self.counts[from as usize] -= 1;
         }
         if let Some(to) = to {
             self.counts[to as usize] += 1;
         }
-        if to == Some(Placement::Unscheduled) {
+        if to == Some(MemberPlace::Unscheduled) {
             self.unscheduled = UnscheduledStamp::fresh();
         }
     }
@@ -106,11 +107,11 @@ pub struct GroupState {
     pub(super) attempt: Option<GangAttempt>,
 }
 
-/// The members of a group in one [`Placement`], in pod id order: a view, not a copy.
+/// The members of a group in one [`MemberPlace`], in pod id order: a view, not a copy.
 #[derive(Clone, Copy)]
 pub struct Members<'a> {
     members: &'a BTreeMap<PodId, Member>,
-    placement: Placement,
+    placement: MemberPlace,
     len: usize,
 }
 
@@ -150,10 +151,10 @@ impl<'a> IntoIterator for Members<'a> {
     }
 }
 
-/// The ids of a group's members in one [`Placement`], in order ([`Members::iter`]).
+/// The ids of a group's members in one [`MemberPlace`], in order ([`Members::iter`]).
 pub struct MembersIter<'a> {
     members: std::collections::btree_map::Iter<'a, PodId, Member>,
-    placement: Placement,
+    placement: MemberPlace,
 }
 
 impl<'a> Iterator for MembersIter<'a> {
@@ -252,9 +253,9 @@ impl GroupState {
             return Err(JoinGroupError::AlreadyMember(pod));
         }
         let placement = if bound {
-            Placement::Assigned
+            MemberPlace::Assigned
         } else {
-            Placement::Unscheduled
+            MemberPlace::Unscheduled
         };
         self.counts.moved(None, Some(placement));
         let member = Member {
@@ -287,12 +288,12 @@ impl GroupState {
         let Some(member) = self.members.get_mut(id) else {
             return false;
         };
-        if member.placement == Placement::Assigned {
+        if member.placement == MemberPlace::Assigned {
             return false;
         }
         self.counts
-            .moved(Some(member.placement), Some(Placement::Assigned));
-        member.placement = Placement::Assigned;
+            .moved(Some(member.placement), Some(MemberPlace::Assigned));
+        member.placement = MemberPlace::Assigned;
         member.waited_for_others = false;
         self.leave_attempt(id);
         self.release_failed_attempt();
@@ -311,13 +312,13 @@ impl GroupState {
 
     /// Reserve: an unscheduled member is assumed. `false` (no-op) otherwise.
     pub fn assume(&mut self, id: &PodId) -> bool {
-        self.move_member(id, Placement::Unscheduled, Placement::Assumed)
+        self.move_member(id, MemberPlace::Unscheduled, MemberPlace::Assumed)
     }
 
     /// Unreserve: an assumed member goes back to unscheduled. Forgetting an unknown, deleted,
     /// unscheduled or bound pod is a no-op (`false`).
     pub fn forget(&mut self, id: &PodId) -> bool {
-        if !self.move_member(id, Placement::Assumed, Placement::Unscheduled) {
+        if !self.move_member(id, MemberPlace::Assumed, MemberPlace::Unscheduled) {
             return false;
         }
         self.leave_attempt(id);
@@ -336,7 +337,7 @@ impl GroupState {
             return false;
         }
         match self.members.get_mut(id) {
-            Some(member) if member.placement == Placement::Assumed => {
+            Some(member) if member.placement == MemberPlace::Assumed => {
                 member.waited_for_others = true;
                 true
             }
@@ -354,7 +355,7 @@ impl GroupState {
     }
 
     /// Where member `id` is, if it is a member.
-    pub fn placement(&self, id: &PodId) -> Option<Placement> {
+    pub fn place_of(&self, id: &PodId) -> Option<MemberPlace> {
         self.members.get(id).map(|m| m.placement)
     }
 
@@ -375,7 +376,7 @@ impl GroupState {
 
     /// Assumed plus assigned members (upstream's `ScheduledPodsCount`).
     pub fn scheduled_pods_count(&self) -> usize {
-        self.counts.of(Placement::Assumed) + self.counts.of(Placement::Assigned)
+        self.counts.of(MemberPlace::Assumed) + self.counts.of(MemberPlace::Assigned)
     }
 
     /// A gang's minimum if fewer of its members are scheduled (assumed or assigned) than it:
@@ -388,11 +389,11 @@ impl GroupState {
 
     /// The unscheduled members, in pod id order.
     pub fn unscheduled_pods(&self) -> Vec<Pod> {
-        let mut pods = Vec::with_capacity(self.counts.of(Placement::Unscheduled));
+        let mut pods = Vec::with_capacity(self.counts.of(MemberPlace::Unscheduled));
         pods.extend(
             self.members
                 .values()
-                .filter(|m| m.placement == Placement::Unscheduled)
+                .filter(|m| m.placement == MemberPlace::Unscheduled)
                 .map(|m| m.pod.clone()),
         );
         pods
@@ -407,11 +408,11 @@ impl GroupState {
 
     /// The activation of this group's unscheduled members (none if it has none).
     pub fn activation(&self) -> super::Activation {
-        super::Activation::of_group(self.key(), self.counts.of(Placement::Unscheduled))
+        super::Activation::of_group(self.key(), self.counts.of(MemberPlace::Unscheduled))
     }
 
     /// The members in `placement`.
-    pub fn members_in(&self, placement: Placement) -> Members<'_> {
+    pub fn members_in(&self, placement: MemberPlace) -> Members<'_> {
         Members {
             members: &self.members,
             placement,
@@ -421,12 +422,12 @@ impl GroupState {
 
     /// The assumed members' ids.
     pub fn assumed(&self) -> Members<'_> {
-        self.members_in(Placement::Assumed)
+        self.members_in(MemberPlace::Assumed)
     }
 
     /// The assigned members' ids.
     pub fn assigned(&self) -> Members<'_> {
-        self.members_in(Placement::Assigned)
+        self.members_in(MemberPlace::Assigned)
     }
 
     /// Whether the state holds nothing worth keeping: no members and no object.
@@ -457,7 +458,7 @@ impl GroupState {
     /// `now + timeout` if there is none (H3: one deadline per attempt), and returns the
     /// attempt's deadline. `None` (no-op) if `id` is not assumed or the attempt has failed.
     pub fn wait_in_attempt(&mut self, id: &PodId, now: Time, timeout: Duration) -> Option<Time> {
-        if self.placement(id) != Some(Placement::Assumed)
+        if self.place_of(id) != Some(MemberPlace::Assumed)
             || self.attempt.as_ref().is_some_and(|a| a.failure.is_some())
         {
             return None;
@@ -490,7 +491,7 @@ impl GroupState {
     }
 
     /// Moves member `id` from `from` to `to`; `false` (no-op) unless it is in `from`.
-    fn move_member(&mut self, id: &PodId, from: Placement, to: Placement) -> bool {
+    fn move_member(&mut self, id: &PodId, from: MemberPlace, to: MemberPlace) -> bool {
         match self.members.get_mut(id) {
             Some(member) if member.placement == from => {
                 member.placement = to;
@@ -517,7 +518,7 @@ impl GroupState {
     /// A failed attempt is forgotten once no member of the group is assumed any more (its own
     /// reservations, and those of members still binding from an earlier attempt).
     fn release_failed_attempt(&mut self) {
-        if self.counts.of(Placement::Assumed) == 0
+        if self.counts.of(MemberPlace::Assumed) == 0
             && self.attempt.as_ref().is_some_and(|a| a.failure.is_some())
         {
             self.attempt = None;
@@ -538,7 +539,7 @@ impl GroupState {
             }
             counted.moved(None, Some(member.placement));
             if member.waited_for_others
-                && (member.placement != Placement::Assumed || self.waits_in_attempt(id))
+                && (member.placement != MemberPlace::Assumed || self.waits_in_attempt(id))
             {
                 return Err(format!(
                     "{}: {id} is marked as waiting for other plugins but is {:?}{} (I5)",
@@ -562,7 +563,7 @@ impl GroupState {
             if let Some(stray) = attempt
                 .waiting
                 .iter()
-                .find(|id| self.placement(id) != Some(Placement::Assumed))
+                .find(|id| self.place_of(id) != Some(MemberPlace::Assumed))
             {
                 return Err(format!(
                     "{}: {stray} waits in the attempt but is not assumed",
@@ -575,7 +576,7 @@ impl GroupState {
                     self.key
                 ));
             }
-            if attempt.failure.is_some() && self.counts.of(Placement::Assumed) == 0 {
+            if attempt.failure.is_some() && self.counts.of(MemberPlace::Assumed) == 0 {
                 return Err(format!(
                     "{}: a failed attempt outlived its reservations",
                     self.key

@@ -4,7 +4,9 @@
 //! `check()` of the invariants.
 
 use super::*;
-use crate::{Code, Mode, Pod, PodId, Status, Time, WaitingPods};
+use crate::{
+    Code, GroupKey, Mode, Pod, PodGroup, PodGroupError, PodId, Policy, Status, Time, WaitingPods,
+};
 
 const NS: &str = "ml";
 const MODES: [Mode; 2] = [Mode::Upstream, Mode::Hardened];
@@ -291,8 +293,8 @@ fn reserving_twice_or_a_bound_pod_is_refused() {
         assert_eq!(gang.reserve(&member(9)), not(9), "{mode:?}: not a member");
         ok_gang(&gang);
         let state = gang.registry().state(&key()).unwrap();
-        assert_eq!(state.placement(member(0).id()), Some(Placement::Assumed));
-        assert_eq!(state.placement(member(1).id()), Some(Placement::Assigned));
+        assert_eq!(state.place_of(member(0).id()), Some(MemberPlace::Assumed));
+        assert_eq!(state.place_of(member(1).id()), Some(MemberPlace::Assigned));
     }
 }
 
@@ -428,7 +430,7 @@ fn bind_observed_moves_assumed_to_assigned_once() {
     assert!(groups.bind_observed(&member(0)));
     ok_all(&groups);
     let state = groups.get(&key()).unwrap();
-    assert_eq!(state.placement(member(0).id()), Some(Placement::Assigned));
+    assert_eq!(state.place_of(member(0).id()), Some(MemberPlace::Assigned));
     assert!(state.assumed().is_empty());
     assert_eq!(state.scheduled_pods_count(), 1);
     let before = groups.clone();
@@ -455,7 +457,7 @@ fn regression_138422_assumed_pod_deleted_is_removed_everywhere() {
     ok(&state);
     assert_eq!(state.delete_pod(member(0).id()), Some(member(0)));
     ok(&state);
-    assert_eq!(state.placement(member(0).id()), None);
+    assert_eq!(state.place_of(member(0).id()), None);
     assert_eq!(state.pod(member(0).id()), None);
     assert!(state.assumed().is_empty());
     assert_eq!(state.unscheduled_pods(), [member(1), member(2)]);
@@ -505,7 +507,7 @@ fn bind_observed_of_a_member_waiting_in_an_attempt_keeps_the_state_consistent() 
         .is_some());
     ok(&state);
     assert!(state.bind_observed(member(0).id()));
-    assert_eq!(state.placement(member(0).id()), Some(Placement::Assigned));
+    assert_eq!(state.place_of(member(0).id()), Some(MemberPlace::Assigned));
     ok(&state); // Err("ml/g: p0 waits in the attempt but is not assumed")
 
     let gang = gang_with(Mode::Hardened, 3, 3);

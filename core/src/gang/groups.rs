@@ -4,9 +4,11 @@ use std::hash::{Hash, Hasher};
 
 use smallvec::SmallVec;
 
-use super::{GroupKey, GroupState, GroupUpdateError, JoinGroupError, PodGroup, ReserveError};
+use super::{GroupState, GroupUpdateError, JoinGroupError, ReserveError};
+
 use crate::debug_map::DebugMap;
 use crate::fast_hash::{hash_unordered, BuildFastHasher};
+use crate::{GroupKey, PodGroup};
 use crate::{Pod, PodId, Time};
 
 /// Groups sorted for showing in key order: on the stack for up to eight groups (a model

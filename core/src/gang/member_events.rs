@@ -6,7 +6,8 @@
 //! every waiting member rejected in one step (H1).
 
 use super::decide::{fail_attempt, AttemptWaiting, GangRules};
-use super::{GroupKey, Groups};
+use super::Groups;
+use crate::GroupKey;
 use crate::{Cause, Pod, Time};
 
 /// A member taken out of its group by [`Groups::remove_member`].

@@ -1,6 +1,7 @@
 //! Gang scheduling: pod groups, their state, and the GangScheduling plugin.
 //!
-//! 1. [`PodGroup`], [`Policy`], [`GroupKey`] — the PodGroup object.
+//! 1. The PodGroup object ([`PodGroup`](crate::PodGroup), [`GroupKey`](crate::GroupKey)) is
+//!    the ground floor's; here its scheduling.
 //! 2. [`GroupState`] — one group as pure data: members, unscheduled / assumed / assigned, the
 //!    current gang attempt.
 //! 3. [`Groups`] — every group as pure data; [`GroupRegistry`] — that split into shards by
@@ -16,7 +17,6 @@ pub(crate) mod decide;
 mod error;
 pub(crate) mod feasible;
 mod gate;
-mod group_key;
 mod group_object_ops;
 mod group_state;
 #[cfg(test)]
@@ -26,27 +26,26 @@ mod member_events;
 pub(crate) mod ops;
 pub(crate) mod parts;
 mod permit;
+mod permit_plugins;
 #[cfg(test)]
 mod permit_with_tests;
 pub(crate) mod planted;
 pub(crate) mod plugin;
 #[cfg(test)]
 mod plugin_tests;
-mod pod_group;
 mod registry;
 mod rename;
 mod unscheduled_stamp;
 
 pub use activation::Activation;
 pub use decide::GangRules;
-pub use error::{GroupUpdateError, JoinGroupError, PodGroupError, ReserveError};
+pub use error::{GroupUpdateError, JoinGroupError, ReserveError};
 pub use feasible::Feasibility;
 pub use gate::{gang_pre_enqueue, gang_queueing_hint};
-pub use group_key::GroupKey;
-pub use group_state::{GangAttempt, GroupState, Members, MembersIter, Placement};
+pub use group_state::{GangAttempt, GroupState, MemberPlace, Members, MembersIter};
 pub use groups::Groups;
 pub use member_events::RemovedMember;
 pub use permit::{Permit, GANG_WAIT_REASON, PERMIT_WAIT_REASON};
+pub use permit_plugins::{PermitPlugin, PermitPlugins, PermitPluginsError, PermitVerdict};
 pub use plugin::{GangEvent, GangScheduling, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
-pub use pod_group::{PodGroup, Policy};
 pub use registry::GroupRegistry;

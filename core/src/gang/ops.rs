@@ -13,14 +13,15 @@ use super::decide::{
     UpstreamVerdict,
 };
 use super::parts::{GangFlaw, GangParts};
+use super::permit_plugins::plugin_error;
 use super::planted::OneByOne;
 use super::{
-    decide, gang_pre_enqueue, Activation, GroupKey, Groups, JoinGroupError, Permit, ReserveError,
+    decide, gang_pre_enqueue, Activation, Groups, JoinGroupError, Permit, ReserveError,
     GANG_SCHEDULING, PERMIT_WAIT_REASON,
 };
-use crate::permit_plugin::plugin_error;
 use crate::telemetry::{self, GangOutcome};
 use crate::waiting::{timeout_message, MAX_PERMIT_WAIT};
+use crate::GroupKey;
 use crate::{Cause, Code, Mode, PermitPlugins, PermitVerdict, PluginName, Pod, Status, Time};
 
 pub use super::group_object_ops::{group_added, group_deleted, group_updated, BECAME_A_GANG};

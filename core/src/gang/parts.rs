@@ -6,8 +6,9 @@
 use std::time::Duration;
 
 use super::decide::{AttemptWaiting, GangRules};
-use super::{GroupKey, Groups};
+use super::Groups;
 use crate::waiting::AddError;
+use crate::GroupKey;
 use crate::{PluginName, Pod, PodId, Time};
 
 /// The waiting map as a critical section under a group's lock sees it.

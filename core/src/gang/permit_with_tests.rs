@@ -8,8 +8,8 @@ use super::*;
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::Arc;
 use crate::{
-    Code, Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, Status, Time,
-    WaitingPods,
+    Code, Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, PodGroup, Policy,
+    Status, Time, WaitingPods,
 };
 
 /// A plugin that always says `verdict` and counts how often it was asked.

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use super::decide::{AttemptWaiting, GangRules};
 use super::parts::{Batch, Expire, GangFlaw, GangParts};
-use super::{GroupKey, Groups};
+use super::Groups;
 use crate::waiting::AddError;
+use crate::GroupKey;
 use crate::{Cause, PluginName, Pod, PodId, Time};
 
 /// The gang plugin's parts with `flaw` planted: [`GangParts::planted`] answers yes for it,

@@ -4,8 +4,7 @@ use std::time::Duration;
 use super::decide::{AttemptWaiting, GangRules};
 use super::parts::{Batch, Expire, GangParts};
 use super::{
-    ops, Activation, GroupKey, GroupRegistry, GroupUpdateError, Groups, JoinGroupError, Permit,
-    PodGroup, ReserveError,
+    ops, Activation, GroupRegistry, GroupUpdateError, Groups, JoinGroupError, Permit, ReserveError,
 };
 use crate::sync::{Arc, Mutex};
 use crate::time::{Alarm, Deadlines};
@@ -14,6 +13,7 @@ use crate::{
     Cause, Mode, PermitPlugins, PluginName, Pod, PodId, QueueingHint, Status, Time, WaitingPod,
     WaitingPods,
 };
+use crate::{GroupKey, PodGroup};
 
 /// The plugin's name, as kube-scheduler spells it.
 pub const GANG_SCHEDULING: PluginName = PluginName::new_static("GangScheduling");

@@ -1,7 +1,7 @@
 //! Unit tests of the GangScheduling plugin in both modes.
 
 use super::*;
-use crate::{Mode, Pod, Time, WaitingPods};
+use crate::{GroupKey, Mode, Pod, PodGroup, Policy, Time, WaitingPods};
 
 const NS: &str = "ml";
 

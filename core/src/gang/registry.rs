@@ -1,8 +1,10 @@
 use std::fmt;
 
-use super::{GroupKey, GroupState, Groups};
+use super::{GroupState, Groups};
+
 use crate::sharded::Sharded;
 use crate::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
+use crate::GroupKey;
 use crate::Time;
 
 /// The concurrent map of pod group states: [`Groups`] split by group key into shards, each

@@ -63,8 +63,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::gang::PodGroup;
     use crate::symmetry::PodRenaming;
+    use crate::PodGroup;
     use crate::{Pod, PodId, Time};
 
     fn pods() -> Vec<Pod> {

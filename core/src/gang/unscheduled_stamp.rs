@@ -50,8 +50,9 @@ impl fmt::Debug for UnscheduledStamp {
 
 #[cfg(test)]
 mod tests {
-    use crate::gang::{GroupKey, GroupState, PodGroup};
+    use crate::gang::GroupState;
     use crate::Pod;
+    use crate::{GroupKey, PodGroup};
 
     fn member(i: usize) -> Pod {
         Pod::new(format!("p{i}"), "ml", &format!("p{i}")).with_group("g")

@@ -2,8 +2,8 @@ use k8s_openapi::api::core::v1 as core;
 
 use super::fixtures::{documents, expected, outcome, parse};
 use super::{PodConversionError, RequestSite, Unsupported};
-use crate::scheduler::{TaintEffect, Toleration, TolerationOperator};
 use crate::Pod;
+use crate::{TaintEffect, Toleration, TolerationOperator};
 
 const CONSTRAINTS: &str = include_str!("testdata/pod-constraints.yaml");
 const GPU_POD: &str = include_str!("testdata/gpu-pod.yaml");

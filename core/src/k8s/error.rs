@@ -1,7 +1,7 @@
 use std::fmt;
 
-use crate::gang::PodGroupError;
 use crate::GroupKey;
+use crate::PodGroupError;
 
 /// An error returned from [`quantity_value`](super::quantity_value) and
 /// [`quantity_milli_value`](super::quantity_milli_value), and inside the conversions' errors for

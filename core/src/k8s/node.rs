@@ -4,8 +4,9 @@ use super::meta::{labels, non_empty};
 use super::quantity::resource_amount;
 use super::taints::{taint, UNSCHEDULABLE};
 use super::NodeConversionError;
-use crate::scheduler::{Node, Taint, TaintEffect};
+use crate::scheduler::Node;
 use crate::Resources;
+use crate::{Taint, TaintEffect};
 
 /// A k8s-openapi `Node` as gangsched reads it, for every Kubernetes version k8s-openapi
 /// supports.

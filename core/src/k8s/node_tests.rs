@@ -2,8 +2,9 @@ use k8s_openapi::api::core::v1 as core;
 
 use super::fixtures::{documents, expected, outcome, parse};
 use super::{NodeConversionError, QuantityError};
-use crate::scheduler::{Node, Taint, TaintEffect, Toleration};
+use crate::scheduler::Node;
 use crate::{Labels, Resources};
+use crate::{Taint, TaintEffect, Toleration};
 
 const GPU_NODE: &str = include_str!("testdata/gpu-node.yaml");
 const PROBLEMS: &str = include_str!("testdata/node-problems.yaml");

@@ -1,7 +1,7 @@
 use k8s_openapi::api::core::v1 as core;
 
 use super::Unsupported;
-use crate::scheduler::{Taint, TaintEffect, Toleration, TolerationOperator};
+use crate::{Taint, TaintEffect, Toleration, TolerationOperator};
 
 /// The taint a cordoned node (`spec.unschedulable`) carries for kube-scheduler's
 /// NodeUnschedulable filter, which keeps off the pods that do not tolerate it.

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use crate::gang::PodGroup;
+use crate::PodGroup;
 use crate::{GroupKey, Pod};
 
 /// The kind of a [`ClusterEvent`]: what plugins register interest in.

@@ -1,7 +1,7 @@
 //! Renaming the queue's pods, for symmetry reduction ([`crate::symmetry`]).
 
 use super::state::Recorded;
-use super::{ClusterEvent, QueueState, QueuedPodInfo};
+use super::{ClusterEvent, Popped, QueueState, QueuedPodInfo};
 use crate::symmetry::{relabel_pod_group, Relabel, Renamed};
 
 /// The record with its pod renamed; its times, attempts, rejectors and gate kept.
@@ -154,6 +154,16 @@ impl QueueState {
     }
 }
 
+/// The pod's record renamed; the cycle number kept.
+impl Renamed for Popped {
+    fn renamed<R: Relabel + ?Sized>(&self, r: &R) -> Popped {
+        Popped {
+            info: self.info.renamed(r),
+            cycle: self.cycle,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::hash_map::DefaultHasher;
@@ -161,9 +171,9 @@ mod tests {
     use std::hash::{Hash, Hasher};
 
     use super::*;
-    use crate::gang::PodGroup;
     use crate::queue::{EventKind, NoPlugins, PluginSet, QueueConfig, QueuePlace};
     use crate::symmetry::PodRenaming;
+    use crate::PodGroup;
     use crate::{Pod, PodId, QueueingHint, Time};
 
     const NODE: &str = "NodeResourcesFit";

@@ -6,7 +6,7 @@ use super::{
     QueueState, QueuedPodInfo,
 };
 use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
-use crate::{telemetry, Pod, PodId, Time};
+use crate::{Pod, PodId, Time};
 
 /// The scheduling queue: a [`QueueState`] behind one lock, with a `pop` that blocks until a pod
 /// is active or the queue is closed. Every operation that can make a pod active wakes the
@@ -80,7 +80,7 @@ impl SchedulingQueue {
             if let Some(popped) = state.pop() {
                 let lengths = state.lengths();
                 drop(state);
-                telemetry::pending_pods(&lengths);
+                lengths.publish();
                 return Some(popped);
             }
             if state.is_closed() {
@@ -226,7 +226,7 @@ impl SchedulingQueue {
         } else if grew {
             self.shared.active.notify_all();
         }
-        telemetry::pending_pods(&lengths);
+        lengths.publish();
         result
     }
 

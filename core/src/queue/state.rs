@@ -56,6 +56,18 @@ pub struct QueueLengths {
 }
 
 impl QueueLengths {
+    /// Publishes these lengths as kube-scheduler's pending-pods gauge
+    /// ([`PENDING_PODS`](crate::telemetry::PENDING_PODS)): the gated pods under their own
+    /// label, not among the unschedulable; both backoff heaps as `backoff`.
+    pub(crate) fn publish(&self) {
+        crate::telemetry::pending_pods(
+            self.active,
+            self.backoff + self.error_backoff,
+            self.unschedulable.saturating_sub(self.gated),
+            self.gated,
+        );
+    }
+
     /// No pod anywhere.
     pub const EMPTY: QueueLengths = QueueLengths {
         active: 0,

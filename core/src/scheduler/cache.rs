@@ -2,9 +2,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::node_index::{NodeIndex, NodeIndexSlot};
 use super::pod_table::PodTable;
-use super::{Node, NodeView, Resources, Taint};
+use super::{Node, NodeView};
 use crate::sync::{Arc, Mutex};
 use crate::{Labels, Pod, PodId};
+use crate::{Resources, Taint};
 
 /// Where a pod in the cache stands: reserved by the scheduler, or observed bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -3,7 +3,7 @@
 //! pods are on it, the node index (once built) true to the nodes.
 
 use super::cache::{CacheState, PodPhase};
-use super::Resources;
+use crate::Resources;
 
 impl CacheState {
     /// Verifies the node part of I5: each node's requested resources are the (saturating) sum

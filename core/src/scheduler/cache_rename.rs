@@ -72,9 +72,10 @@ impl Renamed for CacheState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scheduler::{Node, PodPhase, RemovedPod, Resources};
+    use crate::scheduler::{Node, PodPhase, RemovedPod};
     use crate::symmetry::permutations;
     use crate::symmetry::PodRenaming;
+    use crate::Resources;
     use crate::{Pod, PodId};
 
     /// Members a-0, a-1, a-2 of gang "a", each requesting something else, so that a renaming

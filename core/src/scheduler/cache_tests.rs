@@ -3,7 +3,7 @@
 //! that `check()` finds a corrupted cache.
 
 use super::*;
-use crate::{Pod, PodId};
+use crate::{Pod, PodId, Resources};
 
 fn res(cpu: u64, mem: u64) -> Resources {
     Resources::new(cpu, mem)
@@ -438,7 +438,7 @@ fn the_locked_cache_delegates_and_clones_share_state() {
 
 #[test]
 fn update_node_keeps_the_pods_and_says_whether_anything_changed() {
-    use crate::scheduler::{Taint, TaintEffect};
+    use crate::{Taint, TaintEffect};
     let mut c = two_nodes();
     c.assume(&pod("a", 1000, 1000), "n1").unwrap();
     let cordoned = Node::new("n1", res(4000, 4000)).with_taint(Taint::new(

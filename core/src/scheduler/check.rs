@@ -8,7 +8,8 @@ use crate::queue::{QueuePlace, QueueState};
 use super::jobs::JobQueue;
 use super::tally::Tally;
 use super::{CacheState, DriverState};
-use crate::gang::{GroupKey, GroupState};
+use crate::gang::GroupState;
+use crate::GroupKey;
 use crate::PodId;
 
 /// An invariant of the contract (docs/guarantees.md).

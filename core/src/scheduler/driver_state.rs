@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::jobs::{FifoJobs, Job, JobQueue};
 use super::tally::{SchedulerTally, Tally};
-use crate::gang::GroupKey;
 use crate::sync::Arc;
+use crate::GroupKey;
 use crate::{Cause, Decision, Pod, PodId, Status, Time};
 
 /// A pod that passed its scheduling cycle: what its binding cycle needs (its queue record

@@ -15,6 +15,7 @@ use super::parts::Parts;
 use super::scheduler::Inner;
 use super::tally::{Counted, SchedulerTally, Tally as _};
 use super::{BindError, CacheState, DriverState};
+use crate::panic_message::panic_message;
 
 /// The driver state behind its lock, and the condition variable binding workers wait on.
 #[derive(Default)]
@@ -212,17 +213,6 @@ impl<'a> Parts for SchedulerParts<'a> {
 
 /// The plugin named in the status of a placement that panicked.
 pub(crate) const PLACEMENT: &str = "Placement";
-
-/// A caught panic's message: its `&str` or `String` payload, else a placeholder.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(message) = payload.downcast_ref::<&str>() {
-        (*message).to_owned()
-    } else if let Some(message) = payload.downcast_ref::<String>() {
-        message.clone()
-    } else {
-        "a panic without a message".to_owned()
-    }
-}
 
 impl Inner {
     /// Counts a panic caught in user code (`what`) and says so.

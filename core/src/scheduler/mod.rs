@@ -1,7 +1,7 @@
 //! The scheduler driver: a [`Scheduler`] wires the queue, the gang plugin, the waiting map and
 //! a cache of node reservations into scheduling and binding cycles.
 //!
-//! 1. [`Resources`], [`Node`] — what a pod requests and a node offers.
+//! 1. [`Node`] — what a node offers (a pod's requests are [`Resources`](crate::Resources)).
 //! 2. [`CacheState`] / [`Cache`] — node reservations: assumed and bound pods (I5).
 //! 3. [`Placement`] ([`ResourceFit`] by default), [`Binder`] ([`InMemoryBinder`] by default).
 //! 4. [`Scheduler`] — cluster events in; scheduling cycles ([`CycleOutcome`]), binding cycles
@@ -19,8 +19,8 @@ mod activation_window_tests;
 #[cfg(test)]
 mod admitted_tests;
 mod binder;
-mod binding;
 mod builder;
+mod by_hand;
 mod cache;
 mod cache_check;
 mod cache_rename;
@@ -30,7 +30,6 @@ pub(crate) mod check;
 #[cfg(test)]
 mod check_tests;
 mod config;
-mod cycle;
 mod driver_rename;
 pub(crate) mod driver_state;
 #[cfg(test)]
@@ -48,9 +47,8 @@ pub(crate) mod planted;
 mod plugins;
 mod pod_group_condition;
 #[cfg(test)]
-mod pod_group_tests;
+mod pod_group_cycle_tests;
 mod pod_table;
-mod resources;
 mod runner;
 #[allow(clippy::module_inception)]
 mod scheduler;
@@ -58,9 +56,7 @@ mod scheduler;
 mod scheduler_tests;
 mod stats;
 pub(crate) mod steps;
-mod taints;
 pub(crate) mod tally;
-mod timers;
 
 pub use binder::{BindError, Binder, InMemoryBinder};
 pub use builder::SchedulerBuilder;
@@ -70,23 +66,19 @@ pub use cache::{
 };
 pub use check::{Invariant, Violation};
 pub use config::{GangCycle, SchedulerConfig};
-pub use cycle::CycleOutcome;
 pub(crate) use driver_state::DriverState;
 pub use error::{
     AddGroupError, AddPodError, DeleteGroupError, DeletePodError, UpdateGroupError, UpdatePodError,
 };
-pub(crate) use locked::panic_message;
 pub use node::Node;
 pub use node_view::NodeView;
 pub use outcome::{
-    outcome_channel, DiscardOutcomes, OutcomeSender, OutcomeSink, PodOutcome, PodScheduled,
+    outcome_channel, CycleOutcome, DiscardOutcomes, OutcomeSender, OutcomeSink, PodOutcome,
+    PodScheduled, Tick,
 };
 pub use placement::{Placement, ResourceFit};
 pub use plugins::{gang_hint, ReadGroups, SchedulerPlugins, GANG_HINT_EVENTS};
 pub use pod_group_condition::PodGroupScheduled;
-pub use resources::Resources;
 pub use runner::RunningScheduler;
 pub use scheduler::Scheduler;
 pub use stats::SchedulerStats;
-pub use taints::{Taint, TaintEffect, Toleration, TolerationOperator};
-pub use timers::Tick;

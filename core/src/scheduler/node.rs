@@ -1,6 +1,6 @@
-use super::{Resources, Taint};
 use crate::sync::Arc;
 use crate::Labels;
+use crate::{Resources, Taint};
 
 /// A cluster node as the scheduler's cache sees it: a name, what it can hold, its labels
 /// (which a pod's node selector is matched against) and its taints (which a pod must

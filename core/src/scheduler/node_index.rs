@@ -20,9 +20,9 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use super::cache::{CacheState, NodeEntry};
-use super::{Resources, Taint};
 use crate::sync::Arc;
 use crate::Labels;
+use crate::{Resources, Taint};
 
 /// What makes nodes the same for placement, apart from what is requested on them.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -383,9 +383,10 @@ impl fmt::Debug for CacheState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scheduler::{Node, Taint, TaintEffect};
+    use crate::scheduler::Node;
     use crate::symmetry::{PodRenaming, Renamed};
     use crate::Pod;
+    use crate::{Taint, TaintEffect};
 
     fn cache(nodes: usize) -> CacheState {
         let mut cache = CacheState::new();

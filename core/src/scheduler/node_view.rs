@@ -1,8 +1,9 @@
 //! One node of a [`CacheState`](super::CacheState), borrowed.
 
 use super::cache::NodeEntry;
-use super::{Node, Resources, Taint};
+use super::Node;
 use crate::{Labels, PodId};
+use crate::{Resources, Taint};
 
 /// One node as the cache accounts for it, borrowed from a [`CacheState`](super::CacheState).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

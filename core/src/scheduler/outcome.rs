@@ -1,12 +1,13 @@
-//! What became of each pod: one [`PodOutcome`] per ended attempt, delivered to the
-//! [`OutcomeSink`] the embedder installs, after every lock is released.
+//! What the driver's work came to: one [`PodOutcome`] per ended attempt of a pod, delivered to
+//! the [`OutcomeSink`] the embedder installs after every lock is released; a
+//! [`CycleOutcome`] per scheduling cycle and a [`Tick`] per tick of the timers, returned to
+//! whoever drives the scheduler by hand.
 
 use std::fmt;
 
 use crate::sync::channel::{self, Receiver, Sender};
-use crate::{Cause, Pod, Status};
+use crate::{Cause, GroupKey, Pod, PodId, Status};
 
-use super::steps::BindingOutcome;
 use super::BindError;
 
 /// How one scheduling attempt of a pod ended — what an embedder writes into the pod's
@@ -125,31 +126,6 @@ impl PodOutcome {
             PodOutcome::Dropped { .. } => return None,
         })
     }
-
-    /// The outcomes a binding cycle's result stands for (a Hardened gang's hand-back is one
-    /// per member; a decision nobody was binding, none).
-    pub(crate) fn of_binding(outcome: BindingOutcome) -> Vec<PodOutcome> {
-        match outcome {
-            BindingOutcome::Ignored => Vec::new(),
-            BindingOutcome::Bound { pod, node } => vec![PodOutcome::Bound { pod, node }],
-            BindingOutcome::Deleted { pod } => vec![PodOutcome::Dropped { pod }],
-            BindingOutcome::Released {
-                pods,
-                status,
-                cause,
-            } => pods
-                .into_iter()
-                .map(|pod| PodOutcome::Rejected {
-                    pod,
-                    status: status.clone(),
-                    cause,
-                })
-                .collect(),
-            BindingOutcome::BindFailed { pod, error } => {
-                vec![PodOutcome::BindFailed { pod, error }]
-            }
-        }
-    }
 }
 
 /// A FitError's message for a pod whose one node said `status`: each of its reasons counted
@@ -259,4 +235,97 @@ impl OutcomeSink for OutcomeSender {
 pub fn outcome_channel() -> (OutcomeSender, Receiver<PodOutcome>) {
     let (sender, receiver) = channel::unbounded();
     (OutcomeSender(sender), receiver)
+}
+
+/// What one scheduling cycle did with the pod it popped.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CycleOutcome {
+    /// Placed and allowed at once: its binding cycle is queued.
+    Allowed {
+        /// The pod.
+        pod: PodId,
+        /// The node it is assumed on.
+        node: String,
+    },
+    /// Placed; it waits at Permit for its gang.
+    Waiting {
+        /// The pod.
+        pod: PodId,
+        /// The node it is assumed on.
+        node: String,
+    },
+    /// Rejected at Permit; its binding cycle releases it (`Mode::Hardened`, so that a failed
+    /// gang goes back whole, H2).
+    Rejected {
+        /// The pod.
+        pod: PodId,
+        /// Why.
+        status: Status,
+    },
+    /// Rejected at Permit and released in this very cycle — unreserved, forgotten and back in
+    /// the queue — as kube-scheduler's scheduling cycle does (`Mode::Upstream`). No binding
+    /// cycle runs for it; its [`PodOutcome::Rejected`] is delivered when the cycle ends.
+    Released {
+        /// The pod.
+        pod: PodId,
+        /// Why.
+        status: Status,
+        /// Why it was rejected.
+        cause: Cause,
+    },
+    /// Rejected at Permit in this cycle after it was deleted (`Mode::Upstream`): released and
+    /// gone, its [`PodOutcome::Dropped`] delivered when the cycle ends.
+    Dropped {
+        /// The pod.
+        pod: PodId,
+    },
+    /// No node fits, or reserving failed: handed back to the queue.
+    Unschedulable {
+        /// The pod.
+        pod: PodId,
+        /// Why.
+        status: Status,
+    },
+    /// A pod-group cycle ([`GangCycle::PodGroup`](super::GangCycle::PodGroup)): the popped
+    /// member and the siblings it brought, placed together on one snapshot. Admitted, each
+    /// placed member has its binding cycle queued (Hardened: allowed at once; Upstream: after
+    /// its own Permit, the first ones waiting until the quorum member passes in this cycle);
+    /// not admitted, every member is back in the queue and nothing is reserved (I9).
+    PodGroup {
+        /// The group.
+        group: GroupKey,
+        /// Whether the gang was admitted.
+        admitted: bool,
+        /// The group's status: success when admitted, else why not — kube-scheduler 1.36's
+        /// "pod group is unschedulable", Hardened's quorum message, or the error that stopped
+        /// the cycle. Its condition: [`pod_group_scheduled`](CycleOutcome::pod_group_scheduled).
+        status: Status,
+        /// What became of each member, in placing order.
+        members: Vec<CycleOutcome>,
+    },
+}
+
+/// What one [`Scheduler::tick`] did.
+#[non_exhaustive]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tick {
+    /// Waiting pods whose own permit deadline passed (Upstream's timer per pod): rejected,
+    /// [`Cause::TimedOut`](crate::Cause::TimedOut).
+    pub timed_out_pods: Vec<PodId>,
+    /// Gangs whose attempt's deadline passed (Hardened): every waiting member rejected
+    /// together, timed out — or, admitted by the pod-group cycle, whose binding deadline
+    /// passed: every member whose binding cycle had not begun released, timed out (H3).
+    pub timed_out_gangs: Vec<GroupKey>,
+    /// Pods whose backoff had ended, moved to the active queue.
+    pub backoff_completed: usize,
+    /// Pods parked unschedulable for longer than the queue allows, retried.
+    pub leftover_flushed: usize,
+}
+
+impl Tick {
+    /// Whether it did nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == Tick::default()
+    }
 }

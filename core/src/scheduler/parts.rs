@@ -8,7 +8,7 @@ use crate::queue::{QueuePlugins, QueueState};
 use crate::{Mode, PermitPlugins, Pod, Status};
 
 use super::jobs::JobQueue;
-use super::tally::Tally;
+use super::tally::{Counted, Tally};
 use super::{BindError, CacheState, DriverState};
 
 /// The parts a driver step touches (see the module docs).
@@ -136,4 +136,11 @@ pub enum Flaw {
     /// Reserve is left unactivated, where the full walk over the group activates it (issue
     /// #23's "nothing observable changes").
     ActivationTrustsItsFirstStamp,
+}
+
+/// Counts `what` in `p`'s driver state, if its tally counts.
+pub(crate) fn count<P: Parts>(p: &mut P, what: Counted) {
+    if <P::Tally as Tally>::COUNTS {
+        p.driver(|d| d.tally_mut().count(what));
+    }
 }

@@ -2,10 +2,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::node_index::NodeIndex;
-use super::taints::untolerated;
-use super::{CacheState, Resources, Taint};
+use super::CacheState;
 use crate::queue::EventKind;
+use crate::vocabulary::untolerated;
 use crate::{Code, Labels, Pod, Status};
+use crate::{Resources, Taint};
 
 /// Chooses the node a pod is assumed on: kube-scheduler's Filter and Score steps, folded into
 /// one call over the cache's state. Must be deterministic for a given pod and state.
@@ -342,8 +343,8 @@ mod tests {
 
     #[test]
     fn taints_then_the_selector_then_resources_each_node_under_its_first_failure() {
-        use crate::scheduler::{Taint, TaintEffect, Toleration};
         use crate::Labels;
+        use crate::{Taint, TaintEffect, Toleration};
         const GPU: &str = "nvidia.com/gpu";
         let mut c = CacheState::new();
         let gpus = |n| Resources::new(8000, 8000).with_extended(GPU, n);

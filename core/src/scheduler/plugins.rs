@@ -4,11 +4,12 @@
 //! a model's own [`Groups`].
 
 use crate::gang::{
-    gang_pre_enqueue, gang_queueing_hint, GangEvent, GroupKey, GroupRegistry, Groups,
-    GANG_SCHEDULING,
+    gang_pre_enqueue, gang_queueing_hint, GangEvent, GroupRegistry, Groups, GANG_SCHEDULING,
 };
+
 use crate::queue::{ClusterEvent, EventKind, EventScope, Gate, QueuePlugins};
 use crate::sync::Arc;
+use crate::GroupKey;
 use crate::{PluginName, Pod, QueueingHint};
 
 use super::ResourceFit;

@@ -1,16 +1,16 @@
 use crate::sync::thread::{self, JoinHandle};
-use crate::time::Clock;
-use crate::TimerDriver;
+use crate::sync::Mutex;
+use crate::time::{Alarm, Clock, Deadlines};
+use crate::{Time, TimerDriver};
 
 use super::parts::{Flaw, Parts};
 use super::planted::Planted;
-use super::timers::Timers;
+use super::steps;
 use super::Scheduler;
 
 /// A [`Scheduler`] running on its own threads: one scheduling loop, the configured number of
 /// binding workers fed by the driver's job queue (no thread per waiting pod), and one timer
-/// thread for
-/// permit deadlines and the queue's flushes. [`shutdown`](Self::shutdown) (or drop) stops and
+/// thread for permit deadlines and the queue's flushes. [`shutdown`](Self::shutdown) (or drop) stops and
 /// joins them all.
 #[must_use = "the scheduler's threads stop when this is dropped"]
 pub struct RunningScheduler {
@@ -121,5 +121,71 @@ impl RunningScheduler {
 impl Drop for RunningScheduler {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// The scheduler's timers for a [`TimerDriver`](crate::TimerDriver): permit deadlines when
+/// they come, and the queue's flushes at upstream's intervals (backoff every second, leftover
+/// every 30 s).
+pub(super) struct Timers {
+    pub(super) scheduler: Scheduler,
+    /// When each periodic flush runs next.
+    pub(super) flushes: Mutex<(Time, Time)>,
+}
+
+impl Timers {
+    pub(super) fn new(scheduler: Scheduler, now: Time) -> Timers {
+        let config = scheduler.inner.config;
+        Timers {
+            scheduler,
+            flushes: Mutex::new((
+                now + config.backoff_flush_interval,
+                now + config.leftover_flush_interval,
+            )),
+        }
+    }
+}
+
+impl Deadlines for Timers {
+    fn expire(&self, now: Time) {
+        let inner = &self.scheduler.inner;
+        let mut parts = self.scheduler.parts();
+        steps::expire_deadlines(&mut parts, now);
+        let (backoff, leftover) = {
+            let mut flushes = self.flushes.lock();
+            let backoff = flushes.0 <= now;
+            if backoff {
+                flushes.0 = now + inner.config.backoff_flush_interval;
+            }
+            let leftover = flushes.1 <= now;
+            if leftover {
+                flushes.1 = now + inner.config.leftover_flush_interval;
+            }
+            (backoff, leftover)
+        };
+        if backoff {
+            steps::flush_backoff(&mut parts, now);
+        }
+        if leftover {
+            steps::flush_leftover(&mut parts, now);
+        }
+    }
+
+    fn next_deadline(&self) -> Option<Time> {
+        let (backoff, leftover) = *self.flushes.lock();
+        [
+            steps::next_permit_deadline(&mut self.scheduler.parts()),
+            Some(backoff),
+            Some(leftover),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    fn ring_on_earlier_deadline(&self, alarm: Alarm) {
+        let inner = &self.scheduler.inner;
+        Deadlines::ring_on_earlier_deadline(inner.gang.waiting(), alarm.clone());
+        Deadlines::ring_on_earlier_deadline(&inner.gang, alarm);
     }
 }

@@ -7,7 +7,7 @@ use crate::{GangCycle, Mode, PermitPlugins};
 use crate::{Time, WaitingPods};
 
 use super::jobs::Job;
-use super::locked::{panic_message, Driver, SchedulerParts, StepGate};
+use super::locked::{Driver, SchedulerParts, StepGate};
 use super::parts::Parts;
 use super::steps;
 use super::{
@@ -16,6 +16,7 @@ use super::{
     ResourceFit, SchedulerConfig, SchedulerStats, UpdateGroupError, UpdateNodeError,
     UpdatePodError, Violation,
 };
+use crate::panic_message::panic_message;
 
 /// A gang-scheduling core an embedder drives: the scheduling queue with the gang plugin's
 /// PreEnqueue and hints, the group registry, the waiting-pod map, a cache of node reservations,
@@ -267,7 +268,7 @@ impl Scheduler {
     /// Runs `job`'s binding cycle on `parts` and delivers its outcomes.
     pub(super) fn bind_job<P: Parts>(&self, parts: &mut P, job: Job, now: Time) {
         let outcome = steps::binding_cycle(parts, job, now);
-        for outcome in PodOutcome::of_binding(outcome) {
+        for outcome in outcome.pod_outcomes() {
             self.deliver(outcome);
         }
     }

@@ -89,7 +89,8 @@ fn upstream_members_come_back_one_binding_cycle_at_a_time() {
 /// node updates): the update is announced, NodeResourcesFit's hint queues it.
 #[test]
 fn uncordoning_a_node_schedules_the_pod_that_found_it_cordoned() {
-    use super::{Taint, TaintEffect, UpdateNodeError};
+    use super::UpdateNodeError;
+    use crate::{Taint, TaintEffect};
     let s = Scheduler::new(SchedulerConfig::default());
     let now = Time::ZERO;
     let cordon = Taint::new(

@@ -94,13 +94,6 @@ impl Tally for SchedulerTally {
     }
 }
 
-/// Counts `what` in `p`'s driver state, if its tally counts.
-pub(crate) fn count<P: super::parts::Parts>(p: &mut P, what: Counted) {
-    if <P::Tally as Tally>::COUNTS {
-        p.driver(|d| d.tally_mut().count(what));
-    }
-}
-
 /// Counts nothing: a model checker's tally.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct NoTally;

@@ -2,8 +2,10 @@
 //! `fuzz/seeds/gang_plugin/` by the ignored test `write_gang_plugin_seeds`). Each walks one path
 //! of the gang plugin and fits `.ci/fuzz`'s `-max_len=128`.
 
-use gangsched::gang::{Policy, DEFAULT_PERMIT_TIMEOUT};
+use gangsched::gang::DEFAULT_PERMIT_TIMEOUT;
+
 use gangsched::Mode;
+use gangsched::Policy;
 use gangway_model::gang::lockstep::Op;
 
 use super::{Input, Setup};

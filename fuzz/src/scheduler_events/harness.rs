@@ -33,7 +33,7 @@ use gangsched::checking::{self, steps, Flaw, JobQueue, Parts};
 use gangsched::queue::QueuePlace;
 use gangsched::scheduler::{
     outcome_channel, BindError, CycleOutcome, Node, OutcomeSender, PodGroupScheduled, PodOutcome,
-    PodPhase, SchedulerStats, Taint, TaintEffect, Toleration,
+    PodPhase, SchedulerStats,
 };
 use gangsched::sync::{Arc, Mutex};
 use gangsched::waiting::{Receiver, MAX_PERMIT_WAIT};
@@ -41,6 +41,7 @@ use gangsched::{
     Code, GroupKey, Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, PodGroup,
     PodId, Policy, Resources, Scheduler, SchedulerConfig, Status, Time,
 };
+use gangsched::{Taint, TaintEffect, Toleration};
 
 use super::input::{BindAnswer, Input, Op, Setup, Verdict, NODES, PLUGIN_WAITS_MS, PODS, STEPS_MS};
 use super::planted::Planted;

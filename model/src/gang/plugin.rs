@@ -2,10 +2,10 @@
 
 use std::collections::BTreeSet;
 
-use gangsched::gang::{
-    GroupKey, GroupUpdateError, JoinGroupError, Placement, PodGroup, Policy, ReserveError,
-};
+use gangsched::gang::{GroupUpdateError, JoinGroupError, MemberPlace, ReserveError};
+
 use gangsched::{AddError, Cause, Code, Mode, Pod, PodId, Status, Time};
+use gangsched::{GroupKey, PodGroup, Policy};
 
 use super::rules::{error, gang_rejection, ModelAttempt, ModelMember, ModelWaiter};
 use super::{GangModel, ModelPermit};
@@ -19,13 +19,13 @@ impl GangModel {
             return Ok(());
         };
         let group = self.group_or_new(&key);
-        if group.placement(pod.id()).is_some() {
+        if group.place_of(pod.id()).is_some() {
             return Err(JoinGroupError::AlreadyMember(pod));
         }
         let placement = if bound {
-            Placement::Assigned
+            MemberPlace::Assigned
         } else {
-            Placement::Unscheduled
+            MemberPlace::Unscheduled
         };
         group.members.push(ModelMember { pod, placement });
         Ok(())
@@ -38,12 +38,12 @@ impl GangModel {
             return false;
         };
         if !matches!(
-            group.placement(pod.id()),
-            Some(Placement::Unscheduled | Placement::Assumed)
+            group.place_of(pod.id()),
+            Some(MemberPlace::Unscheduled | MemberPlace::Assumed)
         ) {
             return false;
         }
-        group.set_placement(pod.id(), Placement::Assigned);
+        group.set_place(pod.id(), MemberPlace::Assigned);
         let was_waiting = group.leave_attempt(pod.id());
         if mode == Mode::Hardened && was_waiting {
             self.reject_all(
@@ -149,10 +149,10 @@ impl GangModel {
         let Some(group) = self.group_of_mut(pod) else {
             return Err(ReserveError::NoGroupState(pod.id().clone()));
         };
-        if group.placement(pod.id()) != Some(Placement::Unscheduled) {
+        if group.place_of(pod.id()) != Some(MemberPlace::Unscheduled) {
             return Err(ReserveError::NotUnscheduled(pod.id().clone()));
         }
-        group.set_placement(pod.id(), Placement::Assumed);
+        group.set_place(pod.id(), MemberPlace::Assumed);
         Ok(())
     }
 
@@ -224,7 +224,7 @@ impl GangModel {
         let group = self.group_of(pod).expect("looked up by permit");
         if at_quorum {
             let siblings: Vec<PodId> = group
-                .ids(Placement::Assumed)
+                .ids(MemberPlace::Assumed)
                 .into_iter()
                 .filter(|id| id != pod.id())
                 .collect();
@@ -271,7 +271,7 @@ impl GangModel {
             }
             return ModelPermit::Allow;
         }
-        if group.placement(pod.id()) != Some(Placement::Assumed) {
+        if group.place_of(pod.id()) != Some(MemberPlace::Assumed) {
             let status = error(format!("pod {} is not reserved", pod.id()));
             return ModelPermit::Reject(status, Cause::Rejected);
         }

@@ -5,10 +5,10 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use gangsched::gang::{
-    GroupKey, Placement, PodGroup, Policy, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING,
-};
+use gangsched::gang::{MemberPlace, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
+
 use gangsched::{Cause, Code, Decision, Mode, Pod, PodId, Status, Time};
+use gangsched::{GroupKey, PodGroup, Policy};
 
 /// One member of a group in the model: the pod and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,7 +16,7 @@ pub struct ModelMember {
     /// The member pod.
     pub pod: Pod,
     /// Unscheduled, assumed (reserved) or assigned (bound).
-    pub placement: Placement,
+    pub placement: MemberPlace,
 }
 
 /// A hardened gang attempt in the model (rule A1).
@@ -53,7 +53,7 @@ impl ModelGroup {
     }
 
     /// Where member `id` is, if it is a member.
-    pub fn placement(&self, id: &PodId) -> Option<Placement> {
+    pub fn place_of(&self, id: &PodId) -> Option<MemberPlace> {
         self.members
             .iter()
             .find(|m| m.pod.id() == id)
@@ -61,7 +61,7 @@ impl ModelGroup {
     }
 
     /// The uids of the members in `placement`.
-    pub fn ids(&self, placement: Placement) -> BTreeSet<PodId> {
+    pub fn ids(&self, placement: MemberPlace) -> BTreeSet<PodId> {
         self.members
             .iter()
             .filter(|m| m.placement == placement)
@@ -70,7 +70,7 @@ impl ModelGroup {
     }
 
     /// How many members are in `placement`.
-    pub fn count(&self, placement: Placement) -> usize {
+    pub fn count(&self, placement: MemberPlace) -> usize {
         self.members
             .iter()
             .filter(|m| m.placement == placement)
@@ -79,7 +79,7 @@ impl ModelGroup {
 
     /// Assumed plus assigned members (what Permit counts against the quorum).
     pub fn scheduled(&self) -> usize {
-        self.count(Placement::Assumed) + self.count(Placement::Assigned)
+        self.count(MemberPlace::Assumed) + self.count(MemberPlace::Assigned)
     }
 
     /// The unscheduled members, in uid order (a Wait's activate list).
@@ -87,14 +87,14 @@ impl ModelGroup {
         let mut pods: Vec<Pod> = self
             .members
             .iter()
-            .filter(|m| m.placement == Placement::Unscheduled)
+            .filter(|m| m.placement == MemberPlace::Unscheduled)
             .map(|m| m.pod.clone())
             .collect();
         pods.sort_by(|a, b| a.id().cmp(b.id()));
         pods
     }
 
-    pub(super) fn set_placement(&mut self, id: &PodId, placement: Placement) {
+    pub(super) fn set_place(&mut self, id: &PodId, placement: MemberPlace) {
         for m in &mut self.members {
             if m.pod.id() == id {
                 m.placement = placement;
@@ -130,10 +130,10 @@ impl ModelGroup {
     /// An `Assumed` member's reservation is released: it becomes `Unscheduled` and leaves the
     /// attempt (A4). Anything else: no-op, `false`. (Rules P3 and P7; A3 follows in `tidy`.)
     pub(super) fn forget(&mut self, id: &PodId) -> bool {
-        if self.placement(id) != Some(Placement::Assumed) {
+        if self.place_of(id) != Some(MemberPlace::Assumed) {
             return false;
         }
-        self.set_placement(id, Placement::Unscheduled);
+        self.set_place(id, MemberPlace::Unscheduled);
         self.leave_attempt(id);
         true
     }
@@ -364,7 +364,7 @@ impl GangModel {
         self.groups
             .retain(|g| g.object.is_some() || !g.members.is_empty());
         for g in &mut self.groups {
-            if g.attempt_failed() && g.count(Placement::Assumed) == 0 {
+            if g.attempt_failed() && g.count(MemberPlace::Assumed) == 0 {
                 g.attempt = None;
             }
         }

@@ -1,4 +1,5 @@
-use gangsched::gang::{GroupKey, Placement, PodGroup};
+use gangsched::gang::MemberPlace;
+use gangsched::{GroupKey, PodGroup};
 use gangsched::{Mode, Pod, Time};
 
 use super::{GangModel, ModelPermit};
@@ -57,13 +58,13 @@ fn hardened_timeout_fails_the_attempt_until_its_reservations_are_released() {
     ));
     // P7: the rejected pod is released at once; the other two still hold the failure.
     let g = m.group(&key()).unwrap();
-    assert_eq!(g.placement(pods[2].id()), Some(Placement::Unscheduled));
+    assert_eq!(g.place_of(pods[2].id()), Some(MemberPlace::Unscheduled));
     assert!(g.attempt.as_ref().is_some_and(|a| a.failure.is_some()));
     for p in &pods {
         m.unreserve(p);
     }
     let g = m.group(&key()).unwrap();
-    assert_eq!(g.count(Placement::Assumed), 0);
+    assert_eq!(g.count(MemberPlace::Assumed), 0);
     assert!(g.attempt.is_none());
 }
 
@@ -92,18 +93,18 @@ fn a_permit_rejection_releases_the_reservation_at_once_only_when_hardened() {
             m.permit(&pods[0], Time::ZERO),
             ModelPermit::Reject(..)
         ));
-        let placement = m.group(&key()).unwrap().placement(pods[0].id());
+        let placement = m.group(&key()).unwrap().place_of(pods[0].id());
         m.add_group(PodGroup::gang("ml", "g", 2).unwrap()).unwrap();
         m.reserve(&pods[1]).unwrap();
         let second = m.permit(&pods[1], Time::ZERO);
         m.unreserve(&pods[0]); // late
         match mode {
             Mode::Upstream => {
-                assert_eq!(placement, Some(Placement::Assumed));
+                assert_eq!(placement, Some(MemberPlace::Assumed));
                 assert_eq!(second, ModelPermit::Allow);
             }
             Mode::Hardened => {
-                assert_eq!(placement, Some(Placement::Unscheduled));
+                assert_eq!(placement, Some(MemberPlace::Unscheduled));
                 assert!(matches!(second, ModelPermit::Wait { .. }));
                 assert!(m.is_waiting(pods[1].id()));
             }

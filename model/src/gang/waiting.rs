@@ -1,8 +1,10 @@
 //! Timeouts — of hardened gang attempts (rule A2) and of upstream waiting pods (W2) — and the
 //! waiting map's own operations (W3, W4).
 
-use gangsched::gang::{GroupKey, GANG_SCHEDULING};
+use gangsched::gang::GANG_SCHEDULING;
+
 use gangsched::waiting::timeout_message;
+use gangsched::GroupKey;
 use gangsched::{Cause, Decision, PodId, Status, Time};
 
 use super::rules::rejected;

@@ -6,7 +6,7 @@
 //! changed: in a Permit barrier, the members waiting before it (issue #23).
 
 use crate::gang::parts::GangParts;
-use crate::gang::{Activation, GroupState, Placement};
+use crate::gang::{Activation, GroupState, MemberPlace};
 use crate::{GroupKey, PodId, Time};
 
 use super::super::parts::{Flaw, Parts};
@@ -64,6 +64,6 @@ pub fn activate_siblings<P: Parts>(
 /// Whether `id` is a member of `group` that is assumed or bound.
 fn is_past_reserve(group: Option<&GroupState>, id: &PodId) -> bool {
     group
-        .and_then(|g| g.placement(id))
-        .is_some_and(|placement| placement != Placement::Unscheduled)
+        .and_then(|g| g.place_of(id))
+        .is_some_and(|placement| placement != MemberPlace::Unscheduled)
 }

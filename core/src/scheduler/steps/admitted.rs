@@ -14,7 +14,8 @@
 
 use crate::gang::ops;
 use crate::gang::parts::GangParts;
-use crate::gang::{GroupKey, GANG_SCHEDULING};
+use crate::gang::GANG_SCHEDULING;
+use crate::GroupKey;
 use crate::{Cause, Mode, Pod, Status, Time};
 
 use super::super::parts::{Flaw, Parts};

@@ -12,9 +12,10 @@ use crate::telemetry::{self, BindingResult, ScheduleResult};
 use crate::{Cause, Code, Mode, PluginName, Pod, PodId, Status, Time};
 
 use super::super::jobs::Job;
+use super::super::parts::count;
 use super::super::parts::{Flaw, Parts};
-use super::super::tally::{count, Counted, Tally as _};
-use super::super::BindError;
+use super::super::tally::{Counted, Tally as _};
+use super::super::{BindError, PodOutcome};
 use super::admitted;
 use super::cycle::requeue;
 use super::events::announce;
@@ -378,5 +379,32 @@ pub(crate) fn attempt_result(status: &Status) -> ScheduleResult {
         ScheduleResult::Error
     } else {
         ScheduleResult::Unschedulable
+    }
+}
+
+impl BindingOutcome {
+    /// The outcomes a binding cycle's result stands for (a Hardened gang's hand-back is one
+    /// per member; a decision nobody was binding, none).
+    pub fn pod_outcomes(self) -> Vec<PodOutcome> {
+        match self {
+            BindingOutcome::Ignored => Vec::new(),
+            BindingOutcome::Bound { pod, node } => vec![PodOutcome::Bound { pod, node }],
+            BindingOutcome::Deleted { pod } => vec![PodOutcome::Dropped { pod }],
+            BindingOutcome::Released {
+                pods,
+                status,
+                cause,
+            } => pods
+                .into_iter()
+                .map(|pod| PodOutcome::Rejected {
+                    pod,
+                    status: status.clone(),
+                    cause,
+                })
+                .collect(),
+            BindingOutcome::BindFailed { pod, error } => {
+                vec![PodOutcome::BindFailed { pod, error }]
+            }
+        }
     }
 }

@@ -10,8 +10,9 @@ use crate::sync::Arc;
 use crate::telemetry::{self, ScheduleResult};
 use crate::{Code, Mode, Permit, PluginName, Pod, PodId, Status, Time};
 
+use super::super::parts::count;
 use super::super::parts::{Flaw, Parts};
-use super::super::tally::{count, Counted};
+use super::super::tally::Counted;
 use super::super::{CycleOutcome, ResourceFit};
 use super::activate::activate_siblings;
 use super::permit_release::release_at_permit;

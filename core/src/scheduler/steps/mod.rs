@@ -7,7 +7,7 @@
 //! - `cycle.rs` — the scheduling cycle: place and reserve, hand back for want of room, Permit;
 //! - `activate.rs` — a Permit's activation of its gang's unscheduled members;
 //! - `permit_release.rs` — Upstream: a pod Permit rejects released in its scheduling cycle;
-//! - `pod_group.rs` — the pod-group cycle: a gang gathered, placed on one snapshot, committed
+//! - `pod_group_cycle.rs` — the pod-group cycle: a gang gathered, placed on one snapshot, committed
 //!   or handed back whole (I9);
 //! - `admitted.rs` — Hardened: a gang the pod-group cycle admitted, while it binds (its one
 //!   deadline, and its release once it cannot reach quorum);
@@ -22,7 +22,8 @@ mod binding;
 mod cycle;
 mod events;
 mod permit_release;
-mod pod_group;
+mod pod_group_cycle;
+mod rename;
 mod timers;
 
 pub use binding::{begin_binding, binding_cycle, end_binding, Binding, BindingOutcome};
@@ -31,7 +32,7 @@ pub use events::{
     announce, group_added, group_deleted, group_updated, node_added, node_deleted, node_updated,
     pod_added, pod_deleted, pod_updated,
 };
-pub use pod_group::{
+pub use pod_group_cycle::{
     commit, gather, simulate, Gathered, GroupVerdict, InCycle, Simulation, Trial,
     POD_GROUP_UNSCHEDULABLE,
 };

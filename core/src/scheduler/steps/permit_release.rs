@@ -18,8 +18,9 @@ use crate::gang::{ops, GANG_SCHEDULING};
 use crate::telemetry;
 use crate::{Cause, Pod, Status, Time};
 
+use super::super::parts::count;
 use super::super::parts::{Flaw, Parts};
-use super::super::tally::{count, Counted};
+use super::super::tally::Counted;
 use super::super::CycleOutcome;
 use super::binding::{attempt_result, rejector};
 use super::cycle::requeue;

@@ -4,8 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use gangsched::gang::{GroupKey, Placement, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
+use gangsched::gang::{MemberPlace, DEFAULT_PERMIT_TIMEOUT, GANG_SCHEDULING};
+
 use gangsched::waiting::{PendingPlugin, MAX_PERMIT_WAIT};
+use gangsched::GroupKey;
 use gangsched::{Pod, PodId, Time};
 
 use super::step::pod_index;
@@ -101,7 +103,7 @@ impl Lockstep {
                 .iter()
                 .map(|p| p.id().clone())
                 .collect();
-            use Placement::{Assigned, Assumed, Unscheduled};
+            use MemberPlace::{Assigned, Assumed, Unscheduled};
             ensure_eq!(unscheduled, model.ids(Unscheduled), "{} unscheduled", key);
             ensure_eq!(state.assumed(), &model.ids(Assumed), "{} assumed", key);
             ensure_eq!(state.assigned(), &model.ids(Assigned), "{} assigned", key);
@@ -173,17 +175,17 @@ impl Lockstep {
         // the place its phase says.
         for (i, p) in self.pods.iter().enumerate() {
             let t = self.track[i];
-            let placement = groups.state_of(p).and_then(|s| s.placement(p.id()));
+            let placement = groups.state_of(p).and_then(|s| s.place_of(p.id()));
             let expected = match t.phase {
                 _ if t.deleted => None,
-                _ if t.bound_elsewhere => Some(Placement::Assigned),
+                _ if t.bound_elsewhere => Some(MemberPlace::Assigned),
                 Phase::Absent => None,
-                Phase::Queued => Some(Placement::Unscheduled),
-                Phase::Bound => Some(Placement::Assigned),
+                Phase::Queued => Some(MemberPlace::Unscheduled),
+                Phase::Bound => Some(MemberPlace::Assigned),
                 // Rejected at hardened Permit: released at once, its unreserve still to come.
-                Phase::Rejected if t.released => Some(Placement::Unscheduled),
+                Phase::Rejected if t.released => Some(MemberPlace::Unscheduled),
                 Phase::Reserved | Phase::Waiting | Phase::Rejected | Phase::Allowed => {
-                    Some(Placement::Assumed)
+                    Some(MemberPlace::Assumed)
                 }
             };
             ensure_eq!(placement, expected, "{} is {:?}", p.id(), t);

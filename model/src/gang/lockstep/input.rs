@@ -4,8 +4,10 @@
 
 use std::time::Duration;
 
-use gangsched::gang::{Policy, DEFAULT_PERMIT_TIMEOUT};
+use gangsched::gang::DEFAULT_PERMIT_TIMEOUT;
+
 use gangsched::waiting::MAX_PERMIT_WAIT;
+use gangsched::Policy;
 
 use super::Op;
 

@@ -44,9 +44,10 @@ use std::time::Duration;
 
 use crate::gang::GangModel;
 use gangsched::checking::GangFlaw;
-use gangsched::gang::{GangScheduling, GroupKey, Policy};
+use gangsched::gang::GangScheduling;
 use gangsched::sync::channel::Receiver;
 use gangsched::{Decision, Mode, Pod, Time};
+use gangsched::{GroupKey, Policy};
 
 pub use input::{encode, DURATIONS, POLICIES};
 

@@ -3,8 +3,9 @@
 use crate::error_style::check_refusal;
 use crate::gang::{GangModel, ModelPermit};
 use gangsched::checking::GangFlaw;
-use gangsched::gang::{GangScheduling, GroupKey, Permit, PodGroup, Policy};
+use gangsched::gang::{GangScheduling, Permit};
 use gangsched::{Cause, Decision, Mode, Pod, PodId, Status, Time, WaitingPods};
+use gangsched::{GroupKey, PodGroup, Policy};
 
 use super::{ensure, ensure_eq, real, Failure, Lockstep, Op, Phase, Track, GROUPS, NS, PREEMPTION};
 

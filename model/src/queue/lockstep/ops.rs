@@ -3,8 +3,8 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use gangsched::gang::PodGroup;
 use gangsched::queue::PluginSet;
+use gangsched::PodGroup;
 use gangsched::{ClusterEvent, Pod, PodId, QueuedPodInfo};
 
 use crate::queue::{plugins, CLAIMS, FIT, GATE, SILENT};

@@ -26,7 +26,7 @@ impl TaintEffect {
 /// its effect [filters](TaintEffect::filters).
 ///
 /// ```
-/// use gangsched::scheduler::{Taint, TaintEffect, Toleration};
+/// use gangsched::{Taint, TaintEffect, Toleration};
 /// let gpu_only = Taint::new("nvidia.com/gpu", "present", TaintEffect::NoSchedule);
 /// assert!(Toleration::exists("nvidia.com/gpu").tolerates(&gpu_only));
 /// assert!(!Toleration::equal("nvidia.com/gpu", "absent").tolerates(&gpu_only));

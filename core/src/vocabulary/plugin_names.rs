@@ -2,7 +2,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::PluginName;
+use super::PluginName;
 
 /// A small set of plugin names in name order — the plugins that rejected a pod in its last
 /// attempt. One name lives inline in the pod's queue record, so walking the

@@ -1,79 +1,14 @@
-use crate::gang::GroupKey;
+//! The scheduler driven by hand: one call per scheduling cycle, binding cycle or tick of the
+//! timers, each the driver's steps (`steps/`) composed on the scheduler's locked parts, at the
+//! [`Time`] the caller gives — so a run is deterministic. [`start`](Scheduler::start)
+//! (`runner.rs`) runs the same calls on threads.
+
 use crate::queue::Popped;
-use crate::{Cause, GangCycle, Pod, PodId, Status, Time};
+use crate::{GangCycle, GroupKey, Pod, PodId, Time};
 
 use super::parts::Parts;
 use super::steps::{self, Placed};
-use super::{PodOutcome, Scheduler};
-
-/// What one scheduling cycle did with the pod it popped.
-#[non_exhaustive]
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CycleOutcome {
-    /// Placed and allowed at once: its binding cycle is queued.
-    Allowed {
-        /// The pod.
-        pod: PodId,
-        /// The node it is assumed on.
-        node: String,
-    },
-    /// Placed; it waits at Permit for its gang.
-    Waiting {
-        /// The pod.
-        pod: PodId,
-        /// The node it is assumed on.
-        node: String,
-    },
-    /// Rejected at Permit; its binding cycle releases it (`Mode::Hardened`, so that a failed
-    /// gang goes back whole, H2).
-    Rejected {
-        /// The pod.
-        pod: PodId,
-        /// Why.
-        status: Status,
-    },
-    /// Rejected at Permit and released in this very cycle — unreserved, forgotten and back in
-    /// the queue — as kube-scheduler's scheduling cycle does (`Mode::Upstream`). No binding
-    /// cycle runs for it; its [`PodOutcome::Rejected`] is delivered when the cycle ends.
-    Released {
-        /// The pod.
-        pod: PodId,
-        /// Why.
-        status: Status,
-        /// Why it was rejected.
-        cause: Cause,
-    },
-    /// Rejected at Permit in this cycle after it was deleted (`Mode::Upstream`): released and
-    /// gone, its [`PodOutcome::Dropped`] delivered when the cycle ends.
-    Dropped {
-        /// The pod.
-        pod: PodId,
-    },
-    /// No node fits, or reserving failed: handed back to the queue.
-    Unschedulable {
-        /// The pod.
-        pod: PodId,
-        /// Why.
-        status: Status,
-    },
-    /// A pod-group cycle ([`GangCycle::PodGroup`](super::GangCycle::PodGroup)): the popped
-    /// member and the siblings it brought, placed together on one snapshot. Admitted, each
-    /// placed member has its binding cycle queued (Hardened: allowed at once; Upstream: after
-    /// its own Permit, the first ones waiting until the quorum member passes in this cycle);
-    /// not admitted, every member is back in the queue and nothing is reserved (I9).
-    PodGroup {
-        /// The group.
-        group: GroupKey,
-        /// Whether the gang was admitted.
-        admitted: bool,
-        /// The group's status: success when admitted, else why not — kube-scheduler 1.36's
-        /// "pod group is unschedulable", Hardened's quorum message, or the error that stopped
-        /// the cycle. Its condition: [`pod_group_scheduled`](CycleOutcome::pod_group_scheduled).
-        status: Status,
-        /// What became of each member, in placing order.
-        members: Vec<CycleOutcome>,
-    },
-}
+use super::{CycleOutcome, PodOutcome, Scheduler, Tick};
 
 impl Scheduler {
     /// One scheduling cycle, if a pod is active: pop, place, assume, reserve, Permit. A pod
@@ -142,7 +77,7 @@ impl Scheduler {
         }
     }
 
-    /// The pod-group cycle of `popped`, a member of `group` (`scheduler/steps/pod_group.rs`),
+    /// The pod-group cycle of `popped`, a member of `group` (`steps/pod_group_cycle.rs`),
     /// and the members it took.
     fn run_pod_group_cycle<P: Parts>(
         parts: &mut P,
@@ -185,5 +120,59 @@ impl Scheduler {
                 outcome
             }
         }
+    }
+
+    /// Runs the binding cycle of every pod whose Permit decision has arrived, on this thread,
+    /// in the order the decisions came, without blocking; returns how many ran. For embedders
+    /// that drive the scheduler themselves (and for `gangway simulate`'s virtual time);
+    /// [`start`](Self::start)'s workers do this on their own threads.
+    pub fn run_binding_cycles(&self, now: Time) -> usize {
+        let mut ran = 0;
+        while self.run_binding_cycle(now) {
+            ran += 1;
+        }
+        ran
+    }
+
+    /// Runs the binding cycle of the oldest decision waiting for one, if there is one, on this
+    /// thread; `false` if none was waiting. [`run_binding_cycles`](Self::run_binding_cycles)
+    /// one at a time, for embedders that interleave them with other work.
+    pub fn run_binding_cycle(&self, now: Time) -> bool {
+        let Some(job) = self.inner.driver.with(|d| d.next_job()) else {
+            return false;
+        };
+        self.bind_job(&mut self.parts(), job, now);
+        true
+    }
+
+    /// Applies everything that is due at `now`: permit deadlines (a gang attempt's in
+    /// Hardened mode, each waiting pod's in Upstream), the backoff flush and the unschedulable
+    /// leftover flush. Decisions it makes reach the binding cycles through their queue.
+    /// For embedders driving the scheduler themselves; [`start`](Self::start) runs a timer
+    /// thread that does this. Returns what it did: the pods and gang attempts that timed out
+    /// (their [`PodOutcome::Rejected`](super::PodOutcome::Rejected) follows from their binding
+    /// cycles) and how many pods the flushes moved.
+    pub fn tick(&self, now: Time) -> Tick {
+        let mut parts = self.parts();
+        let (timed_out_pods, timed_out_gangs) = steps::expire_deadlines(&mut parts, now);
+        Tick {
+            timed_out_pods,
+            timed_out_gangs,
+            backoff_completed: steps::flush_backoff(&mut parts, now),
+            leftover_flushed: steps::flush_leftover(&mut parts, now),
+        }
+    }
+
+    /// The earliest time at which [`tick`](Self::tick) has work: a permit deadline, a backoff
+    /// expiry, or a pod parked in the unschedulable pool for longer than the queue allows.
+    pub fn next_deadline(&self) -> Option<Time> {
+        [
+            steps::next_permit_deadline(&mut self.parts()),
+            self.inner.queue.next_backoff_expiry(),
+            self.inner.queue.next_leftover_flush(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 }

@@ -1,9 +1,9 @@
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use crate::scheduler::Toleration;
+use super::{GroupKey, Labels, Resources, Toleration};
 use crate::sync::Arc;
-use crate::{GroupKey, Labels, Resources, Time};
+use crate::time::Time;
 
 /// A pod's uid: the key of every gangway map. Cheap to clone (one shared allocation) and
 /// hashed once, when built: a lookup hashes one word and, when the id it looks for was cloned
@@ -451,7 +451,7 @@ mod tests {
 
     #[test]
     fn labels_selector_and_tolerations_are_kept_and_none_costs_nothing() {
-        use crate::scheduler::Toleration;
+        use crate::Toleration;
         let pod = Pod::new("a", "ml", "p");
         assert!(pod.labels().is_empty() && pod.node_selector().is_empty());
         assert!(pod.tolerations().is_empty() && pod.0.terms.is_none());

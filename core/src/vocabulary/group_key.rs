@@ -2,8 +2,8 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use super::Pod;
 use crate::sync::Arc;
-use crate::Pod;
 
 /// Names a pod group: its namespace and name. A pod belongs to the group named by its
 /// [`Pod::group`] in its own namespace.

@@ -7,7 +7,8 @@ use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use crate::gang::GANG_SCHEDULING;
+use super::GANG_SCHEDULING;
+use crate::panic_message::panic_message;
 use crate::sync::Arc;
 use crate::{Code, PluginName, Pod, Status};
 
@@ -160,7 +161,7 @@ impl PermitPlugins {
         for (name, plugin) in self.entries() {
             let verdict = catch_unwind(AssertUnwindSafe(|| plugin.permit(pod, node)))
                 .unwrap_or_else(|panic| {
-                    let message = crate::scheduler::panic_message(&*panic);
+                    let message = panic_message(&*panic);
                     tracing::warn!(plugin = %name, panic = message, "caught a panic in user code");
                     if let Some(hook) = &self.on_panic {
                         hook(name, &message);

@@ -1,4 +1,6 @@
-use super::{GroupKey, PodGroupError};
+//! The PodGroup object: a group's key and its policy.
+
+use super::GroupKey;
 
 /// How a pod group is scheduled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -71,4 +73,19 @@ impl PodGroup {
             Policy::Gang { min_count } => Some(min_count),
         }
     }
+}
+
+/// An error returned from [`PodGroup::new`](PodGroup::new).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PodGroupError {
+    /// The namespace is empty.
+    #[error("pod group namespace is empty")]
+    EmptyNamespace,
+    /// The name is empty.
+    #[error("pod group name is empty")]
+    EmptyName,
+    /// A gang needs at least one member.
+    #[error("pod group {0} is a gang with min count 0")]
+    ZeroMinCount(GroupKey),
 }

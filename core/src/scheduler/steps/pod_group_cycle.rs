@@ -17,15 +17,17 @@
 
 use crate::gang::ops::{self, OthersOnSnapshot};
 use crate::gang::parts::GangParts;
-use crate::gang::{feasible, Feasibility, GroupKey, GANG_SCHEDULING};
+use crate::gang::{feasible, Feasibility, GANG_SCHEDULING};
 use crate::queue::Popped;
 use crate::sync::Arc;
 use crate::telemetry::{self, ScheduleResult};
+use crate::GroupKey;
 use crate::{Code, Decision, Mode, PermitPlugins, PluginName, Pod, Status, Time};
 
 use super::super::outcome::fit_error_on_one_node;
+use super::super::parts::count;
 use super::super::parts::{Flaw, Parts};
-use super::super::tally::{count, Counted};
+use super::super::tally::Counted;
 use super::super::{CacheState, CycleOutcome, ResourceFit};
 use super::admitted;
 use super::cycle::{assume_reserve_record, hand_back_unfit, permit, requeue, Placed};

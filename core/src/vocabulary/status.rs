@@ -1,7 +1,7 @@
 use std::fmt;
 
+use super::PluginName;
 use crate::sync::Arc;
-use crate::PluginName;
 
 /// The outcome code of a plugin or of the framework — kube-scheduler's vocabulary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
