@@ -1,14 +1,15 @@
-//! Hooks for gangway's own checkers — the model checker (`gangway check`), its replay on the
-//! threaded core, the fuzzer and the tests: the pure rules the plugin and the driver decide
-//! with, the driver's steps and the parts they run on, the planted flaws, and the renamings of
-//! symmetry reduction. **Not part of the documented API and not semver-stable**: anything here
-//! may change in any release. An embedder needs none of it.
+//! Hooks for gangway's own checkers — the model checker (`gangway check`, `gangway-check`), its
+//! replay on the threaded core, the fuzzer and the tests: the pure rules the plugin and the
+//! driver decide with, the driver's steps and the parts they run on, the planted flaws, and the
+//! renamings of symmetry reduction. Compiled only with the `checking` feature. **Not
+//! semver-stable**: anything here may change in any release. An embedder needs none of it.
 
 pub use crate::fresh_copies::FreshCopies;
 pub use crate::gang::decide::{
     fail_attempt, hardened_permit, upstream_permit, AttemptVerdict, AttemptWaiting, UpstreamVerdict,
 };
-pub use crate::gang::parts::{Batch, Expire, GangFlaw, GangParts};
+pub use crate::gang::flaw::GangFlaw;
+pub use crate::gang::parts::{Batch, Expire, GangParts};
 pub use crate::gang::planted::PlantedGang;
 #[cfg(feature = "k8s")]
 pub use crate::k8s::quantity::{
@@ -18,8 +19,9 @@ pub use crate::scheduler::check::{
     check_nothing_parked_for_room, leaked, parked_for_room, short_gangs_binding,
 };
 pub use crate::scheduler::driver_state::{AdmittedGroup, Assignment, DriverState};
+pub use crate::scheduler::flaw::Flaw;
 pub use crate::scheduler::jobs::{AnyOrderJobs, FifoJobs, Job, JobQueue};
-pub use crate::scheduler::parts::{Flaw, Parts};
+pub use crate::scheduler::parts::Parts;
 pub use crate::scheduler::planted::Planted;
 pub use crate::scheduler::tally::{Counted, NoTally, SchedulerTally, Tally};
 
@@ -108,7 +110,7 @@ pub use crate::queue::flaw::QueueFlaw;
 /// (the `queue_moves` fuzz target's, `GANGWAY_FUZZ_FLAW`). Every other way of building a queue
 /// plants nothing.
 pub fn queue_state_with_flaw(config: crate::QueueConfig, flaw: QueueFlaw) -> QueueState {
-    QueueState::planted(config, flaw)
+    QueueState::with_flaw(config, flaw)
 }
 
 /// An empty blocking queue consulting `plugins`, with `flaw` planted in its wake-ups
@@ -134,7 +136,7 @@ pub fn start_with_flaw<C>(
 where
     C: crate::Clock + Clone + 'static,
 {
-    scheduler.start_with(clock, Some(flaw))
+    scheduler.start_on(clock, flaw)
 }
 
 /// [`Scheduler::schedule_one`](crate::Scheduler::schedule_one) with `flaw` planted in the
@@ -147,11 +149,7 @@ pub fn schedule_one_with_flaw(
     now: crate::Time,
 ) -> Option<crate::scheduler::CycleOutcome> {
     let popped = scheduler.queue().try_pop()?;
-    let mut planted = Planted {
-        parts: scheduler.parts(),
-        flaw,
-    };
-    Some(scheduler.schedule_on(&mut planted, popped, now))
+    Some(scheduler.schedule_planted(flaw, popped, now))
 }
 
 /// [`build_indexes`] on a running scheduler's queue ([`Scheduler::queue`]), under its lock:

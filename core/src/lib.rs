@@ -376,8 +376,11 @@
 //! is a pure struct with `&mut self` transitions ([`WaitingState`]) behind a thin lock
 //! ([`WaitingPods`]), and the locks come from one internal facade (`core/src/sync.rs`, not
 //! part of the API), which becomes loom's under `RUSTFLAGS="--cfg loom"`. The checkers' hooks
-//! — the driver's steps, the pure decide functions, symmetry renamings — live in a hidden
-//! module that is not semver-stable; an embedder needs none of them.
+//! — the driver's steps one by one, the planted flaws, symmetry renamings, raw-state accessors
+//! — compile only with the `checking` feature, as the module `checking`, which is not
+//! semver-stable; an embedder's build (the default) has none of them, which
+//! `tests/tests/conformance_public_api.rs` checks along with the public API it pins
+//! (`core/public-api.txt`).
 //!
 //! # Observability
 //!
@@ -400,10 +403,25 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-#[doc(hidden)]
+/// Whether the deliberate bug `$flaw` is planted in `$parts` (a checker's witness): the parts'
+/// own answer with the `checking` feature; without it `false`, and neither the flaw nor the
+/// question is compiled.
+macro_rules! planted {
+    ($parts:expr, $flaw:expr) => {{
+        #[cfg(feature = "checking")]
+        let planted = $parts.planted($flaw);
+        #[cfg(not(feature = "checking"))]
+        let planted = false;
+        planted
+    }};
+}
+
+#[cfg(feature = "checking")]
+#[cfg_attr(docsrs, doc(cfg(feature = "checking")))]
 pub mod checking;
 mod debug_map;
 mod fast_hash;
+#[cfg(feature = "checking")]
 mod fresh_copies;
 pub mod gang;
 #[cfg(feature = "k8s")]
@@ -413,6 +431,7 @@ mod panic_message;
 pub mod queue;
 pub mod scheduler;
 mod sharded;
+#[cfg(feature = "checking")]
 mod symmetry;
 #[doc(hidden)]
 pub mod sync;

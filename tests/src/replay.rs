@@ -10,7 +10,6 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use gangsched::checking::steps::InCycle;
 use gangsched::checking::{self, JobQueue, Tally};
 use gangsched::queue::QueueConfig;
 use gangsched::scheduler::{InMemoryBinder, ResourceFit, Scheduler, SchedulerConfig};
@@ -19,7 +18,7 @@ use gangsched::sync::channel::{self, Receiver, Sender};
 use gangsched::sync::thread::{self, JoinHandle};
 use gangsched::sync::{Arc, Mutex};
 use gangsched::{Decision, GangCycle, Mode, Pod, PodId, Time};
-use gangway_cli::check::{drive, Action, Cluster, Quota};
+use gangway_cli::check::{drive, Action, Cluster, InCycle, Quota};
 
 /// The real scheduler, shared by the actor threads, and what the replay keeps beside it.
 struct Core {

@@ -59,8 +59,15 @@ const SCHEDULER_FLOORS: &[&[&str]] = &[
         "stats",
         "tally",
     ],
-    &["parts", "steps", "check", "planted"],
-    &["builder", "by_hand", "locked", "runner", "scheduler"],
+    &["flaw", "parts", "steps", "check"],
+    &[
+        "builder",
+        "by_hand",
+        "locked",
+        "runner",
+        "scheduler",
+        "planted",
+    ],
 ];
 
 /// One import that runs upward.

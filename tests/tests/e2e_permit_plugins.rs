@@ -192,7 +192,7 @@ fn an_upstream_pod_deleted_during_its_cycle_and_rejected_at_permit_is_dropped() 
     };
     // The informer's delete comes while the cycle is between Reserve and Permit.
     assert!(steps::pod_deleted(&mut parts, &pod, Time::ZERO).unwrap());
-    let (outcome, _) = steps::permit(&mut parts, placed, node, Time::ZERO);
+    let outcome = steps::permit(&mut parts, placed, node, Time::ZERO);
     assert!(
         matches!(outcome, CycleOutcome::Dropped { .. }),
         "{outcome:?}"

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
-use gangsched::checking::steps::{self, InCycle};
+use gangsched::checking::steps;
 use gangsched::checking::ModelDriver;
 use gangsched::gang::Groups;
 use gangsched::queue::{QueueConfig, QueueState};
@@ -13,6 +13,7 @@ use gangsched::scheduler::{CacheState, Node};
 use gangsched::{GangCycle, Mode, Pod, PodId, Resources, Time, WaitingState};
 use gangsched::{GroupKey, PodGroup};
 
+use super::drive::InCycle;
 use super::home::Home;
 use super::parts::ClusterParts;
 use super::shared::Shared;

@@ -5,13 +5,60 @@
 
 use std::collections::BTreeMap;
 
-use gangsched::checking::steps::{self, BindingOutcome, GroupVerdict, InCycle, Placed};
-use gangsched::checking::Parts;
+use gangsched::checking::steps::{self, BindingOutcome, GroupVerdict, Placed, Simulation};
+use gangsched::checking::symmetry::{Relabel, Renamed};
+use gangsched::checking::{Flaw, Parts};
 use gangsched::scheduler::CycleOutcome;
+use gangsched::sync::Arc;
 use gangsched::PodGroup;
 use gangsched::{Pod, PodId, Time};
 
 use super::protocol::Action;
+
+/// What the scheduling thread holds between the steps of its cycle: one pod (the barrier's
+/// cycle, [`Placed`]), a gang placed on its snapshot to commit next, or — with the planted
+/// [`Flaw::RecordsAfterPermit`] — a pod past Permit whose assignment is recorded next. The
+/// model keeps it in its states, so that other threads' steps happen in between.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum InCycle {
+    /// One pod between its steps.
+    Pod(Placed),
+    /// A pod group's simulation, its commit next.
+    Group(Simulation),
+    /// Permit ran before the assignment was recorded, which happens next (the planted
+    /// [`Flaw::RecordsAfterPermit`]).
+    Permitted {
+        /// The pod.
+        pod: Pod,
+        /// Its node.
+        node: Arc<str>,
+    },
+}
+
+impl InCycle {
+    /// The pod it holds (a group's: its first member).
+    pub fn pod(&self) -> Option<&Pod> {
+        match self {
+            InCycle::Pod(placed) => Some(placed.pod()),
+            InCycle::Group(simulation) => simulation.members.first().map(|(m, _)| m.info.pod()),
+            InCycle::Permitted { pod, .. } => Some(pod),
+        }
+    }
+}
+
+/// The pod or the group's simulation renamed.
+impl Renamed for InCycle {
+    fn renamed<R: Relabel + ?Sized>(&self, r: &R) -> InCycle {
+        match self {
+            InCycle::Pod(placed) => InCycle::Pod(placed.renamed(r)),
+            InCycle::Group(sim) => InCycle::Group(sim.renamed(r)),
+            InCycle::Permitted { pod, node } => InCycle::Permitted {
+                pod: r.pod(pod),
+                node: r.node(node),
+            },
+        }
+    }
+}
 
 /// What an action's steps did, for the model's record of each pod's stage.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +124,12 @@ pub fn drive<P: Parts>(
         }
         Action::Schedule(id) => {
             let popped = p.queue(|q, _| q.pop_tied(id))?;
-            match steps::place_and_reserve(p, popped, now) {
+            let placed = if p.planted(Flaw::RecordsAfterPermit) {
+                steps::place_and_reserve_unrecorded(p, popped, now)
+            } else {
+                steps::place_and_reserve(p, popped, now)
+            };
+            match placed {
                 Ok(placed) => {
                     let reserved = !matches!(placed, Placed::Unfit { .. });
                     *cycle = Some(InCycle::Pod(placed));
@@ -97,15 +149,17 @@ pub fn drive<P: Parts>(
             let Some(InCycle::Pod(Placed::Reserved { pod, node })) = cycle.take() else {
                 return None;
             };
-            let (outcome, late) = steps::permit(p, pod, node, now);
-            *cycle = late.map(InCycle::Pod);
+            let outcome = steps::permit(p, pod.clone(), node.clone(), now);
+            if p.planted(Flaw::RecordsAfterPermit) {
+                *cycle = Some(InCycle::Permitted { pod, node });
+            }
             Driven::Permitted(outcome)
         }
         Action::Record(_) => {
-            let Some(InCycle::Pod(Placed::Permitted { pod, node })) = cycle.take() else {
+            let Some(InCycle::Permitted { pod, node }) = cycle.take() else {
                 return None;
             };
-            steps::record_late(p, &pod, node, now);
+            steps::record(p, &pod, node, now);
             Driven::Recorded
         }
         Action::ScheduleGroup(id) => {

@@ -2,7 +2,8 @@
 //! the model checker as counterexamples, in both modes: one each in the binding-failure path,
 //! the delete path, the requeue after a failure and the order in which a scheduling cycle
 //! records what its binding cycle will need. Each runs the production step with the flaw
-//! switched on through `Parts::planted`, which production never does.
+//! switched on through `Parts::planted`, which exists only with gangsched's `checking`
+//! feature.
 
 use gangsched::Mode;
 

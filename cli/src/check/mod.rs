@@ -47,7 +47,7 @@ mod witness;
 
 pub use cluster::{Budget, Cluster, ClusterConfig, Stage};
 pub use dimensions::{Dimensions, GangSpec};
-pub use drive::{drive, Driven};
+pub use drive::{drive, Driven, InCycle};
 pub use explorer::{NamedAction, NamedActions};
 pub use paths::{discover, random_path, random_path_from, Path};
 pub use properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use gangsched::checking::steps::{BindingOutcome, InCycle};
+use gangsched::checking::steps::BindingOutcome;
 use gangsched::scheduler::{BindError, CycleOutcome};
 use gangsched::sync::atomic::{AtomicBool, Ordering};
 use gangsched::sync::Arc;
@@ -16,7 +16,7 @@ use gangsched::{
 use stateright::{Model, Property};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
-use super::drive::{drive, Cast, Driven};
+use super::drive::{drive, Cast, Driven, InCycle};
 use super::home::at_home;
 use super::parts::ClusterParts;
 use super::properties::{

@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
 use std::sync::OnceLock;
 
-use gangsched::checking::steps::{InCycle, Placed};
+use gangsched::checking::steps::Placed;
 use gangsched::checking::{JobQueue, ModelDriver};
 use gangsched::gang::Groups;
 use gangsched::queue::QueueState;
@@ -22,6 +22,7 @@ use gangsched::sync::Arc;
 use gangsched::{Pod, PodId, WaitingState};
 
 use super::cluster::Stage;
+use super::drive::InCycle;
 
 /// A part of a state, shared between states until one of them writes to it. Reads go through
 /// [`Deref`]; a write ([`DerefMut`]) first copies the part if another state holds it too.
@@ -154,7 +155,7 @@ impl PartHash for Option<InCycle> {
                 hasher.write_u8(2);
                 pod.id().hash(hasher);
             }
-            Some(InCycle::Pod(Placed::Permitted { pod, node })) => {
+            Some(InCycle::Permitted { pod, node }) => {
                 hasher.write_u8(3);
                 pod.id().hash(hasher);
                 node.hash(hasher);

@@ -3,12 +3,13 @@
 //! deliberate bugs that witness tests plant are the core's too, planted in those steps
 //! ([`Flaw`]).
 
-use gangsched::checking::steps::{InCycle, Placed};
+use gangsched::checking::steps::Placed;
 pub use gangsched::checking::Flaw;
 use gangsched::checking::JobQueue;
 use gangsched::GangCycle;
 
 use super::cluster::{Cluster, Stage};
+use super::drive::InCycle;
 use super::protocol::{Action, GangProtocol};
 
 impl GangProtocol {
@@ -63,9 +64,7 @@ impl GangProtocol {
                 }
                 actions.push(Action::Permit(id.clone()))
             }
-            Some(InCycle::Pod(placed @ Placed::Permitted { .. })) => {
-                actions.push(Action::Record(placed.pod().id().clone()))
-            }
+            Some(InCycle::Permitted { pod, .. }) => actions.push(Action::Record(pod.id().clone())),
             Some(InCycle::Group(simulation)) => {
                 if let Some((first, _)) = simulation.members.first() {
                     actions.push(Action::Commit(first.info.id().clone()));

@@ -3,7 +3,9 @@
 //! change that makes a group a gang takes out of its quorum every member the group let wait
 //! for another plugin while it was no gang (I3).
 
-use super::parts::{Batch, GangFlaw, GangParts};
+#[cfg(feature = "checking")]
+use super::flaw::GangFlaw;
+use super::parts::{Batch, GangParts};
 use super::{GroupUpdateError, Groups};
 use crate::{Cause, PodId};
 use crate::{GroupKey, PodGroup};
@@ -47,7 +49,8 @@ pub const BECAME_A_GANG: &str =
 #[derive(Clone, Copy)]
 struct Conversion {
     hardened: bool,
-    /// [`GangFlaw::ConversionForgetsOnlyWaiters`] is planted (a witness; never in production).
+    /// [`GangFlaw::ConversionForgetsOnlyWaiters`] is planted (a witness).
+    #[cfg(feature = "checking")]
     only_waiters: bool,
 }
 
@@ -55,6 +58,7 @@ impl Conversion {
     fn of<G: GangParts>(g: &G) -> Conversion {
         Conversion {
             hardened: g.rules().hardened(),
+            #[cfg(feature = "checking")]
             only_waiters: g.planted(GangFlaw::ConversionForgetsOnlyWaiters),
         }
     }
@@ -85,7 +89,11 @@ impl Conversion {
         if outside.is_empty() {
             return;
         }
-        if self.only_waiters {
+        #[cfg(feature = "checking")]
+        let only_waiters = self.only_waiters;
+        #[cfg(not(feature = "checking"))]
+        let only_waiters = false;
+        if only_waiters {
             // The flaw: a member whose wait is over keeps counting.
             outside = waiting.reject_those_waiting(&outside, BECAME_A_GANG, Cause::Rejected);
         } else {

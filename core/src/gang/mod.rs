@@ -16,6 +16,8 @@ mod activation;
 pub(crate) mod decide;
 mod error;
 pub(crate) mod feasible;
+#[cfg(feature = "checking")]
+pub(crate) mod flaw;
 mod gate;
 mod group_object_ops;
 mod group_state;
@@ -29,11 +31,13 @@ mod permit;
 mod permit_plugins;
 #[cfg(test)]
 mod permit_with_tests;
+#[cfg(feature = "checking")]
 pub(crate) mod planted;
 pub(crate) mod plugin;
 #[cfg(test)]
 mod plugin_tests;
 mod registry;
+#[cfg(feature = "checking")]
 mod rename;
 mod unscheduled_stamp;
 

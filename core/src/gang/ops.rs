@@ -12,9 +12,12 @@ use super::decide::{
     forget_rejected, hardened_permit, is_gang_member, upstream_permit, AttemptVerdict,
     UpstreamVerdict,
 };
-use super::parts::{GangFlaw, GangParts};
+#[cfg(feature = "checking")]
+use super::flaw::GangFlaw;
+use super::parts::GangParts;
 use super::permit_plugins::plugin_error;
-use super::planted::OneByOne;
+#[cfg(feature = "checking")]
+use super::planted::{looks_then_registers, OneByOne};
 use super::{
     decide, gang_pre_enqueue, Activation, Groups, JoinGroupError, Permit, ReserveError,
     GANG_SCHEDULING, PERMIT_WAIT_REASON,
@@ -24,7 +27,9 @@ use crate::waiting::{timeout_message, MAX_PERMIT_WAIT};
 use crate::GroupKey;
 use crate::{Cause, Code, Mode, PermitPlugins, PermitVerdict, PluginName, Pod, Status, Time};
 
-pub use super::group_object_ops::{group_added, group_deleted, group_updated, BECAME_A_GANG};
+#[cfg(feature = "checking")]
+pub use super::group_object_ops::BECAME_A_GANG;
+pub use super::group_object_ops::{group_added, group_deleted, group_updated};
 
 /// How many due attempts one critical section of [`expire`] fails at most: a late timer
 /// catching up on 100,000 deadlines holds a shard for a few dozen at a time.
@@ -62,8 +67,8 @@ type Waits = SmallVec<[(PluginName, Duration); 2]>;
 /// ends the fold; each wait adds its plugin (capped at 15 minutes) and becomes the step's wait
 /// status.
 #[derive(Default)]
-struct Others {
-    waits: Waits,
+pub(super) struct Others {
+    pub(super) waits: Waits,
     wait_status: Option<Status>,
     rejected: Option<Status>,
 }
@@ -278,6 +283,7 @@ fn wait_outside_gang<G: GangParts>(
     folded: &Others,
     now: Time,
 ) -> Result<G::Registration, Status> {
+    #[cfg(feature = "checking")]
     if g.planted(GangFlaw::LooksThenRegisters) {
         return looks_then_registers(g, key, pod, folded, now);
     }
@@ -298,26 +304,9 @@ fn wait_outside_gang<G: GangParts>(
     })
 }
 
-/// [`GangFlaw::LooksThenRegisters`]: [`wait_outside_gang`] in two critical sections, the
-/// look at the group and the registration, and the member left unmarked (a witness only).
-fn looks_then_registers<G: GangParts>(
-    g: &mut G,
-    key: &GroupKey,
-    pod: &Pod,
-    folded: &Others,
-    now: Time,
-) -> Result<G::Registration, Status> {
-    if let Some(status) = g.read_group(key, |groups| refusal(groups, pod, folded)) {
-        g.write_group(key, |groups, _| forget_rejected(groups, pod));
-        return Err(status);
-    }
-    g.add_waiting(pod.clone(), &folded.waits, now)
-        .map_err(|e| registration_error(folded, &e))
-}
-
 /// Why member `pod`, which other plugins ask to wait, may not: it is a gang member (only its
 /// gang holds it at Permit), or the gang plugin rejects it (its group is missing).
-fn refusal(groups: &Groups, pod: &Pod, folded: &Others) -> Option<Status> {
+pub(super) fn refusal(groups: &Groups, pod: &Pod, folded: &Others) -> Option<Status> {
     if is_gang_member(groups, pod) {
         return Some(folded.wait_refused(pod));
     }
@@ -329,7 +318,7 @@ fn refusal(groups: &Groups, pod: &Pod, folded: &Others) -> Option<Status> {
 
 /// A registration the waiting map refused, as the error of the first plugin that asked the
 /// pod to wait.
-fn registration_error(folded: &Others, e: &crate::waiting::AddError) -> Status {
+pub(super) fn registration_error(folded: &Others, e: &crate::waiting::AddError) -> Status {
     plugin_error(&folded.waits[0].0, &e.to_string())
 }
 
@@ -356,9 +345,10 @@ fn permit_gang_hardened<G: GangParts>(
     now: Time,
 ) -> Permit<G::Registration> {
     let timeout = g.rules().timeout;
-    // A witness's seam: `false`, a constant, in production.
+    #[cfg(feature = "checking")]
     let one_by_one = g.planted(GangFlaw::QuorumAllowsOneByOne);
     let verdict = g.write_group(key, |groups, waiting| {
+        #[cfg(feature = "checking")]
         if one_by_one {
             return hardened_permit(groups, &mut OneByOne(waiting), pod, now, timeout);
         }

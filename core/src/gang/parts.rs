@@ -6,6 +6,8 @@
 use std::time::Duration;
 
 use super::decide::{AttemptWaiting, GangRules};
+#[cfg(feature = "checking")]
+use super::flaw::GangFlaw;
 use super::Groups;
 use crate::waiting::AddError;
 use crate::GroupKey;
@@ -83,32 +85,11 @@ pub trait GangParts {
     /// The earliest deadline of a live attempt.
     fn next_attempt_deadline(&self) -> Option<Time>;
 
-    /// Whether the deliberate bug `flaw` is planted (a fuzz target's witness,
-    /// [`PlantedGang`](crate::checking::PlantedGang)); production never plants one, and the
-    /// default answer, a constant `false`, costs it nothing.
+    /// Whether the deliberate bug `flaw` is planted (a checker's witness,
+    /// [`PlantedGang`](crate::checking::PlantedGang)); only with the `checking` feature.
+    #[cfg(feature = "checking")]
     fn planted(&self, flaw: GangFlaw) -> bool {
         let _ = flaw;
         false
     }
-}
-
-/// A deliberate bug in the gang plugin's operations, planted only by a checker (through
-/// [`GangParts::planted`]) to show that its checks find it: a witness.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum GangFlaw {
-    /// Hardened Permit at quorum allows the attempt's waiting members one by one, skipping any
-    /// that stopped waiting (preempted, say) instead of failing the attempt — upstream's
-    /// partial gang: the pod passes with a member short (H1, I3).
-    QuorumAllowsOneByOne,
-    /// Hardened Permit of a member of a group that is no gang, which another plugin asks to
-    /// wait, looks at its group in one critical section and registers the pod in the waiting
-    /// map in another, unmarked: a change making the group a gang in between finds nothing to
-    /// take out of the quorum, and a sibling passes alone (I3).
-    LooksThenRegisters,
-    /// A change that makes a group a gang takes out of the quorum only the members it still
-    /// finds waiting for another plugin: one whose wait is over — timed out, or rejected by
-    /// the embedder — keeps counting until its binding cycle unreserves it, and a sibling
-    /// passes alone (I3; the `scheduler_events` fuzz target's fourth find).
-    ConversionForgetsOnlyWaiters,
 }

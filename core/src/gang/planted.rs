@@ -1,15 +1,16 @@
 //! A flaw planted around the gang plugin's real parts ([`GangFlaw`]): the witness mechanism of
-//! the `gang_plugin` fuzz target, as `scheduler/planted.rs` is the driver's. Production never
-//! builds these.
+//! the `gang_plugin` fuzz target, as `scheduler/planted.rs` is the driver's; compiled only with
+//! the `checking` feature.
 
 use std::time::Duration;
 
-use super::decide::{AttemptWaiting, GangRules};
-use super::parts::{Batch, Expire, GangFlaw, GangParts};
+use super::decide::{forget_rejected, AttemptWaiting, GangRules};
+use super::flaw::GangFlaw;
+use super::ops::{refusal, registration_error, Others};
+use super::parts::{Batch, Expire, GangParts};
 use super::Groups;
 use crate::waiting::AddError;
-use crate::GroupKey;
-use crate::{Cause, PluginName, Pod, PodId, Time};
+use crate::{Cause, GroupKey, PluginName, Pod, PodId, Status, Time};
 
 /// The gang plugin's parts with `flaw` planted: [`GangParts::planted`] answers yes for it,
 /// every other call goes to `parts`. Run the operations of `checking::gang_ops` on it.
@@ -113,4 +114,21 @@ impl<R> AttemptWaiting for OneByOne<'_, '_, R> {
     ) -> Result<R, AddError> {
         self.0.add_timed(pod, waits, now)
     }
+}
+
+/// [`GangFlaw::LooksThenRegisters`]: `ops::wait_outside_gang` in two critical sections, the
+/// look at the group and the registration, and the member left unmarked (a witness only).
+pub(super) fn looks_then_registers<G: GangParts>(
+    g: &mut G,
+    key: &GroupKey,
+    pod: &Pod,
+    folded: &Others,
+    now: Time,
+) -> Result<G::Registration, Status> {
+    if let Some(status) = g.read_group(key, |groups| refusal(groups, pod, folded)) {
+        g.write_group(key, |groups, _| forget_rejected(groups, pod));
+        return Err(status);
+    }
+    g.add_waiting(pod.clone(), &folded.waits, now)
+        .map_err(|e| registration_error(folded, &e))
 }

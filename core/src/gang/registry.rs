@@ -70,6 +70,7 @@ impl GroupRegistry {
         self.shards.count()
     }
 
+    #[cfg(feature = "checking")]
     /// Which shard (`0..shards()`) holds group `key`: groups in different shards change under
     /// different locks. Models use it (through `checking`) to put two gangs in different
     /// shards.

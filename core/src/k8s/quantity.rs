@@ -47,7 +47,8 @@ pub fn quantity_milli_value(quantity: &str) -> Result<u64, QuantityError> {
 
 /// A deliberate bug in the quantity parser, planted only by a checker (through
 /// [`planted_quantity_value`] and [`planted_quantity_milli_value`]) to show that its checks find
-/// it: a witness. Production's entries parse with none (a compile-time constant).
+/// it: a witness. Only with the `checking` feature.
+#[cfg(feature = "checking")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum QuantityFlaw {
@@ -60,9 +61,21 @@ pub enum QuantityFlaw {
 /// No flaw: what production parses with.
 const UNPLANTED: u8 = 0;
 /// [`QuantityFlaw::TooLargeByDigitsOnly`].
+#[cfg(feature = "checking")]
 const TOO_LARGE_BY_DIGITS_ONLY: u8 = 1;
 
+/// Whether a parse with `FLAW` checks the bound by its digits only: with the `checking`
+/// feature, for [`QuantityFlaw::TooLargeByDigitsOnly`]; never without it.
+const fn bounds_by_digits_only<const FLAW: u8>() -> bool {
+    #[cfg(feature = "checking")]
+    let planted = FLAW == TOO_LARGE_BY_DIGITS_ONLY;
+    #[cfg(not(feature = "checking"))]
+    let planted = false;
+    planted
+}
+
 /// [`quantity_value`] with `flaw` planted in the real parser.
+#[cfg(feature = "checking")]
 pub fn planted_quantity_value(quantity: &str, flaw: QuantityFlaw) -> Result<u64, QuantityError> {
     match flaw {
         QuantityFlaw::TooLargeByDigitsOnly => parse::<TOO_LARGE_BY_DIGITS_ONLY>(quantity, 0),
@@ -71,6 +84,7 @@ pub fn planted_quantity_value(quantity: &str, flaw: QuantityFlaw) -> Result<u64,
 }
 
 /// [`quantity_milli_value`] with `flaw` planted in the real parser.
+#[cfg(feature = "checking")]
 pub fn planted_quantity_milli_value(
     quantity: &str,
     flaw: QuantityFlaw,
@@ -173,7 +187,7 @@ fn parse<const FLAW: u8>(quantity: &str, scale: i64) -> Result<(u64, bool), Quan
             !rounded,
         )
     };
-    if value > i64::MAX as u64 && FLAW != TOO_LARGE_BY_DIGITS_ONLY {
+    if value > i64::MAX as u64 && !bounds_by_digits_only::<FLAW>() {
         return Err(too_large());
     }
     Ok((value, exact))

@@ -13,6 +13,7 @@ mod activation_candidates;
 mod config;
 mod error;
 mod event;
+#[cfg(feature = "checking")]
 pub(crate) mod flaw;
 #[cfg(test)]
 mod flush_tests;
@@ -28,6 +29,7 @@ mod pool;
 mod pop_specific;
 #[cfg(test)]
 mod pre_enqueue_tests;
+#[cfg(feature = "checking")]
 mod rename;
 mod requeue;
 mod scheduling_queue;
@@ -43,6 +45,7 @@ pub use error::{HandBackError, QueueError};
 pub use event::{ClusterEvent, EventKind, EventScope};
 pub use info::QueuedPodInfo;
 pub use plugins::{Gate, NoPlugins, PluginSet, QueuePlugins, SortKey};
+#[cfg(feature = "checking")]
 pub(crate) use rename::AnonymousRecord;
 pub use requeue::Requeue;
 pub use scheduling_queue::SchedulingQueue;

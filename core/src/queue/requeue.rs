@@ -1,4 +1,5 @@
 use super::config::BackoffClock;
+#[cfg(feature = "checking")]
 use super::flaw::QueueFlaw;
 use super::leftover_index::LeftoverIndex;
 use super::state::QueueState;
@@ -392,7 +393,7 @@ impl QueueState {
             // upstream does.
             return Requeue::AfterBackoff;
         };
-        if self.flaw == Some(QueueFlaw::ForgetsEventsInFlight) {
+        if planted!(self, QueueFlaw::ForgetsEventsInFlight) {
             return Requeue::Skip;
         }
         let strongest = if info.has_pending_plugins() {

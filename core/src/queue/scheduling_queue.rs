@@ -1,5 +1,6 @@
 use std::fmt;
 
+#[cfg(feature = "checking")]
 use super::flaw::QueueFlaw;
 use super::{
     ClusterEvent, Popped, QueueConfig, QueueError, QueueLengths, QueuePlace, QueuePlugins,
@@ -24,38 +25,46 @@ struct Shared {
     state: Mutex<QueueState>,
     active: Condvar,
     plugins: Arc<dyn QueuePlugins>,
-    /// A witness's planted bug in the wake-ups; `None` in production.
+    /// A witness's planted bug in the wake-ups.
+    #[cfg(feature = "checking")]
     flaw: Option<QueueFlaw>,
 }
 
 impl SchedulingQueue {
     /// An empty queue consulting `plugins`.
     pub fn new(config: QueueConfig, plugins: Arc<dyn QueuePlugins>) -> SchedulingQueue {
-        Self::built(QueueState::new(config), plugins, None)
+        SchedulingQueue {
+            shared: Arc::new(Shared {
+                state: Mutex::new(QueueState::new(config)),
+                active: Condvar::new(),
+                plugins,
+                #[cfg(feature = "checking")]
+                flaw: None,
+            }),
+        }
     }
 
     /// An empty queue with `flaw` planted in its wake-ups (`checking::scheduling_queue_with_flaw`).
+    #[cfg(feature = "checking")]
     pub(crate) fn with_flaw(
         config: QueueConfig,
         plugins: Arc<dyn QueuePlugins>,
         flaw: QueueFlaw,
     ) -> SchedulingQueue {
-        Self::built(QueueState::new(config), plugins, Some(flaw))
-    }
-
-    fn built(
-        state: QueueState,
-        plugins: Arc<dyn QueuePlugins>,
-        flaw: Option<QueueFlaw>,
-    ) -> SchedulingQueue {
         SchedulingQueue {
             shared: Arc::new(Shared {
-                state: Mutex::new(state),
+                state: Mutex::new(QueueState::new(config)),
                 active: Condvar::new(),
                 plugins,
-                flaw,
+                flaw: Some(flaw),
             }),
         }
+    }
+
+    /// Whether `flaw` is planted in this queue's wake-ups (see `planted!`).
+    #[cfg(feature = "checking")]
+    fn planted(&self, flaw: QueueFlaw) -> bool {
+        self.shared.flaw == Some(flaw)
     }
 
     /// See [`QueueState::add`]; wakes a blocked `pop` if the pod became active.
@@ -219,7 +228,7 @@ impl SchedulingQueue {
         let grew = state.poppable_len() > before;
         let lengths = state.lengths();
         drop(state);
-        if self.shared.flaw == Some(QueueFlaw::WakesOneOnlyWhenEmpty) {
+        if planted!(self, QueueFlaw::WakesOneOnlyWhenEmpty) {
             if grew && before == 0 {
                 self.shared.active.notify_one();
             }

@@ -47,6 +47,7 @@ impl QueueState {
         self.gates.is_some()
     }
 
+    #[cfg(any(test, feature = "checking"))]
     /// Builds every derived index now (the checkers' seam): the group, gate and leftover
     /// indexes.
     pub(crate) fn build_indexes(&mut self) {

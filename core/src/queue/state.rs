@@ -3,6 +3,7 @@ use std::hash::Hash;
 use std::time::Duration;
 
 use super::config::BackoffClock;
+#[cfg(feature = "checking")]
 use super::flaw::QueueFlaw;
 use super::gate_index::GateIndex;
 use super::group_index::GroupIndex;
@@ -182,7 +183,8 @@ pub struct QueueState {
     pub(super) cycle: u64,
     pub(super) gated: usize,
     pub(super) closed: bool,
-    /// A bug planted by a checker (`checking::queue_state_with_flaw`); none in production.
+    /// A bug planted by a checker (`checking::queue_state_with_flaw`).
+    #[cfg(feature = "checking")]
     pub(super) flaw: Option<QueueFlaw>,
 }
 
@@ -210,16 +212,24 @@ impl QueueState {
             cycle: 0,
             gated: 0,
             closed: false,
+            #[cfg(feature = "checking")]
             flaw: None,
         }
     }
 
     /// An empty queue with `flaw` planted (for `checking::queue_state_with_flaw`).
-    pub(crate) fn planted(config: QueueConfig, flaw: QueueFlaw) -> QueueState {
+    #[cfg(feature = "checking")]
+    pub(crate) fn with_flaw(config: QueueConfig, flaw: QueueFlaw) -> QueueState {
         QueueState {
             flaw: Some(flaw),
             ..QueueState::new(config)
         }
+    }
+
+    /// Whether `flaw` is planted in this queue (see `planted!`).
+    #[cfg(feature = "checking")]
+    pub(crate) fn planted(&self, flaw: QueueFlaw) -> bool {
+        self.flaw == Some(flaw)
     }
 
     /// The configuration.

@@ -25,8 +25,9 @@ use crate::queue::{Popped, QueuePlugins, QueueState};
 use crate::waiting::WaitingState;
 use crate::{Mode, Pod, PodGroup, PodId, Resources, Status, Time};
 
+use super::flaw::Flaw;
 use super::locked::SchedulerParts;
-use super::parts::{Flaw, Parts};
+use super::parts::Parts;
 use super::steps::{self, Placed};
 use super::{BindError, CacheState, DriverState, Node, Scheduler, SchedulerConfig};
 

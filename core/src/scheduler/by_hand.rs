@@ -50,7 +50,7 @@ impl Scheduler {
 
     /// Delivers what a cycle did to each pod whose attempt it ended (`pods`: the cycle's),
     /// once no lock is held.
-    fn deliver_cycle_outcome(&self, outcome: &CycleOutcome, pods: &[Pod]) {
+    pub(super) fn deliver_cycle_outcome(&self, outcome: &CycleOutcome, pods: &[Pod]) {
         let pod_of = |id: &PodId| pods.iter().find(|p| p.id() == id).cloned();
         let delivered = match outcome {
             CycleOutcome::Unschedulable { pod, status } => pod_of(pod).map(|pod| {
@@ -111,13 +111,9 @@ impl Scheduler {
         match steps::place_and_reserve(parts, popped, now) {
             Err(outcome) => outcome,
             Ok(Placed::Unfit { pod, status }) => steps::hand_back_unfit(parts, pod, status, now),
-            Ok(Placed::Reserved { pod, node } | Placed::Permitted { pod, node }) => {
+            Ok(Placed::Reserved { pod, node }) => {
                 span.record("node", &*node);
-                let (outcome, late) = steps::permit(parts, pod, node, now);
-                if let Some(Placed::Permitted { pod, node }) = late {
-                    steps::record_late(parts, &pod, node, now);
-                }
-                outcome
+                steps::permit(parts, pod, node, now)
             }
         }
     }

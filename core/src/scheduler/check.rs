@@ -3,7 +3,9 @@
 
 use std::fmt;
 
-use crate::queue::{QueuePlace, QueueState};
+#[cfg(feature = "checking")]
+use crate::queue::QueuePlace;
+use crate::queue::QueueState;
 
 use super::jobs::JobQueue;
 use super::tally::Tally;
@@ -96,6 +98,7 @@ pub fn leaked<J: JobQueue, T: Tally>(cache: &CacheState, driver: &DriverState<J,
         .collect()
 }
 
+#[cfg(feature = "checking")]
 /// I7 at rest: the pods `queue` parks in its unschedulable pool for want of room — rejected by
 /// [`ResourceFit`](super::ResourceFit), no gate holding them — that `fits` says have room now.
 /// Every release of room is announced (and room released during a pod's attempt is replayed
@@ -115,6 +118,7 @@ pub fn parked_for_room<'q>(
     })
 }
 
+#[cfg(feature = "checking")]
 /// [`parked_for_room`] as a check, with a node's room for the pod as `fits`
 /// ([`ResourceFit`](super::ResourceFit) on `cache`): `Err` names the pods (I7).
 pub fn check_nothing_parked_for_room(

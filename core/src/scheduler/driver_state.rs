@@ -68,6 +68,7 @@ impl<J: JobQueue, T: Tally> Default for DriverState<J, T> {
 }
 
 impl<J: JobQueue, T: Tally> DriverState<J, T> {
+    #[cfg(any(test, feature = "checking"))]
     /// Nothing assigned, no job, nothing counted.
     pub fn new() -> Self {
         Self::default()
@@ -256,6 +257,7 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
         self.assigned.keys()
     }
 
+    #[cfg(feature = "checking")]
     /// Every assignment, in pod id order.
     pub fn assignments(&self) -> impl Iterator<Item = (&PodId, &Assignment<T::Stamp>)> {
         self.assigned.iter()
@@ -271,6 +273,7 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
         self.jobs.pop()
     }
 
+    #[cfg(any(test, feature = "checking"))]
     /// Pod `id`'s job, out of turn (a model checker's binding worker picking it).
     pub fn take_job(&mut self, id: &PodId) -> Option<Job> {
         self.jobs.take(id)
@@ -306,6 +309,7 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
         self.draining = true;
     }
 
+    #[cfg(feature = "checking")]
     /// The same state with its assignments and jobs replaced (a renaming's images).
     pub(crate) fn map_parts(
         &self,

@@ -33,6 +33,7 @@ pub trait JobQueue: Clone + Default + fmt::Debug + PartialEq + Eq + std::hash::H
     /// How many jobs are waiting.
     fn len(&self) -> usize;
 
+    #[cfg(feature = "checking")]
     /// Whether no job is waiting.
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -93,6 +94,7 @@ impl fmt::Debug for FifoJobs {
     }
 }
 
+#[cfg(feature = "checking")]
 /// Any order: the jobs as a set, for a model checker, whose binding workers may take any
 /// decision next. It forgets whether a pod waited ([`Job::waited`], read by telemetry only),
 /// so that two paths that differ only there are one state.
@@ -101,6 +103,7 @@ pub struct AnyOrderJobs {
     jobs: BTreeMap<PodId, Job>,
 }
 
+#[cfg(feature = "checking")]
 impl JobQueue for AnyOrderJobs {
     fn push(&mut self, mut job: Job) {
         job.waited = false;
@@ -126,6 +129,7 @@ impl JobQueue for AnyOrderJobs {
     }
 }
 
+#[cfg(feature = "checking")]
 impl AnyOrderJobs {
     /// The jobs, by pod.
     pub fn iter(&self) -> impl Iterator<Item = (&PodId, &Job)> {

@@ -14,7 +14,7 @@
 //! (`driver_state.rs`): the scheduler runs the steps on its locked components, the model
 //! checker on its pure states (see docs/architecture.md).
 
-#[cfg(test)]
+#[cfg(all(test, feature = "checking"))]
 mod activation_window_tests;
 #[cfg(test)]
 mod admitted_tests;
@@ -23,6 +23,7 @@ mod builder;
 mod by_hand;
 mod cache;
 mod cache_check;
+#[cfg(feature = "checking")]
 mod cache_rename;
 #[cfg(test)]
 mod cache_tests;
@@ -30,11 +31,14 @@ pub(crate) mod check;
 #[cfg(test)]
 mod check_tests;
 mod config;
+#[cfg(feature = "checking")]
 mod driver_rename;
 pub(crate) mod driver_state;
 #[cfg(test)]
 mod driver_state_tests;
 mod error;
+#[cfg(feature = "checking")]
+pub(crate) mod flaw;
 pub(crate) mod jobs;
 mod locked;
 mod node;
@@ -43,6 +47,7 @@ mod node_view;
 mod outcome;
 pub(crate) mod parts;
 mod placement;
+#[cfg(feature = "checking")]
 pub(crate) mod planted;
 mod plugins;
 mod pod_group_condition;

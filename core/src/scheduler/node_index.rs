@@ -384,6 +384,7 @@ impl fmt::Debug for CacheState {
 mod tests {
     use super::*;
     use crate::scheduler::Node;
+    #[cfg(feature = "checking")]
     use crate::symmetry::{PodRenaming, Renamed};
     use crate::Pod;
     use crate::{Taint, TaintEffect};
@@ -441,6 +442,7 @@ mod tests {
         c.check().unwrap();
     }
 
+    #[cfg(feature = "checking")]
     #[test]
     fn renaming_keeps_an_index_true_to_the_renamed_nodes() {
         let mut c = cache(3);

@@ -306,7 +306,7 @@ pub enum CycleOutcome {
     },
 }
 
-/// What one [`Scheduler::tick`] did.
+/// What one [`Scheduler::tick`](super::Scheduler::tick) did.
 #[non_exhaustive]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tick {

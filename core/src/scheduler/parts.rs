@@ -7,6 +7,8 @@ use crate::gang::parts::GangParts;
 use crate::queue::{QueuePlugins, QueueState};
 use crate::{Mode, PermitPlugins, Pod, Status};
 
+#[cfg(feature = "checking")]
+use super::flaw::Flaw;
 use super::jobs::JobQueue;
 use super::tally::{Counted, Tally};
 use super::{BindError, CacheState, DriverState};
@@ -28,8 +30,9 @@ pub trait Parts {
     /// Upstream's behaviour or gangway's guarantees.
     fn mode(&self) -> Mode;
 
-    /// Whether the deliberate bug `flaw` is planted (a model checker's witness); production
-    /// never plants one.
+    /// Whether the deliberate bug `flaw` is planted (a checker's witness): only with the
+    /// `checking` feature, and only [`Planted`](super::planted::Planted) parts say yes.
+    #[cfg(feature = "checking")]
     fn planted(&self, flaw: Flaw) -> bool {
         let _ = flaw;
         false
@@ -89,53 +92,6 @@ pub trait Parts {
     /// Bind: writes `pod`'s binding to `node`. User code, called with no gangway lock held.
     /// Production catches its panic as [`BindError::Panicked`], counted.
     fn bind(&mut self, pod: &Pod, node: &str) -> Result<(), BindError>;
-}
-
-/// Deliberate bugs planted in the driver's own steps, for witnesses: a model checker run with
-/// one must find the invariant it breaks. Each sits where the real code would go wrong, and
-/// [`Parts::planted`] is `false` in production.
-#[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Flaw {
-    /// A pod's arrival does not announce the pod-add event, so gated siblings are never
-    /// re-checked (kubernetes#139162's class of bug): I8.
-    ArrivalSkipsMoveEvent,
-    /// The scheduling cycle records what the binding cycle needs only after Permit, so a
-    /// decision that comes at once (a timeout, a sibling's failure) finds nothing to act on
-    /// and the pod is left holding its reservation (kubernetes#88179's class): I4, I6, I8.
-    RecordsAfterPermit,
-    /// A failed bind releases the group's reservation but not the node's: I5.
-    BindFailureKeepsNodeReservation,
-    /// A failed bind ends the pod's attempt without handing it back to the queue: I4.
-    BindFailureLosesPod,
-    /// A rejected pod's binding cycle releases the group's reservation but not the node's: I5.
-    ReleaseKeepsNodeReservation,
-    /// A rejected pod's binding cycle frees its room without announcing it: I7.
-    ReleaseAnnouncesNothing,
-    /// The binding cycle of a pod deleted while in binding frees its room without
-    /// announcing it: I7.
-    DeleteAnnouncesNothing,
-    /// A rejected pod's binding cycle releases it but ends its attempt without handing it back
-    /// to the queue (Hardened: nor its gang's other rejected members): I4.
-    RejectedNotRequeued,
-    /// The Hardened pod-group cycle admits the gang its snapshot found feasible without
-    /// checking the quorum again on the real state, so a sibling deleted since the snapshot
-    /// leaves the gang admitted short: I3.
-    CommitTrustsTheSnapshot,
-    /// A Hardened pod-group gang left short of its quorum while it binds (a member's bind
-    /// failed, a member deleted, its minimum raised) keeps its other members binding: I9.
-    ShortGangKeepsBinding,
-    /// A Hardened release of an admitted pod-group gang left short (steps/admitted.rs) does not
-    /// ask the quorum again after unreserving its members, so a commit of the gang's next
-    /// attempt that counted them between their rejection and their unreserve — admitted, its
-    /// own re-check passed on them — is left admitted short with nobody to release it: I9.
-    ReleaseSkipsQuorumRecheck,
-    /// A Permit's activation of its gang's unscheduled members (`steps/activate.rs`) keeps the
-    /// candidates the queue listed at the group's first unscheduled stamp although a member
-    /// became unscheduled before the registry was asked: a member the queue skipped as past
-    /// Reserve is left unactivated, where the full walk over the group activates it (issue
-    /// #23's "nothing observable changes").
-    ActivationTrustsItsFirstStamp,
 }
 
 /// Counts `what` in `p`'s driver state, if its tally counts.

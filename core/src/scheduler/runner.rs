@@ -3,10 +3,10 @@ use crate::sync::Mutex;
 use crate::time::{Alarm, Clock, Deadlines};
 use crate::{Time, TimerDriver};
 
-use super::parts::{Flaw, Parts};
-use super::planted::Planted;
+use super::parts::Parts;
 use super::steps;
 use super::Scheduler;
+use crate::queue::Popped;
 
 /// A [`Scheduler`] running on its own threads: one scheduling loop, the configured number of
 /// binding workers fed by the driver's job queue (no thread per waiting pod), and one timer
@@ -27,31 +27,23 @@ impl Scheduler {
     where
         C: Clock + Clone + 'static,
     {
-        self.start_with(clock, None)
+        self.start_on(clock, OwnParts)
     }
 
-    /// [`start`](Self::start), the scheduling and binding cycles run on the scheduler's parts
-    /// with `flaw` planted if there is one (`checking::start_with_flaw`, for witnesses).
-    pub(crate) fn start_with<C>(&self, clock: C, flaw: Option<Flaw>) -> RunningScheduler
+    /// [`start`](Self::start), the scheduling and binding cycles run on the parts `run_on`
+    /// gives (the scheduler's own; with the `checking` feature, a flaw planted around them,
+    /// `checking::start_with_flaw`).
+    pub(crate) fn start_on<C, R>(&self, clock: C, run_on: R) -> RunningScheduler
     where
         C: Clock + Clone + 'static,
+        R: RunOn,
     {
         let scheduling = thread::spawn("gangway-scheduling", {
             let scheduler = self.clone();
             let clock = clock.clone();
             move || {
                 while let Some(popped) = scheduler.inner.queue.pop() {
-                    let now = clock.now();
-                    match flaw {
-                        None => scheduler.schedule(popped, now),
-                        Some(flaw) => {
-                            let mut planted = Planted {
-                                parts: scheduler.parts(),
-                                flaw,
-                            };
-                            scheduler.schedule_on(&mut planted, popped, now)
-                        }
-                    };
+                    run_on.schedule(&scheduler, popped, clock.now());
                 }
             }
         });
@@ -59,12 +51,8 @@ impl Scheduler {
             .map(|_| {
                 let scheduler = self.clone();
                 let clock = clock.clone();
-                thread::spawn("gangway-binding", move || match flaw {
-                    None => bind_jobs(&scheduler, &mut scheduler.parts(), &clock),
-                    Some(flaw) => {
-                        let parts = scheduler.parts();
-                        bind_jobs(&scheduler, &mut Planted { parts, flaw }, &clock);
-                    }
+                thread::spawn("gangway-binding", move || {
+                    run_on.bind_jobs(&scheduler, &clock)
                 })
             })
             .collect();
@@ -79,8 +67,31 @@ impl Scheduler {
     }
 }
 
-/// A binding worker: the driver's jobs, one binding cycle each on `parts`, until it closes.
-fn bind_jobs<P: Parts, C: Clock>(scheduler: &Scheduler, parts: &mut P, clock: &C) {
+/// What a running scheduler's threads run their cycles on.
+pub(crate) trait RunOn: Copy + Send + 'static {
+    /// One scheduling cycle of `popped`.
+    fn schedule(self, scheduler: &Scheduler, popped: Popped, now: Time);
+
+    /// A binding worker: the driver's jobs, one binding cycle each, until it closes.
+    fn bind_jobs<C: Clock>(self, scheduler: &Scheduler, clock: &C);
+}
+
+/// The scheduler's own parts.
+#[derive(Clone, Copy)]
+pub(crate) struct OwnParts;
+
+impl RunOn for OwnParts {
+    fn schedule(self, scheduler: &Scheduler, popped: Popped, now: Time) {
+        scheduler.schedule(popped, now);
+    }
+
+    fn bind_jobs<C: Clock>(self, scheduler: &Scheduler, clock: &C) {
+        bind_jobs(scheduler, &mut scheduler.parts(), clock);
+    }
+}
+
+/// A binding worker's loop on `parts`.
+pub(crate) fn bind_jobs<P: Parts, C: Clock>(scheduler: &Scheduler, parts: &mut P, clock: &C) {
     while let Some(job) = scheduler.inner.driver.wait_for_job() {
         scheduler.bind_job(parts, job, clock.now());
     }

@@ -94,10 +94,12 @@ impl Tally for SchedulerTally {
     }
 }
 
+#[cfg(feature = "checking")]
 /// Counts nothing: a model checker's tally.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct NoTally;
 
+#[cfg(feature = "checking")]
 impl Tally for NoTally {
     type Stamp = ();
     const COUNTS: bool = false;

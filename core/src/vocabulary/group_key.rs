@@ -41,7 +41,7 @@ impl GroupKey {
     /// The hash fixed when the key was built (what the registry spreads its shards by).
     /// How many handles share this key's allocation (tests of
     /// [`FreshCopies`](crate::symmetry::FreshCopies)).
-    #[cfg(test)]
+    #[cfg(all(test, feature = "checking"))]
     pub(crate) fn handles(&self) -> usize {
         Arc::strong_count(&self.0)
     }

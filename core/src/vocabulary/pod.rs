@@ -48,6 +48,7 @@ impl PartialOrd for PodId {
 }
 
 impl PodId {
+    #[cfg(feature = "checking")]
     /// An equal id in an allocation of its own (its hash kept).
     pub(crate) fn fresh_copy(&self) -> PodId {
         PodId {
@@ -59,7 +60,7 @@ impl PodId {
     /// How many handles share this id's allocation (tests of [`FreshCopies`]).
     ///
     /// [`FreshCopies`]: crate::symmetry::FreshCopies
-    #[cfg(test)]
+    #[cfg(all(test, feature = "checking"))]
     pub(crate) fn handles(&self) -> usize {
         Arc::strong_count(&self.uid)
     }
@@ -238,6 +239,7 @@ impl Pod {
         self.modify(|f| f.node = Some(node.into()))
     }
 
+    #[cfg(feature = "checking")]
     /// This pod under another uid and name, every other field kept (a
     /// [`PodRenaming`](crate::symmetry::PodRenaming)'s image).
     pub(crate) fn renamed(self, id: PodId, name: &str) -> Pod {
@@ -247,6 +249,7 @@ impl Pod {
         })
     }
 
+    #[cfg(feature = "checking")]
     /// An equal pod in allocations of its own, under `id` and `group` (equal copies of its
     /// own id and key): a [`FreshCopies`](crate::symmetry::FreshCopies) image.
     pub(crate) fn fresh_copy(&self, id: PodId, group: Option<GroupKey>) -> Pod {
@@ -260,7 +263,7 @@ impl Pod {
 
     /// How many handles share this pod's allocation (tests of
     /// [`FreshCopies`](crate::symmetry::FreshCopies)).
-    #[cfg(test)]
+    #[cfg(all(test, feature = "checking"))]
     pub(crate) fn handles(&self) -> usize {
         Arc::strong_count(&self.0)
     }

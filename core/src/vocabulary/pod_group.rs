@@ -46,6 +46,7 @@ impl PodGroup {
         PodGroup::new(namespace, name, Policy::Gang { min_count })
     }
 
+    #[cfg(feature = "checking")]
     /// The same PodGroup under `key`, an equal key (a [`Relabel`](crate::symmetry::Relabel)
     /// copying keys).
     pub(crate) fn with_key(&self, key: GroupKey) -> PodGroup {

@@ -90,6 +90,7 @@ impl<L> WaitingState<L> {
         None
     }
 
+    #[cfg(any(test, feature = "checking"))]
     /// One state holding every pod of `parts` (disjoint shards), numbering its next
     /// registration `next_ticket`, with the latches replaced by `f(latch)`.
     pub(super) fn merged<'a, M>(

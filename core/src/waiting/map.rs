@@ -2,11 +2,14 @@ use std::fmt;
 use std::time::Duration;
 
 use super::batch::{allow_all_in, reject_all_in};
+#[cfg(feature = "checking")]
 use super::flaw::WaitingFlaw;
 use super::handle::preemption;
 use super::latch::Latch;
 use super::shards::Shards;
-use super::state::{AllowOutcome, Decided, PendingPlugin, WaitingState};
+#[cfg(any(test, feature = "checking"))]
+use super::state::WaitingState;
+use super::state::{AllowOutcome, Decided, PendingPlugin};
 use super::{AddError, Cause, Decision, DecisionSink, WaitingPod, WaitingRef};
 use crate::sync::channel::{self, Receiver};
 use crate::sync::{Arc, Mutex};
@@ -15,7 +18,7 @@ use crate::{PluginName, Pod, PodId, Status, Time};
 
 /// The waiting-pod map: every pod parked at Permit until it is allowed, rejected or times out.
 ///
-/// It is a [`WaitingState`] split by uid hash into shards, each behind its own lock, so that
+/// It is a [`WaitingState`](super::WaitingState) split by uid hash into shards, each behind its own lock, so that
 /// threads deciding different pods do not wait for each other; a gang's decision locks the
 /// shards of all its members at once, in shard order (see `docs/architecture.md`). Each pod
 /// is decided exactly once (I1): the first decision takes the pod out of the map, publishes it
@@ -54,7 +57,8 @@ pub(super) struct Shared {
     shards: Shards,
     sink: Option<Box<dyn DecisionSink>>,
     alarm: Mutex<Option<Alarm>>,
-    /// A bug planted for a witness (`checking::waiting_pods_with_flaw`); `None` otherwise.
+    /// A bug planted for a witness (`checking::waiting_pods_with_flaw`).
+    #[cfg(feature = "checking")]
     flaw: Option<WaitingFlaw>,
 }
 
@@ -76,26 +80,34 @@ impl WaitingPods {
     }
 
     fn build(sink: Option<Box<dyn DecisionSink>>) -> WaitingPods {
-        WaitingPods::build_planted(sink, None)
-    }
-
-    /// An empty map handing its decisions to `sink`, with `flaw` planted (for witnesses).
-    pub(crate) fn with_flaw(sink: impl DecisionSink, flaw: WaitingFlaw) -> WaitingPods {
-        WaitingPods::build_planted(Some(Box::new(sink)), Some(flaw))
-    }
-
-    fn build_planted(
-        sink: Option<Box<dyn DecisionSink>>,
-        flaw: Option<WaitingFlaw>,
-    ) -> WaitingPods {
         WaitingPods {
             shared: Arc::new(Shared {
                 shards: Shards::new(),
                 sink,
                 alarm: Mutex::new(None),
-                flaw,
+                #[cfg(feature = "checking")]
+                flaw: None,
             }),
         }
+    }
+
+    /// An empty map handing its decisions to `sink`, with `flaw` planted (for witnesses).
+    #[cfg(feature = "checking")]
+    pub(crate) fn with_flaw(sink: impl DecisionSink, flaw: WaitingFlaw) -> WaitingPods {
+        WaitingPods {
+            shared: Arc::new(Shared {
+                shards: Shards::new(),
+                sink: Some(Box::new(sink)),
+                alarm: Mutex::new(None),
+                flaw: Some(flaw),
+            }),
+        }
+    }
+
+    /// Whether `flaw` is planted in this map (see `planted!`).
+    #[cfg(feature = "checking")]
+    fn planted(&self, flaw: WaitingFlaw) -> bool {
+        self.shared.flaw == Some(flaw)
     }
 
     /// Parks `pod` at Permit: one pending entry per plugin in `plugin_waits`, each with its
@@ -290,7 +302,7 @@ impl WaitingPods {
     /// in deadline order. The only way a timeout takes effect.
     pub fn expire(&self, now: Time) -> Vec<Decision> {
         let shards = &self.shared.shards;
-        let skips_due_now = self.shared.flaw == Some(WaitingFlaw::ExpirySkipsPodDueNow);
+        let skips_due_now = planted!(self, WaitingFlaw::ExpirySkipsPodDueNow);
         let mut decided = Vec::new();
         for index in 0..shards.count() {
             if shards
@@ -309,7 +321,7 @@ impl WaitingPods {
             decided.append(&mut part);
         }
         // Each shard's part is in (deadline, id) order, as the whole map's would be.
-        if self.shared.flaw != Some(WaitingFlaw::ExpiryInShardOrder) {
+        if !planted!(self, WaitingFlaw::ExpiryInShardOrder) {
             decided.sort_by(|(a, x), (b, y)| (a, x.pod.id()).cmp(&(b, y.pod.id())));
         }
         decided
@@ -345,6 +357,7 @@ impl WaitingPods {
         self.shared.shards.count()
     }
 
+    #[cfg(feature = "checking")]
     /// Which shard (`0..shards()`) holds pod `id`: pods in different shards are decided under
     /// different locks. Models use it (through `checking`) to put a gang's members in more
     /// than one shard.
@@ -374,6 +387,7 @@ impl WaitingPods {
         }
     }
 
+    #[cfg(any(test, feature = "checking"))]
     /// A copy of the pure state without the latches, for checkers: the shards merged, taken
     /// in one critical section.
     pub(crate) fn state(&self) -> WaitingState<()> {
@@ -382,6 +396,7 @@ impl WaitingPods {
         WaitingState::merged(shards.iter().map(|s| &**s), next_ticket, |_| ())
     }
 
+    #[cfg(feature = "checking")]
     /// The checks a merged copy cannot make, for checkers, in one critical section: each
     /// shard's own [`WaitingState::check`]; each pod in the shard its uid hashes to; each
     /// waiting pod's latch holds that pod and no decision (I1: a decision takes the pod out of
@@ -446,7 +461,7 @@ impl WaitingPods {
                 return false;
             };
             decided.latch.publish(decided.status.clone(), decided.cause);
-            if self.shared.flaw == Some(WaitingFlaw::DeliversUnderLock) {
+            if planted!(self, WaitingFlaw::DeliversUnderLock) {
                 // The flaw: the sink and telemetry run under the shard's lock.
                 self.deliver(decided);
                 return true;

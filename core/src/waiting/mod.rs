@@ -10,11 +10,13 @@
 mod batch;
 mod decision;
 mod error;
+#[cfg(feature = "checking")]
 pub(crate) mod flaw;
 mod found;
 mod handle;
 mod latch;
 mod map;
+#[cfg(feature = "checking")]
 mod rename;
 mod shards;
 
@@ -28,6 +30,7 @@ pub use crate::sync::channel::{Receiver, RecvError};
 pub use decision::{Cause, Decision, DecisionSink};
 pub use error::AddError;
 pub use found::WaitingRef;
+#[cfg(feature = "checking")]
 pub(crate) use handle::preemption;
 pub use handle::WaitingPod;
 pub(crate) use map::Deliveries;

@@ -82,6 +82,7 @@ impl Shards {
         self.next_ticket.fetch_add(1, Ordering::Relaxed)
     }
 
+    #[cfg(any(test, feature = "checking"))]
     /// The ticket the next registration will get; call with every shard locked.
     pub(super) fn next_ticket(&self) -> u64 {
         self.next_ticket.load(Ordering::Relaxed)

@@ -9,7 +9,9 @@ use crate::gang::parts::GangParts;
 use crate::gang::{Activation, GroupState, MemberPlace};
 use crate::{GroupKey, PodId, Time};
 
-use super::super::parts::{Flaw, Parts};
+#[cfg(feature = "checking")]
+use super::super::flaw::Flaw;
+use super::super::parts::Parts;
 
 /// Activates the members of `key` that `activation` names, as the registry has them now;
 /// returns how many moved to the active queue.
@@ -39,7 +41,7 @@ pub fn activate_siblings<P: Parts>(
         (siblings, past_reserve, stamp_of(groups))
     });
     // Nobody became unscheduled between the two reads (a planted flaw takes that on trust).
-    let stamp_held = current == Some(stamp) || p.planted(Flaw::ActivationTrustsItsFirstStamp);
+    let stamp_held = current == Some(stamp) || planted!(p, Flaw::ActivationTrustsItsFirstStamp);
     let siblings = if stamp_held {
         siblings
     } else {

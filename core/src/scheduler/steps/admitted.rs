@@ -18,7 +18,9 @@ use crate::gang::GANG_SCHEDULING;
 use crate::GroupKey;
 use crate::{Cause, Mode, Pod, Status, Time};
 
-use super::super::parts::{Flaw, Parts};
+#[cfg(feature = "checking")]
+use super::super::flaw::Flaw;
+use super::super::parts::Parts;
 
 /// Hardened: if `group`, admitted and binding, can no longer reach its quorum — `why` says
 /// what happened — its members whose binding has not begun are released (see the module
@@ -34,7 +36,7 @@ pub(super) fn release_if_short<P: Parts>(p: &mut P, group: &GroupKey, why: &str)
     let Some(min) = short else {
         return Vec::new();
     };
-    if p.planted(Flaw::ShortGangKeepsBinding) {
+    if planted!(p, Flaw::ShortGangKeepsBinding) {
         return Vec::new();
     }
     let status = Status::unschedulable(format!(
@@ -72,7 +74,7 @@ fn release<P: Parts>(p: &mut P, group: &GroupKey, status: &Status, cause: Cause)
     for pod in &released {
         ops::unreserve(p.gang(), pod);
     }
-    if !released.is_empty() && !p.planted(Flaw::ReleaseSkipsQuorumRecheck) {
+    if !released.is_empty() && !planted!(p, Flaw::ReleaseSkipsQuorumRecheck) {
         let why = "it was admitted counting members being released";
         released.extend(release_if_short(p, group, why));
     }

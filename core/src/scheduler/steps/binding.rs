@@ -11,9 +11,11 @@ use crate::queue::{ClusterEvent, QueuedPodInfo};
 use crate::telemetry::{self, BindingResult, ScheduleResult};
 use crate::{Cause, Code, Mode, PluginName, Pod, PodId, Status, Time};
 
+#[cfg(feature = "checking")]
+use super::super::flaw::Flaw;
 use super::super::jobs::Job;
 use super::super::parts::count;
-use super::super::parts::{Flaw, Parts};
+use super::super::parts::Parts;
 use super::super::tally::{Counted, Tally as _};
 use super::super::{BindError, PodOutcome};
 use super::admitted;
@@ -86,11 +88,13 @@ impl Binding {
         !self.deleted && self.decision.cause.is_allowed()
     }
 
+    #[cfg(feature = "checking")]
     /// The pod.
     pub fn pod(&self) -> &Pod {
         &self.pod
     }
 
+    #[cfg(feature = "checking")]
     /// The node it binds to.
     pub fn node(&self) -> &str {
         &self.node
@@ -226,8 +230,8 @@ fn failed<P: Parts>(
     let id = pod.id().clone();
     ops::unreserve(p.gang(), &pod);
     let node_too = match failure {
-        Failure::Error(_) => !p.planted(Flaw::BindFailureKeepsNodeReservation),
-        Failure::Rejected(..) => !p.planted(Flaw::ReleaseKeepsNodeReservation),
+        Failure::Error(_) => !planted!(p, Flaw::BindFailureKeepsNodeReservation),
+        Failure::Rejected(..) => !planted!(p, Flaw::ReleaseKeepsNodeReservation),
         Failure::Deleted => true,
     };
     let forgotten = node_too && p.cache(|c| c.forget(&id)).is_some();
@@ -242,7 +246,7 @@ fn failed<P: Parts>(
             telemetry::binding_attempt(BindingResult::Deleted);
             p.queue(|q, _| q.done(&id));
             count(p, Counted::DeletedInFlight);
-            if announces && !p.planted(Flaw::DeleteAnnouncesNothing) {
+            if announces && !planted!(p, Flaw::DeleteAnnouncesNothing) {
                 announce(p, freed, None, now);
             }
             BindingOutcome::Deleted { pod }
@@ -256,12 +260,12 @@ fn failed<P: Parts>(
             if p.mode() == Mode::Hardened && pod.group_key().is_some() {
                 return hand_back_gang(p, pod, status, cause, plugin, now);
             }
-            if p.planted(Flaw::RejectedNotRequeued) {
+            if planted!(p, Flaw::RejectedNotRequeued) {
                 p.queue(|q, _| q.done(&id));
             } else {
                 requeue(p, &id, rejector(&status, plugin), now);
             }
-            if !p.planted(Flaw::ReleaseAnnouncesNothing) {
+            if !planted!(p, Flaw::ReleaseAnnouncesNothing) {
                 let not_this_pod = |other: &QueuedPodInfo| other.id() != &id;
                 announce(p, freed, Some(&not_this_pod), now);
             }
@@ -284,7 +288,7 @@ fn failed<P: Parts>(
             }
             announce(p, freed, None, now);
             match record {
-                _ if p.planted(Flaw::BindFailureLosesPod) => {
+                _ if planted!(p, Flaw::BindFailureLosesPod) => {
                     p.queue(|q, _| q.done(&id));
                 }
                 // No rejecting plugin: it backs off in the error backoff, with the record its
@@ -336,14 +340,14 @@ fn hand_back_gang<P: Parts>(
         telemetry::binding_attempt(BindingResult::Rejected);
         telemetry::schedule_attempt(attempt_result(&status));
         ops::unreserve(p.gang(), &sibling);
-        if !p.planted(Flaw::ReleaseKeepsNodeReservation) {
+        if !planted!(p, Flaw::ReleaseKeepsNodeReservation) {
             p.cache(|c| c.forget(sibling.id()));
         }
         members.push((sibling.id().clone(), Some(plugin.clone())));
         pods.push(sibling);
     }
     let ids: Vec<PodId> = members.iter().map(|(id, _)| id.clone()).collect();
-    if p.planted(Flaw::RejectedNotRequeued) {
+    if planted!(p, Flaw::RejectedNotRequeued) {
         p.queue(|q, _| {
             for id in &ids {
                 q.done(id);
@@ -353,7 +357,7 @@ fn hand_back_gang<P: Parts>(
         // Not in flight cannot happen: every member is in flight until handed back.
         let _ = p.queue(|q, plugins| q.hand_back_gang(&members, now, plugins));
     }
-    if !p.planted(Flaw::ReleaseAnnouncesNothing) {
+    if !planted!(p, Flaw::ReleaseAnnouncesNothing) {
         let not_the_gang = |other: &QueuedPodInfo| !ids.contains(other.id());
         let freed = ClusterEvent::AssignedPodDelete(pod);
         announce(p, freed, Some(&not_the_gang), now);

@@ -11,7 +11,7 @@ use crate::telemetry::{self, ScheduleResult};
 use crate::{Code, Mode, Permit, PluginName, Pod, PodId, Status, Time};
 
 use super::super::parts::count;
-use super::super::parts::{Flaw, Parts};
+use super::super::parts::Parts;
 use super::super::tally::Counted;
 use super::super::{CycleOutcome, ResourceFit};
 use super::activate::activate_siblings;
@@ -35,23 +35,14 @@ pub enum Placed {
         /// Why, from the placement.
         status: Status,
     },
-    /// Permit ran before the assignment was recorded, which happens next — only with the
-    /// planted [`Flaw::RecordsAfterPermit`].
-    Permitted {
-        /// The pod.
-        pod: Pod,
-        /// The node.
-        node: Arc<str>,
-    },
 }
 
+#[cfg(feature = "checking")]
 impl Placed {
     /// The pod.
     pub fn pod(&self) -> &Pod {
         match self {
-            Placed::Reserved { pod, .. }
-            | Placed::Unfit { pod, .. }
-            | Placed::Permitted { pod, .. } => pod,
+            Placed::Reserved { pod, .. } | Placed::Unfit { pod, .. } => pod,
         }
     }
 }
@@ -73,18 +64,47 @@ pub fn place_and_reserve<P: Parts>(
     };
     // From the assume to the record the pod is in the cache but not yet the driver's: one
     // step that the scheduler's check never sees half done.
-    p.unobserved(|p| assume_reserve_record(p, pod, node, now))
+    p.unobserved(|p| {
+        assume_reserve(p, &pod, &node, now)?;
+        record(p, &pod, node.clone(), now);
+        Ok(Placed::Reserved { pod, node })
+    })
 }
 
-/// Assume, reserve and record `pod` on `node` (see [`place_and_reserve`]).
-pub(super) fn assume_reserve_record<P: Parts>(
+/// [`place_and_reserve`] with the assignment left unrecorded: the planted
+/// [`Flaw::RecordsAfterPermit`](super::super::flaw::Flaw::RecordsAfterPermit) (kubernetes#88179's class), whose checker runs [`permit`] and
+/// then [`record`] as a step of its own, too late for a decision that came meanwhile.
+#[cfg(feature = "checking")]
+pub fn place_and_reserve_unrecorded<P: Parts>(
     p: &mut P,
-    pod: Pod,
-    node: Arc<str>,
+    popped: Popped,
     now: Time,
 ) -> Result<Placed, CycleOutcome> {
+    count(p, Counted::Cycle);
+    let pod = popped.info.pod().clone();
+    let node: Arc<str> = match p.place(&pod) {
+        Ok(node) => node.into(),
+        Err(status) => return Ok(Placed::Unfit { pod, status }),
+    };
+    p.unobserved(|p| assume_reserve(p, &pod, &node, now))?;
+    Ok(Placed::Reserved { pod, node })
+}
+
+/// Records what `pod`'s binding cycle will need: the node it is assumed on, since `now`.
+pub fn record<P: Parts>(p: &mut P, pod: &Pod, node: Arc<str>, now: Time) {
+    p.driver(|d| d.record(pod, node, now));
+}
+
+/// Assume and reserve `pod` on `node` (see [`place_and_reserve`]); `Err`: the cycle is over,
+/// the pod back in the queue.
+pub(super) fn assume_reserve<P: Parts>(
+    p: &mut P,
+    pod: &Pod,
+    node: &str,
+    now: Time,
+) -> Result<(), CycleOutcome> {
     let id = pod.id().clone();
-    if let Err(e) = p.cache(|c| c.assume(&pod, &node)) {
+    if let Err(e) = p.cache(|c| c.assume(pod, node)) {
         let status = Status::unschedulable(e.to_string());
         telemetry::schedule_attempt(ScheduleResult::Error);
         tracing::debug!(pod = %id, error = %e, "assume failed");
@@ -92,7 +112,7 @@ pub(super) fn assume_reserve_record<P: Parts>(
         requeue(p, &id, None, now);
         return Err(CycleOutcome::Unschedulable { pod: id, status });
     }
-    if let Err(e) = ops::reserve(p.gang(), &pod) {
+    if let Err(e) = ops::reserve(p.gang(), pod) {
         p.cache(|c| c.forget(&id));
         let status = Status::unschedulable(e.to_string()).with_plugin(GANG_SCHEDULING);
         telemetry::schedule_attempt(ScheduleResult::Unschedulable);
@@ -105,10 +125,7 @@ pub(super) fn assume_reserve_record<P: Parts>(
         requeue(p, &id, Some(GANG_SCHEDULING), now);
         return Err(CycleOutcome::Unschedulable { pod: id, status });
     }
-    if !p.planted(Flaw::RecordsAfterPermit) {
-        p.driver(|d| d.record(&pod, node.clone(), now));
-    }
-    Ok(Placed::Reserved { pod, node })
+    Ok(())
 }
 
 /// A pod no node had room for goes back to the queue, rejected by the placement's plugin;
@@ -141,14 +158,8 @@ pub fn hand_back_unfit<P: Parts>(p: &mut P, pod: Pod, status: Status, now: Time)
 /// kube-scheduler's scheduling cycle does (`permit_release.rs`); Hardened leaves it to its
 /// binding cycle, which hands a failed gang back whole (H2). Waiting: registered in the
 /// waiting map before this returns (so no sibling's decision can miss it), and its
-/// unscheduled siblings are activated. Returns the outcome, and with
-/// [`Flaw::RecordsAfterPermit`] planted the step still to run.
-pub fn permit<P: Parts>(
-    p: &mut P,
-    pod: Pod,
-    node: Arc<str>,
-    now: Time,
-) -> (CycleOutcome, Option<Placed>) {
+/// unscheduled siblings are activated.
+pub fn permit<P: Parts>(p: &mut P, pod: Pod, node: Arc<str>, now: Time) -> CycleOutcome {
     let id = pod.id().clone();
     let others = p.permit_plugins();
     let permit = ops::permit_with(p.gang(), &pod, &node, &others, now);
@@ -167,7 +178,7 @@ pub fn permit<P: Parts>(
             tracing::debug!(activated, "queue: siblings activated");
         }
     }
-    let outcome = match permit {
+    match permit {
         Permit::Allow => CycleOutcome::Allowed {
             pod: id,
             node: node.to_string(),
@@ -177,22 +188,11 @@ pub fn permit<P: Parts>(
             node: node.to_string(),
         },
         Permit::Reject { status, cause, .. } if release_now => {
-            let outcome = release_at_permit(p, pod, status, cause, now);
-            return (outcome, None);
+            release_at_permit(p, pod, status, cause, now)
         }
         // Counted as an attempt by its binding cycle, which releases it.
         Permit::Reject { status, .. } => CycleOutcome::Rejected { pod: id, status },
-    };
-    let late = p
-        .planted(Flaw::RecordsAfterPermit)
-        .then_some(Placed::Permitted { pod, node });
-    (outcome, late)
-}
-
-/// With [`Flaw::RecordsAfterPermit`] planted: the assignment recorded after Permit, too late
-/// for a decision that came meanwhile.
-pub fn record_late<P: Parts>(p: &mut P, pod: &Pod, node: Arc<str>, now: Time) {
-    p.driver(|d| d.record(pod, node, now));
+    }
 }
 
 /// A pod's attempt ends and it goes back to the queue with the queue's record of it, rejected

@@ -6,7 +6,9 @@ use crate::gang::parts::GangParts;
 use crate::queue::ClusterEvent;
 use crate::{GroupKey, Mode, Pod, PodGroup, PodId, Time};
 
-use super::super::parts::{Flaw, Parts};
+#[cfg(feature = "checking")]
+use super::super::flaw::Flaw;
+use super::super::parts::Parts;
 use super::super::{
     AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, Node,
     RemoveNodeError, UpdateGroupError, UpdateNodeError, UpdatePodError,
@@ -58,7 +60,7 @@ pub fn pod_added<P: Parts>(p: &mut P, pod: Pod, now: Time) -> Result<(), AddPodE
     }
     ops::pod_added(p.gang(), pod.clone(), false)?;
     p.queue(|q, plugins| q.add(pod.clone(), now, plugins))?;
-    if !p.planted(Flaw::ArrivalSkipsMoveEvent) {
+    if !planted!(p, Flaw::ArrivalSkipsMoveEvent) {
         announce(p, ClusterEvent::UnscheduledPodAdd(pod), None, now);
     }
     Ok(())

@@ -23,17 +23,29 @@ mod cycle;
 mod events;
 mod permit_release;
 mod pod_group_cycle;
+#[cfg(feature = "checking")]
 mod rename;
 mod timers;
 
-pub use binding::{begin_binding, binding_cycle, end_binding, Binding, BindingOutcome};
-pub use cycle::{hand_back_unfit, permit, place_and_reserve, record_late, Placed};
-pub use events::{
-    announce, group_added, group_deleted, group_updated, node_added, node_deleted, node_updated,
-    pod_added, pod_deleted, pod_updated,
-};
-pub use pod_group_cycle::{
-    commit, gather, simulate, Gathered, GroupVerdict, InCycle, Simulation, Trial,
-    POD_GROUP_UNSCHEDULABLE,
-};
-pub use timers::{expire_deadlines, flush_backoff, flush_leftover, next_permit_deadline};
+// Every step, as the checkers drive them one by one (`checking::steps`); the scheduler itself
+// composes only some of them by name.
+#[cfg_attr(not(feature = "checking"), allow(unused_imports))]
+mod all {
+    pub use super::binding::{begin_binding, binding_cycle, end_binding, Binding, BindingOutcome};
+    #[cfg(feature = "checking")]
+    pub use super::cycle::place_and_reserve_unrecorded;
+    pub use super::cycle::{hand_back_unfit, permit, place_and_reserve, record, Placed};
+    pub use super::events::{
+        announce, group_added, group_deleted, group_updated, node_added, node_deleted,
+        node_updated, pod_added, pod_deleted, pod_updated,
+    };
+    pub use super::pod_group_cycle::{
+        commit, gather, simulate, Gathered, GroupVerdict, Simulation, Trial,
+        POD_GROUP_UNSCHEDULABLE,
+    };
+    pub use super::timers::{
+        expire_deadlines, flush_backoff, flush_leftover, next_permit_deadline,
+    };
+}
+#[cfg_attr(not(feature = "checking"), allow(unused_imports))]
+pub use all::*;

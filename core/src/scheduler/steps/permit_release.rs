@@ -18,8 +18,10 @@ use crate::gang::{ops, GANG_SCHEDULING};
 use crate::telemetry;
 use crate::{Cause, Pod, Status, Time};
 
+#[cfg(feature = "checking")]
+use super::super::flaw::Flaw;
 use super::super::parts::count;
-use super::super::parts::{Flaw, Parts};
+use super::super::parts::Parts;
 use super::super::tally::Counted;
 use super::super::CycleOutcome;
 use super::binding::{attempt_result, rejector};
@@ -43,10 +45,10 @@ pub(super) fn release_at_permit<P: Parts>(
 fn release<P: Parts>(p: &mut P, pod: Pod, status: Status, cause: Cause, now: Time) -> CycleOutcome {
     let id = pod.id().clone();
     ops::unreserve(p.gang(), &pod);
-    if !p.planted(Flaw::ReleaseKeepsNodeReservation) {
+    if !planted!(p, Flaw::ReleaseKeepsNodeReservation) {
         p.cache(|c| c.forget(&id));
     }
-    // With `Flaw::RecordsAfterPermit` planted nothing is recorded yet.
+    // With `Flaw::RecordsAfterPermit` planted nothing is recorded yet (`steps::record`).
     let deleted = p
         .driver(|d| d.finish(&id))
         .is_some_and(|assignment| assignment.deleted);
@@ -59,7 +61,7 @@ fn release<P: Parts>(p: &mut P, pod: Pod, status: Status, cause: Cause, now: Tim
         count(p, Counted::DeletedInFlight);
         return CycleOutcome::Dropped { pod: id };
     }
-    if p.planted(Flaw::RejectedNotRequeued) {
+    if planted!(p, Flaw::RejectedNotRequeued) {
         p.queue(|q, _| q.done(&id));
     } else {
         let plugin = status.plugin().cloned().unwrap_or(GANG_SCHEDULING);

@@ -24,13 +24,15 @@ use crate::telemetry::{self, ScheduleResult};
 use crate::GroupKey;
 use crate::{Code, Decision, Mode, PermitPlugins, PluginName, Pod, Status, Time};
 
+#[cfg(feature = "checking")]
+use super::super::flaw::Flaw;
 use super::super::outcome::fit_error_on_one_node;
 use super::super::parts::count;
-use super::super::parts::{Flaw, Parts};
+use super::super::parts::Parts;
 use super::super::tally::Counted;
 use super::super::{CacheState, CycleOutcome, ResourceFit};
 use super::admitted;
-use super::cycle::{assume_reserve_record, hand_back_unfit, permit, requeue, Placed};
+use super::cycle::{assume_reserve, hand_back_unfit, permit, record, requeue};
 
 /// A pod group's members in flight for one pod-group cycle, in the order they are placed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -82,17 +84,6 @@ pub struct Simulation {
     pub members: Vec<(Popped, Trial)>,
     /// The verdict.
     pub verdict: GroupVerdict,
-}
-
-/// What the scheduling thread holds between the steps of its cycle: one pod (the barrier's
-/// cycle, [`Placed`]) or a gang placed on its snapshot, to commit next. A model checker keeps
-/// it in its states, so that other threads' steps happen in between.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum InCycle {
-    /// One pod between its steps.
-    Pod(Placed),
-    /// A pod group's simulation, its commit next.
-    Group(Simulation),
 }
 
 /// Upstream's group status when a gang is not feasible (`errPodGroupUnschedulable`).
@@ -322,12 +313,14 @@ fn commit_upstream<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<Cycle
         let pod = popped.info.pod().clone();
         let outcome = match trial {
             Trial::Placed { node, .. } => {
-                match p.unobserved(|p| assume_reserve_record(p, pod, node, now)) {
+                let reserved = p.unobserved(|p| {
+                    assume_reserve(p, &pod, &node, now)?;
+                    record(p, &pod, node.clone(), now);
+                    Ok(())
+                });
+                match reserved {
                     Err(outcome) => outcome,
-                    Ok(Placed::Reserved { pod, node } | Placed::Permitted { pod, node }) => {
-                        permit(p, pod, node, now).0
-                    }
-                    Ok(Placed::Unfit { pod, status }) => hand_back_unfit(p, pod, status, now),
+                    Ok(()) => permit(p, pod, node, now),
                 }
             }
             Trial::Unfit(status) => hand_back_unfit(p, pod, status, now),
@@ -439,7 +432,7 @@ fn reserve_all<P: Parts>(
         p.driver(|d| d.record(pod, node.clone(), now));
         done.push(pod);
     }
-    if failure.is_none() && p.planted(Flaw::CommitTrustsTheSnapshot) {
+    if failure.is_none() && planted!(p, Flaw::CommitTrustsTheSnapshot) {
         return Ok(());
     }
     if failure.is_none() {

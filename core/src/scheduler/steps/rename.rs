@@ -1,7 +1,7 @@
 //! Renaming a scheduling cycle's pod and a pod-group cycle's simulation, for symmetry
 //! reduction and the checker's per-thread copies ([`crate::symmetry`]).
 
-use super::{InCycle, Placed, Simulation, Trial};
+use super::{Placed, Simulation, Trial};
 use crate::symmetry::{Relabel, Renamed};
 
 /// The pod (and node) renamed; a placement's status (free text) kept.
@@ -15,10 +15,6 @@ impl Renamed for Placed {
             Placed::Unfit { pod, status } => Placed::Unfit {
                 pod: r.pod(pod),
                 status: status.clone(),
-            },
-            Placed::Permitted { pod, node } => Placed::Permitted {
-                pod: r.pod(pod),
-                node: r.node(node),
             },
         }
     }
@@ -48,16 +44,6 @@ impl Renamed for Simulation {
                 .map(|(m, t)| (m.renamed(r), t.renamed(r)))
                 .collect(),
             verdict: self.verdict.clone(),
-        }
-    }
-}
-
-/// The pod or the group's simulation renamed.
-impl Renamed for InCycle {
-    fn renamed<R: Relabel + ?Sized>(&self, r: &R) -> InCycle {
-        match self {
-            InCycle::Pod(placed) => InCycle::Pod(placed.renamed(r)),
-            InCycle::Group(sim) => InCycle::Group(sim.renamed(r)),
         }
     }
 }
