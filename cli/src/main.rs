@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use gangway_cli::check;
+use gangway_check as check;
 use gangway_cli::simulate::{self, Options};
 
 mod differential_command;

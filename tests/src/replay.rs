@@ -18,7 +18,7 @@ use gangsched::sync::channel::{self, Receiver, Sender};
 use gangsched::sync::thread::{self, JoinHandle};
 use gangsched::sync::{Arc, Mutex};
 use gangsched::{Decision, GangCycle, Mode, Pod, PodId, Time};
-use gangway_cli::check::{drive, Action, Cluster, InCycle, Quota};
+use gangway_check::{drive, Action, Cluster, InCycle, Quota};
 
 /// The real scheduler, shared by the actor threads, and what the replay keeps beside it.
 struct Core {
@@ -110,7 +110,7 @@ impl Replay {
             steps: 0,
         };
         for (id, stage) in &*init.stages {
-            if *stage != gangway_cli::check::Stage::Absent {
+            if *stage != gangway_check::Stage::Absent {
                 replay
                     .run("informer", Action::Arrive(id.clone()), init.now)
                     .expect("an initial pod arrives");

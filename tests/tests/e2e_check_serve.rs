@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use gangsched::sync::thread;
 use gangsched::Mode;
-use gangway_cli::check::{self, Action, Cluster, Preset};
+use gangway_check::{self as check, Action, Cluster, Preset};
 
 /// How long a request may go unanswered before it is retried.
 const STARTUP: Duration = Duration::from_secs(20);

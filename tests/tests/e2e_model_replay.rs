@@ -6,7 +6,7 @@
 use gangsched::{GangCycle, Mode};
 use std::collections::BTreeSet;
 
-use gangway_cli::check::{
+use gangway_check::{
     discover, random_path, Action, ClusterConfig, Flaw, GangProtocol, Path, Preset,
 };
 use gangway_tests::replay::Replay;

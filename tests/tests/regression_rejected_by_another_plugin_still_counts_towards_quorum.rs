@@ -9,7 +9,7 @@ use gangsched::sync::atomic::AtomicBool;
 use gangsched::sync::Arc;
 use gangsched::{GangScheduling, Mode, Permit, Pod, PodGroup, Time, WaitingPods};
 // The model checker's own quota plugin, switched on: it rejects every pod.
-use gangway_cli::check::Quota;
+use gangway_check::Quota;
 
 #[test]
 fn a_member_another_plugin_rejects_no_longer_counts_towards_its_gangs_quorum() {

@@ -117,7 +117,7 @@ mod tests {
     use stateright::Model;
 
     use super::*;
-    use crate::check::{GangProtocol, Preset};
+    use crate::{GangProtocol, Preset};
 
     /// Every state on a short walk of the standard preset, built on another thread, with its
     /// successors stepped there: stepped here, each successor is equal, and this thread's.

@@ -81,9 +81,9 @@ mod tests {
     use stateright::Model;
 
     use super::NamedActions;
-    use crate::check::run::step;
-    use crate::check::words::{action_label, action_step};
-    use crate::check::{discover, Preset};
+    use crate::run::step;
+    use crate::words::{action_label, action_step};
+    use crate::{discover, Preset};
 
     /// Along a path that a counterexample takes, every action the explorer offers is named as
     /// the timeline names it, and no name is a `Debug` dump of the action.

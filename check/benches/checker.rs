@@ -3,13 +3,13 @@
 //! states per second (`Throughput::Elements` = the states a first run generated), with the
 //! command's allocator (mimalloc).
 //!
-//! `cargo bench -p gangway-cli --bench checker` (about three minutes on 2 cores).
+//! `cargo bench -p gangway-check --bench checker` (about three minutes on 2 cores).
 
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use gangsched::Mode;
-use gangway_cli::check::{check_with, CheckReport, GangProtocol, Preset, Search};
+use gangway_check::{check_with, CheckReport, GangProtocol, Preset, Search};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -200,7 +200,7 @@ mod tests {
     use gangsched::Mode;
 
     use super::start_explorer;
-    use crate::check::Preset;
+    use crate::Preset;
 
     #[test]
     fn port_zero_serves_on_the_port_it_reports() {

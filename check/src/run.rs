@@ -17,7 +17,8 @@ use super::timeline::{Step, Timeline};
 use super::words::action_step;
 
 /// Named cluster sizes, from tiny to large.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
     /// 1 gang × 2 pods arriving one by one, one node with room for both; one permit deadline,
@@ -141,7 +142,8 @@ pub fn check(preset: Preset, mode: Mode, threads: usize) -> CheckReport {
 }
 
 /// How the checker walks the state space.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Search {
     /// Breadth first: counterexamples are shortest; the frontier of whole states is kept in

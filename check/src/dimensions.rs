@@ -7,6 +7,24 @@ use serde::Serialize;
 
 use super::cluster::ClusterConfig;
 
+/// Parses `--gang-cycle` (`gangway check`, `gangway simulate`): `barrier` is
+/// [`GangCycle::PermitBarrier`], `pod-group` is [`GangCycle::PodGroup`].
+pub fn parse_gang_cycle(s: &str) -> Result<GangCycle, String> {
+    match s {
+        "barrier" => Ok(GangCycle::PermitBarrier),
+        "pod-group" => Ok(GangCycle::PodGroup),
+        _ => Err(format!("{s:?}: the gang cycle is barrier or pod-group")),
+    }
+}
+
+/// The name `--gang-cycle` gives `cycle` (the inverse of [`parse_gang_cycle`]).
+pub fn gang_cycle_name(cycle: GangCycle) -> &'static str {
+    match cycle {
+        GangCycle::PodGroup => "pod-group",
+        _ => "barrier",
+    }
+}
+
 /// One gang on the command line: `N` (N members, all needed) or `N/MIN`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct GangSpec {
@@ -39,42 +57,49 @@ impl FromStr for GangSpec {
 }
 
 /// Overrides for a preset's cluster, one flag per dimension.
-#[derive(clap::Args, Clone, Debug, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[derive(Clone, Debug, Default)]
 pub struct Dimensions {
     /// Gangs, comma separated: MEMBERS or MEMBERS/MIN each (e.g. `2,3/2`).
-    #[arg(long, value_delimiter = ',', value_name = "GANGS")]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_delimiter = ',', value_name = "GANGS")
+    )]
     pub gangs: Option<Vec<GangSpec>>,
     /// Nodes, comma separated: how many pods each has room for (e.g. `2,1`).
-    #[arg(long, value_delimiter = ',', value_name = "ROOM")]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_delimiter = ',', value_name = "ROOM")
+    )]
     pub nodes: Option<Vec<u32>>,
     /// Whether pods arrive one by one, interleaved with everything else.
-    #[arg(long, value_name = "BOOL")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "BOOL"))]
     pub arrivals: Option<bool>,
     /// How many permit deadlines may pass.
-    #[arg(long, value_name = "N")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub timeouts: Option<u8>,
     /// How many pods may be deleted.
-    #[arg(long, value_name = "N")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub deletes: Option<u8>,
     /// How many binds may fail.
-    #[arg(long, value_name = "N")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub bind_failures: Option<u8>,
     /// How many leftover flushes of the unschedulable pool may run.
-    #[arg(long, value_name = "N")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub flushes: Option<u8>,
     /// How many times a PodGroup's min count may change (by one, down or up).
-    #[arg(long, value_name = "N")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub group_updates: Option<u8>,
     /// How many times a Permit plugin beside the gang's may reject the pod at Permit.
-    #[arg(long, value_name = "N")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub permit_rejections: Option<u8>,
     /// How gangs are scheduled: `barrier` (each member reserves and waits at Permit) or
     /// `pod-group` (a gang placed in one cycle, all or nothing; checks I9 and progress without
     /// timeouts too).
-    #[arg(long, value_name = "CYCLE", value_parser = crate::parse_gang_cycle)]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "CYCLE", value_parser = crate::parse_gang_cycle))]
     pub gang_cycle: Option<GangCycle>,
     /// How many pod-group cycles may hand their gang back (pod-group cycle only).
-    #[arg(long, value_name = "N")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub retries: Option<u8>,
 }
 
@@ -109,10 +134,20 @@ impl Dimensions {
 
 #[cfg(test)]
 mod tests {
-    use gangsched::Mode;
+    use gangsched::{GangCycle, Mode};
 
-    use super::{Dimensions, GangSpec};
-    use crate::check::Preset;
+    use super::{gang_cycle_name, parse_gang_cycle, Dimensions, GangSpec};
+    use crate::Preset;
+
+    #[test]
+    fn gang_cycle_names_parse_back() {
+        for cycle in [GangCycle::PermitBarrier, GangCycle::PodGroup] {
+            assert_eq!(parse_gang_cycle(gang_cycle_name(cycle)), Ok(cycle));
+        }
+        assert!(parse_gang_cycle("gang")
+            .unwrap_err()
+            .contains("barrier or pod-group"));
+    }
 
     #[test]
     fn gangs_parse_as_members_or_members_and_min() {
