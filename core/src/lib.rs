@@ -351,9 +351,9 @@
 //! The contract, with every proof and witness, is `docs/guarantees.md`; how to run each checker
 //! is `docs/verification.md`. In short: `loom_*` (loom models), `prop_*` (proptest against a
 //! reference model), `regression_*` and `e2e_*` are test files in `tests/tests/`; `check` is
-//! the protocol model checker (`gangway check`, the `gangway-check` crate in `check/`), which checks I3–I9 over
-//! every interleaving of the gang and queue protocol; `queue_moves` is the cargo-fuzz target
-//! in `fuzz/fuzz_targets/`.
+//! the protocol model checker (`gangway check`, the `gangway-check` crate in `check/`), which
+//! checks I3–I9 over every interleaving of the gang and queue protocol; `queue_moves` is the
+//! cargo-fuzz target in `fuzz/fuzz_targets/`.
 //!
 //! | | what it means | checked by |
 //! |---|---|---|
