@@ -16,6 +16,7 @@ use gangsched::{GroupKey, PodGroup};
 use super::drive::InCycle;
 use super::home::Home;
 use super::parts::ClusterParts;
+use super::plugins::Plugins;
 use super::shared::Shared;
 
 /// One pod's resources: every pod asks for one "slot" of a node.
@@ -130,6 +131,9 @@ pub struct Budget {
     pub permit_rejections: u8,
     /// Pod-group cycles that may still hand their gang back.
     pub retries: u8,
+    /// Permits at which an embedder's plugin may still turn a pod away
+    /// ([`Plugins::denials`](super::Plugins::denials)).
+    pub denials: u8,
 }
 
 /// Where a pod is in the scheduler's pipeline.
@@ -198,6 +202,9 @@ pub struct Cluster {
     /// Members still waiting (holding their reservations) that were waiting when a waiting
     /// sibling was deleted: the upstream "resources held while waiting" hazard (I6).
     pub held: BTreeSet<PodId>,
+    /// Set by the step in which an embedder's placement broke its contract: how
+    /// ([`Plugins`](super::Plugins)).
+    pub plugin_fault: Option<String>,
     /// The checker thread whose allocations the state's values live in (not part of the
     /// state: equal everywhere, hashed as nothing).
     pub home: Home,
@@ -220,6 +227,7 @@ impl Clone for Cluster {
             partial: self.partial.clone(),
             timed_out: self.timed_out,
             held: self.held.clone(),
+            plugin_fault: self.plugin_fault.clone(),
             home: self.home,
         }
     }
@@ -227,8 +235,14 @@ impl Clone for Cluster {
 
 impl Cluster {
     /// Every node and every gang's PodGroup created, every node empty; the pods there already
-    /// unless they arrive one by one — all through the driver's own steps.
+    /// unless they arrive one by one — all through the driver's own steps, with gangway's own
+    /// parts.
     pub fn initial(config: &ClusterConfig) -> Cluster {
+        Cluster::initial_with(config, &Plugins::gangways())
+    }
+
+    /// [`initial`](Cluster::initial) with `plugins`' parts, and their budget of denials.
+    pub fn initial_with(config: &ClusterConfig, plugins: &Plugins) -> Cluster {
         let mut pods = BTreeMap::new();
         let mut groups = Vec::new();
         for (g, &(members, min)) in config.gangs.iter().enumerate() {
@@ -259,13 +273,15 @@ impl Cluster {
                 group_updates: config.group_updates,
                 permit_rejections: config.permit_rejections,
                 retries: config.retries,
+                denials: plugins.denial_budget(),
             },
             partial: None,
             timed_out: false,
             held: BTreeSet::new(),
+            plugin_fault: None,
             home: Home::here(),
         };
-        let mut parts = ClusterParts::new(&mut cluster, config.mode, None);
+        let mut parts = ClusterParts::new(&mut cluster, config.mode, None, plugins);
         for (n, &slots) in config.nodes.iter().enumerate() {
             let capacity = Resources::new(
                 SLOT.cpu_millis * u64::from(slots),
@@ -280,7 +296,7 @@ impl Cluster {
         if !config.arrivals {
             while let Some(id) = cluster.next_arrival() {
                 let pod = cluster.pod(&id).clone();
-                let mut parts = ClusterParts::new(&mut cluster, config.mode, None);
+                let mut parts = ClusterParts::new(&mut cluster, config.mode, None, plugins);
                 steps::pod_added(&mut parts, pod, Time::ZERO).expect("each pod arrives once");
                 cluster.stages.insert(id, Stage::Pending);
             }
@@ -294,7 +310,7 @@ impl Cluster {
     /// follows a partial gang is not a behaviour to verify, and exploring it multiplies the
     /// Upstream state space (the other invariants are found on paths that break neither).
     pub fn broken(&self) -> bool {
-        self.partial.is_some() || !self.held.is_empty()
+        self.partial.is_some() || !self.held.is_empty() || self.plugin_fault.is_some()
     }
 
     /// The stage of `id`.

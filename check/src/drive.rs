@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use gangsched::checking::steps::{self, BindingOutcome, GroupVerdict, Placed, Simulation};
 use gangsched::checking::symmetry::{Relabel, Renamed};
-use gangsched::checking::{Flaw, Parts};
+use gangsched::checking::{Flaw, GangParts, Parts};
 use gangsched::scheduler::CycleOutcome;
 use gangsched::sync::Arc;
 use gangsched::PodGroup;
@@ -76,6 +76,8 @@ pub enum Driven {
     Recorded,
     /// A timer fired (deadlines, backoff flush, leftover flush).
     Timer,
+    /// An embedder's Permit plugin allowed a pod it held: `true` if that decided it.
+    PluginAllowed(bool),
     /// A binding cycle ran.
     Binding(BindingOutcome),
     /// The pod was deleted; `true` if it was in binding (its binding cycle releases it).
@@ -205,6 +207,9 @@ pub fn drive<P: Parts>(
             let pod = pods.pod(id)?;
             steps::pod_deleted(p, pod, now).ok()?;
             Driven::Deleted(p.read_driver(|d| d.assignment(id).is_some()))
+        }
+        Action::PluginAllows { pod, plugin } => {
+            Driven::PluginAllowed(p.gang().allow_waiting(pod, plugin.as_str()))
         }
         Action::UpdateGroup { group, min } => {
             let group = PodGroup::gang(group.namespace(), group.name(), *min).ok()?;

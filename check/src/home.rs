@@ -106,6 +106,10 @@ impl Renamed for Action {
                 group: r.group_key(group),
                 min: *min,
             },
+            Action::PluginAllows { pod, plugin } => Action::PluginAllows {
+                pod: r.id(pod),
+                plugin: plugin.clone(),
+            },
             Action::Deadline | Action::FlushBackoff | Action::FlushLeftover => self.clone(),
         }
     }

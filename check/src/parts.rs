@@ -13,7 +13,7 @@ use gangsched::checking::{
 };
 use gangsched::gang::{GangRules, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlugins, QueueState};
-use gangsched::scheduler::{BindError, CacheState, Placement, ResourceFit, SchedulerPlugins};
+use gangsched::scheduler::{BindError, CacheState, SchedulerPlugins};
 use gangsched::waiting::{AddError, AllowOutcome, Decided};
 use gangsched::GroupKey;
 use gangsched::{
@@ -21,6 +21,7 @@ use gangsched::{
 };
 
 use super::cluster::{Cluster, Stage, TIMEOUT};
+use super::plugins::Plugins;
 use super::shared::Shared;
 
 /// A [`Cluster`] as the parts of one step.
@@ -29,27 +30,46 @@ pub(super) struct ClusterParts<'a> {
     pub(super) c: &'a mut Cluster,
     mode: Mode,
     flaw: Option<Flaw>,
+    /// The placement and the Permit plugins the model runs.
+    plugins: &'a Plugins,
+    /// How the placement broke its contract in this step, if it did.
+    pub(super) fault: Option<String>,
     /// What the binder answers in this step.
     pub(super) bind: Result<(), BindError>,
     /// The Permit plugins beside the gang's in this step (none, or a rejecting quota).
     pub(super) others: PermitPlugins,
     /// The pods allowed in this step (I3).
     pub(super) passed: BTreeSet<PodId>,
-    /// The Permit plugins the model's scheduler has (the quota, with `--permit-rejections`),
-    /// which register no queueing hints: every event is of interest to the queue for them.
+    /// The Permit plugins the model's scheduler has besides the embedder's (the quota, with
+    /// `--permit-rejections`), which register no queueing hints: every event is of interest to
+    /// the queue for them.
     pub(super) unhinted: &'static [PluginName],
 }
 
 impl<'a> ClusterParts<'a> {
-    pub(super) fn new(c: &'a mut Cluster, mode: Mode, flaw: Option<Flaw>) -> ClusterParts<'a> {
+    pub(super) fn new(
+        c: &'a mut Cluster,
+        mode: Mode,
+        flaw: Option<Flaw>,
+        plugins: &'a Plugins,
+    ) -> ClusterParts<'a> {
         ClusterParts {
             c,
             mode,
             flaw,
+            plugins,
+            fault: None,
             bind: Ok(()),
-            others: PermitPlugins::none(),
+            others: plugins.permit().clone(),
             passed: BTreeSet::new(),
             unhinted: &[],
+        }
+    }
+
+    /// Notes how the placement broke its contract (see [`Plugins`]), the first time in a step.
+    fn note(&mut self, fault: Option<String>) {
+        if self.fault.is_none() {
+            self.fault = fault;
         }
     }
 
@@ -89,7 +109,10 @@ impl Parts for ClusterParts<'_> {
 
     fn queue<R>(&mut self, f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R) -> R {
         let c = &mut *self.c;
-        let plugins = SchedulerPlugins::new(&*c.groups).with_unhinted(self.unhinted);
+        let unhinted = self.unhinted.iter().chain(self.plugins.permit_names());
+        let plugins = SchedulerPlugins::new(&*c.groups)
+            .with_unhinted(unhinted)
+            .with_placement_events(self.plugins.placement_events());
         f(&mut c.queue, &plugins)
     }
 
@@ -114,11 +137,15 @@ impl Parts for ClusterParts<'_> {
     }
 
     fn place(&mut self, pod: &Pod) -> Result<String, Status> {
-        ResourceFit.place(pod, &self.c.cache)
+        let (answer, fault) = self.plugins.place(pod, &self.c.cache);
+        self.note(fault);
+        answer
     }
 
     fn place_on(&mut self, pod: &Pod, snapshot: &CacheState) -> Result<String, Status> {
-        ResourceFit.place(pod, snapshot)
+        let (answer, fault) = self.plugins.place(pod, snapshot);
+        self.note(fault);
+        answer
     }
 
     fn permit_plugins(&self) -> PermitPlugins {

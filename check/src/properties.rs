@@ -5,10 +5,11 @@ use gangsched::checking::ModelDriver;
 use gangsched::checking::{leaked, parked_for_room, short_gangs_binding};
 use gangsched::gang::{GroupState, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlace, QueueState};
-use gangsched::scheduler::{CacheState, Placement, PodPhase, ResourceFit};
-use gangsched::{PodId, WaitingState};
+use gangsched::scheduler::{CacheState, PodPhase};
+use gangsched::{PluginName, PodId, WaitingState};
 
 use super::cluster::{Cluster, Stage};
+use super::plugins::Plugins;
 
 /// I4 conservation: each pod is in exactly one place, and the queue agrees with its stage —
 /// queued (active, backoff, unschedulable, gated) exactly while pending, in flight exactly
@@ -82,16 +83,22 @@ pub fn held_for_lost_member(s: &Cluster) -> Option<String> {
 
 /// I7 no lost event: no pod sits in the unschedulable pool for want of room that a node has.
 /// Every release of room is announced, and room released while the pod was in flight is
-/// replayed when it comes back, so a pod NodeResourcesFit rejected never parks while it fits.
+/// replayed when it comes back, so a pod the placement turned away never parks while it fits
+/// (its room is the placement's answer).
 /// With the pod-group cycle (`by_group`) a member is placed beside its gang's, so a gang
 /// parks for room that fits one member but not its quorum: the room a gang member waits for
 /// is its quorum's, all its queued members placed one after another.
-pub fn lost_event(s: &Cluster, by_group: bool) -> Option<String> {
+pub fn lost_event(
+    s: &Cluster,
+    by_group: bool,
+    plugins: &Plugins,
+    placements: impl Fn(&PluginName) -> bool,
+) -> Option<String> {
     let fits = |pod: &gangsched::Pod| match s.groups.state_of(pod) {
-        Some(state) if by_group && state.min_count().is_some() => quorum_fits(s, state),
-        _ => ResourceFit.place(pod, &s.cache).is_ok(),
+        Some(state) if by_group && state.min_count().is_some() => quorum_fits(s, state, plugins),
+        _ => plugins.place(pod, &s.cache).0.is_ok(),
     };
-    let mut parked = parked_for_room(&s.queue, fits);
+    let mut parked = parked_for_room(&s.queue, placements, fits);
     parked
         .next()
         .map(|id| format!("{id} is parked as unschedulable though a node has room for it"))
@@ -99,7 +106,7 @@ pub fn lost_event(s: &Cluster, by_group: bool) -> Option<String> {
 
 /// Whether the room the gang of `state` still needs for its quorum is free: its members in
 /// the queue (not in flight) placed one after another, in name order, on a copy of the cache.
-fn quorum_fits(s: &Cluster, state: &GroupState) -> bool {
+fn quorum_fits(s: &Cluster, state: &GroupState, plugins: &Plugins) -> bool {
     let min = state.min_count().unwrap_or(0) as usize;
     let need = min.saturating_sub(state.scheduled_pods_count());
     let mut cache = (*s.cache).clone();
@@ -112,7 +119,7 @@ fn quorum_fits(s: &Cluster, state: &GroupState) -> bool {
         if placed >= need || !queued {
             continue;
         }
-        if let Ok(node) = ResourceFit.place(pod, &cache) {
+        if let Ok(node) = plugins.place(pod, &cache).0 {
             if cache.assume(pod, &node).is_ok() {
                 placed += 1;
             }

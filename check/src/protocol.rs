@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use gangsched::checking::steps::BindingOutcome;
+use gangsched::checking::steps::{BindingOutcome, Placed};
 use gangsched::scheduler::{BindError, CycleOutcome};
 use gangsched::sync::atomic::{AtomicBool, Ordering};
 use gangsched::sync::Arc;
@@ -19,6 +19,7 @@ use super::cluster::{Cluster, ClusterConfig, Stage};
 use super::drive::{drive, Cast, Driven, InCycle};
 use super::home::at_home;
 use super::parts::ClusterParts;
+use super::plugins::Plugins;
 use super::properties::{
     accounting, conservation, held_for_lost_member, hold_and_wait, lost_event, stuck_gang,
 };
@@ -74,6 +75,14 @@ pub enum Action {
         /// Its new min count.
         min: u32,
     },
+    /// The embedder: its Permit plugin `plugin`, which holds the pod at Permit, allows it
+    /// (through the waiting map, as an embedder's plugin decides later).
+    PluginAllows {
+        /// The pod.
+        pod: PodId,
+        /// The plugin.
+        plugin: PluginName,
+    },
 }
 
 /// The model: a cluster configuration; its states are [`Cluster`]s.
@@ -93,6 +102,9 @@ pub struct GangProtocol {
     /// Check I9 and progress without timeouts with the Permit barrier too: their witness (the
     /// pod-group cycle always checks them).
     pub hold_and_wait: bool,
+    /// The placement and the Permit plugins the model runs: gangway's own by default, or an
+    /// embedder's ([`Plugins`]).
+    pub plugins: Plugins,
 }
 
 impl GangProtocol {
@@ -103,6 +115,7 @@ impl GangProtocol {
             flaw: None,
             symmetric: false,
             hold_and_wait: false,
+            plugins: Plugins::gangways(),
         }
     }
 }
@@ -112,7 +125,7 @@ impl Model for GangProtocol {
     type Action = Action;
 
     fn init_states(&self) -> Vec<Cluster> {
-        vec![Cluster::initial(&self.config)]
+        vec![Cluster::initial_with(&self.config, &self.plugins)]
     }
 
     fn actions(&self, s: &Cluster, actions: &mut Vec<Action>) {
@@ -152,6 +165,11 @@ where
             |m: &M, s: &Cluster| s.budget.retries < m.as_ref().config.retries,
         ));
     }
+    if !model.plugins.are_gangways() {
+        properties.push(Property::always(PLACEMENT, |_, s: &Cluster| {
+            s.plugin_fault.is_none()
+        }));
+    }
     if model.checks_hold_and_wait() {
         properties.extend([
             Property::always(I9, |_, s: &Cluster| hold_and_wait(s).is_none()),
@@ -165,6 +183,9 @@ where
 
 /// I9's property name.
 pub const I9: &str = "I9 no hold-and-wait";
+
+/// The name of the property that an embedder's placement keeps its contract ([`Plugins`]).
+pub const PLACEMENT: &str = "P1 the placement keeps its contract";
 
 /// The name of the property that gangs progress without a timeout.
 pub const PROGRESS: &str = "progress without timeouts";
@@ -183,8 +204,9 @@ where
             |_, s: &Cluster| held_for_lost_member(s).is_none(),
         ),
         Property::always("I7 no lost event", |m: &M, s: &Cluster| {
-            let by_group = m.as_ref().config.gang_cycle == GangCycle::PodGroup;
-            lost_event(s, by_group).is_none()
+            let model = m.as_ref();
+            let by_group = model.config.gang_cycle == GangCycle::PodGroup;
+            lost_event(s, by_group, &model.plugins, |p| model.placements(p)).is_none()
         }),
         Property::always("I8 no stuck gang", |m: &M, s: &Cluster| {
             m.as_ref().stuck(s).is_none()
@@ -213,7 +235,7 @@ impl GangProtocol {
     /// lost a member, nor settled back in the queue is stuck. A state that already broke I3 or
     /// I6 ends its path (see [`Cluster::broken`]) and is not also called stuck.
     pub fn stuck(&self, s: &Cluster) -> Option<String> {
-        if s.broken() || self.next_deadline(s).is_some() {
+        if s.broken() || self.next_deadline(s).is_some() || self.permit_past_budget(s) {
             return None;
         }
         let mut actions = Vec::new();
@@ -230,7 +252,7 @@ impl GangProtocol {
     /// the cluster each and waiting for each other — the barrier's deadlock, which the
     /// pod-group cycle never enters.
     pub fn only_a_timeout_moves(&self, s: &Cluster) -> Option<String> {
-        if s.broken() || self.next_deadline(s).is_none() {
+        if s.broken() || self.next_deadline(s).is_none() || self.permit_past_budget(s) {
             return None;
         }
         let bound = s.groups.iter().any(|g| {
@@ -247,6 +269,32 @@ impl GangProtocol {
             "no gang is bound and only a permit deadline can move: {waiting:?} hold their \
              reservations, waiting at Permit"
         ))
+    }
+
+    /// Whether `plugin` is one the placement names when it turns a pod away: not the gang's,
+    /// the embedder's Permit plugins' or the model's quota.
+    pub fn placements(&self, plugin: &PluginName) -> bool {
+        self.plugins.is_placements(plugin) && *plugin != QUOTA[0]
+    }
+
+    /// Whether the scheduling thread holds a reserved pod whose Permit an embedder's plugin
+    /// would deny with no denial left: the budget ends the path there (see [`Plugins`]).
+    pub fn permit_past_budget(&self, s: &Cluster) -> bool {
+        s.budget.denials == 0 && self.permit_denied(s).is_some()
+    }
+
+    /// The reserved pod in the scheduling thread's hands, if an embedder's plugin would deny
+    /// it at Permit.
+    pub(super) fn permit_denied<'s>(&self, s: &'s Cluster) -> Option<&'s PodId> {
+        if self.plugins.permit_names().is_empty() {
+            return None;
+        }
+        match &*s.cycle {
+            Some(InCycle::Pod(Placed::Reserved { pod, node })) => {
+                self.plugins.denies(pod, node).then(|| pod.id())
+            }
+            _ => None,
+        }
     }
 
     /// The earliest deadline that can pass: a waiting pod's own (Upstream), a live gang
@@ -305,6 +353,7 @@ impl GangProtocol {
             Action::PermitRejected(_) => budget.permit_rejections -= 1,
             Action::Delete(_) => budget.deletes -= 1,
             Action::UpdateGroup { .. } => budget.group_updates -= 1,
+            Action::Permit(_) if self.permit_denied(s).is_some() => budget.denials -= 1,
             _ => {}
         }
         // The scheduling thread's slot is copied only for the actions of its cycle.
@@ -324,7 +373,7 @@ impl GangProtocol {
             None
         };
         let (now, pods) = (next.now, next.pods.share());
-        let mut p = ClusterParts::new(&mut next, self.config.mode, self.flaw);
+        let mut p = ClusterParts::new(&mut next, self.config.mode, self.flaw, &self.plugins);
         if self.config.permit_rejections > 0 {
             p.unhinted = &QUOTA;
         }
@@ -336,6 +385,8 @@ impl GangProtocol {
         }
         let driven = drive(&mut p, &mut cycle, &ModelCast(&pods), &action, now)?;
         let passed = std::mem::take(&mut p.passed);
+        let fault = p.fault.take();
+        next.plugin_fault = fault;
         if of_the_cycle {
             next.cycle = Shared::new(cycle);
         }
@@ -382,6 +433,9 @@ impl GangProtocol {
                 if let Some(id) = first {
                     next.partial = self.gang_atomicity(s, &id, &passed);
                 }
+            }
+            (Action::PluginAllows { pod, .. }, Driven::PluginAllowed(true)) => {
+                next.partial = self.gang_atomicity(s, pod, &passed);
             }
             (Action::Arrive(id), _) | (Action::HandBack(id), _) => {
                 next.stages.insert(id.clone(), Stage::Pending);

@@ -11,7 +11,7 @@ use super::cluster::{Cluster, ClusterConfig, Stage};
 use super::properties::{
     accounting, conservation, held_for_lost_member, hold_and_wait, lost_event,
 };
-use super::protocol::{Action, GangProtocol};
+use super::protocol::{Action, GangProtocol, PLACEMENT};
 use super::symmetry::representative;
 use super::timeline::{Step, Timeline};
 use super::words::action_step;
@@ -88,6 +88,17 @@ pub struct Verdict {
     pub trace: Option<Timeline>,
 }
 
+/// The embedder's parts a check ran ([`Plugins`](super::Plugins)).
+#[derive(Clone, Debug, Serialize)]
+pub struct PluginsChecked {
+    /// The placement's name.
+    pub placement: String,
+    /// The Permit plugins beside the gang's, in order.
+    pub permit: Vec<String>,
+    /// Permits at which they may turn a pod away, on one path.
+    pub denials: u8,
+}
+
 /// What a check found.
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckReport {
@@ -102,6 +113,9 @@ pub struct CheckReport {
     pub dimensions_changed: bool,
     /// `upstream` or `hardened`.
     pub mode: String,
+    /// The embedder's parts checked, if not gangway's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plugins: Option<PluginsChecked>,
     /// States generated.
     pub states: usize,
     /// Distinct states.
@@ -132,6 +146,81 @@ impl CheckReport {
     /// The verdict on property `name`.
     pub fn verdict(&self, name: &str) -> Option<&Verdict> {
         self.properties.iter().find(|p| p.name == name)
+    }
+
+    /// The report as one JSON object (`gangway check --json`).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The report as `gangway check` prints it: the cluster, the state counts, each property's
+    /// verdict, then each counterexample as a numbered timeline.
+    pub fn write_text(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let report = self;
+        if report.dimensions_changed {
+            writeln!(out, "preset        {:?}, dimensions changed", report.preset)?;
+        } else {
+            writeln!(out, "preset        {:?}", report.preset)?;
+        }
+        writeln!(out, "cluster       {}", report.cluster)?;
+        writeln!(out, "mode          {}", report.mode)?;
+        if let Some(plugins) = &report.plugins {
+            let permit = match plugins.permit.as_slice() {
+                [] => "none".to_owned(),
+                names => format!("{} (up to {} denials)", names.join(", "), plugins.denials),
+            };
+            writeln!(
+                out,
+                "plugins       placement {}; permit {permit}",
+                plugins.placement
+            )?;
+        }
+        writeln!(
+            out,
+            "states        {} generated, {} distinct, depth {}",
+            report.states, report.unique_states, report.max_depth
+        )?;
+        writeln!(
+            out,
+            "time          {:.2} s ({:.0} states/s)",
+            report.seconds, report.states_per_sec
+        )?;
+        for p in &report.properties {
+            let verdict = match (p.kind, p.holds) {
+                ("sometimes", true) => "example found",
+                ("sometimes", false) => "NO EXAMPLE (the model may be vacuous)",
+                (_, true) => "holds",
+                (_, false) => "COUNTEREXAMPLE",
+            };
+            writeln!(out, "{:<9} {:<42} {verdict}", p.kind, p.name)?;
+        }
+        if report.verdict(PLACEMENT).is_some_and(|p| !p.holds) {
+            writeln!(
+                out,
+                "note: a placement that is not a function of its inputs makes paths unrepeatable; \
+                 the other counterexamples may replay without their breach: mend P1 first"
+            )?;
+        }
+        for p in report
+            .properties
+            .iter()
+            .filter(|p| p.kind != "sometimes" && !p.holds)
+        {
+            if let Some(trace) = &p.trace {
+                writeln!(out)?;
+                trace.write_text(out)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The report as `gangway check` prints it ([`CheckReport::write_text`]).
+impl std::fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = Vec::new();
+        self.write_text(&mut text).map_err(|_| std::fmt::Error)?;
+        f.write_str(&String::from_utf8_lossy(&text))
     }
 }
 
@@ -212,7 +301,17 @@ fn report<C: Checker<GangProtocol>>(
                 Expectation::Sometimes => found.is_some(),
                 _ => found.is_none(),
             };
-            let trace = found.map(|path| timeline(&model, p.name, path.into_vec()));
+            let mut trace = found.map(|path| timeline(&model, p.name, path.into_vec()));
+            if p.name == PLACEMENT {
+                // Replayed, a placement with a memory of its own may not break its contract
+                // again: the breach is named as it was found.
+                let last = trace.as_mut().and_then(|t| t.steps.last_mut());
+                if let (Some(last), Some(fault)) = (last, model.plugins.first_fault()) {
+                    if last.violation.is_none() {
+                        last.violation = Some(format!("P1: {fault}"));
+                    }
+                }
+            }
             Verdict {
                 id: invariant_id(p.name),
                 name: p.name,
@@ -228,6 +327,16 @@ fn report<C: Checker<GangProtocol>>(
         dimensions: model.config.clone(),
         dimensions_changed: model.config != preset.config(mode),
         mode: format!("{mode:?}").to_lowercase(),
+        plugins: (!model.plugins.are_gangways()).then(|| PluginsChecked {
+            placement: model.plugins.placement_name().to_owned(),
+            permit: model
+                .plugins
+                .permit_names()
+                .iter()
+                .map(|p| p.to_string())
+                .collect(),
+            denials: model.plugins.denial_budget(),
+        }),
         states: checker.state_count(),
         unique_states: checker.unique_state_count(),
         max_depth: checker.max_depth(),
@@ -240,7 +349,7 @@ fn report<C: Checker<GangProtocol>>(
 /// The invariant's id a property's name starts with (`I3` of `I3 gang atomicity`), if any.
 fn invariant_id(name: &'static str) -> Option<&'static str> {
     let (id, _) = name.split_once(' ')?;
-    let number = id.strip_prefix('I')?;
+    let number = id.strip_prefix('I').or_else(|| id.strip_prefix('P'))?;
     (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then_some(id)
 }
 
@@ -323,14 +432,22 @@ pub(super) fn step(
         conservation(after).err().map(|e| format!("I4: {e}")),
         accounting(after).err().map(|e| format!("I5: {e}")),
         held_for_lost_member(after).map(|h| format!("I6: {h}")),
-        lost_event(after, model.config.gang_cycle == GangCycle::PodGroup)
-            .map(|l| format!("I7: {l}")),
+        lost_event(
+            after,
+            model.config.gang_cycle == GangCycle::PodGroup,
+            &model.plugins,
+            |p| model.placements(p),
+        )
+        .map(|l| format!("I7: {l}")),
         model.stuck(after).map(|s| format!("I8: {s}")),
     ]
     .into_iter()
     .flatten()
     .collect();
     let mut violations = violations;
+    if let Some(fault) = &after.plugin_fault {
+        violations.push(format!("P1: {fault}"));
+    }
     if model.checks_hold_and_wait() {
         violations.extend(hold_and_wait(after).map(|h| format!("I9: {h}")));
         let progress = model.only_a_timeout_moves(after);

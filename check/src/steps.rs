@@ -62,12 +62,28 @@ impl GangProtocol {
                 if s.budget.permit_rejections > 0 {
                     actions.push(Action::PermitRejected(id.clone()));
                 }
-                actions.push(Action::Permit(id.clone()))
+                // An embedder's plugin denying it with no denial left ends the path here.
+                if !self.permit_past_budget(s) {
+                    actions.push(Action::Permit(id.clone()))
+                }
             }
             Some(InCycle::Permitted { pod, .. }) => actions.push(Action::Record(pod.id().clone())),
             Some(InCycle::Group(simulation)) => {
                 if let Some((first, _)) = simulation.members.first() {
                     actions.push(Action::Commit(first.info.id().clone()));
+                }
+            }
+        }
+        // The embedder may allow a pod its Permit plugin holds, at any moment.
+        if !self.plugins.permit_names().is_empty() {
+            for waiting in s.waiting.iter() {
+                for pending in waiting.pending() {
+                    if self.plugins.permit_names().contains(&pending.plugin) {
+                        actions.push(Action::PluginAllows {
+                            pod: waiting.pod().id().clone(),
+                            plugin: pending.plugin.clone(),
+                        });
+                    }
                 }
             }
         }

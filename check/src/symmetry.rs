@@ -46,6 +46,7 @@ impl Renamed for Cluster {
             partial: self.partial.clone(),
             timed_out: self.timed_out,
             held: self.held.renamed(renaming),
+            plugin_fault: self.plugin_fault.clone(),
             home: Home::here(),
         }
     }

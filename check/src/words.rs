@@ -46,8 +46,12 @@ pub fn action_step(action: &Action, before: &Cluster) -> Step {
             Some(id),
         ),
         Action::UpdateGroup { .. } => ("informer", "PodGroup updated", None),
+        Action::PluginAllows { pod, .. } => ("embedder", "its Permit plugin allows", Some(pod)),
     };
     let mut step = Step::new(actor, verb);
+    if let Action::PluginAllows { plugin, .. } = action {
+        step = step.with_change(format!("{plugin} allows"));
+    }
     if let Action::UpdateGroup { group, min } = action {
         let old = before.groups.get(group).and_then(|g| g.min_count());
         let old = old.map_or("none".to_owned(), |m| m.to_string());

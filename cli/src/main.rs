@@ -186,7 +186,7 @@ fn check_command(args: &CheckArgs) -> ExitCode {
             serde_json::to_string_pretty(&report).unwrap_or_default()
         )
     } else {
-        write_check(&mut out, &report)
+        report.write_text(&mut out)
     };
     if let Err(e) = written {
         eprintln!("gangway check: cannot write the report: {e}");
@@ -220,46 +220,6 @@ fn check_command(args: &CheckArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-fn write_check(out: &mut impl Write, report: &check::CheckReport) -> std::io::Result<()> {
-    if report.dimensions_changed {
-        writeln!(out, "preset        {:?}, dimensions changed", report.preset)?;
-    } else {
-        writeln!(out, "preset        {:?}", report.preset)?;
-    }
-    writeln!(out, "cluster       {}", report.cluster)?;
-    writeln!(out, "mode          {}", report.mode)?;
-    writeln!(
-        out,
-        "states        {} generated, {} distinct, depth {}",
-        report.states, report.unique_states, report.max_depth
-    )?;
-    writeln!(
-        out,
-        "time          {:.2} s ({:.0} states/s)",
-        report.seconds, report.states_per_sec
-    )?;
-    for p in &report.properties {
-        let verdict = match (p.kind, p.holds) {
-            ("sometimes", true) => "example found",
-            ("sometimes", false) => "NO EXAMPLE (the model may be vacuous)",
-            (_, true) => "holds",
-            (_, false) => "COUNTEREXAMPLE",
-        };
-        writeln!(out, "{:<9} {:<42} {verdict}", p.kind, p.name)?;
-    }
-    for p in report
-        .properties
-        .iter()
-        .filter(|p| p.kind != "sometimes" && !p.holds)
-    {
-        if let Some(trace) = &p.trace {
-            writeln!(out)?;
-            trace.write_text(out)?;
-        }
-    }
-    Ok(())
 }
 
 fn simulate_command(options: &Options) -> ExitCode {

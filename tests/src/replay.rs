@@ -101,7 +101,7 @@ impl Replay {
             quota_rejects,
         });
         let mut actors = BTreeMap::new();
-        for name in ["informer", "scheduler", "timer", "binder"] {
+        for name in ["informer", "scheduler", "timer", "binder", "embedder"] {
             actors.insert(name, Actor::spawn(name, core.clone()));
         }
         let mut replay = Replay {
@@ -176,6 +176,8 @@ impl Replay {
 fn actor(action: &Action) -> &'static str {
     match action {
         Action::Arrive(_) | Action::Delete(_) | Action::UpdateGroup { .. } => "informer",
+        // The embedder's own thread, deciding for its plugin through the waiting map.
+        Action::PluginAllows { .. } => "embedder",
         Action::Schedule(_)
         | Action::HandBack(_)
         | Action::Permit(_)

@@ -164,6 +164,7 @@ fn kind(action: &Action) -> &'static str {
         Action::UpdateGroup { .. } => "UpdateGroup",
         Action::ScheduleGroup(_) => "ScheduleGroup",
         Action::Commit(_) => "Commit",
+        Action::PluginAllows { .. } => "PluginAllows",
     }
 }
 

@@ -178,6 +178,22 @@ impl PermitPlugins {
     }
 }
 
+impl PermitPlugins {
+    /// What each plugin says about `pod` on `node`, in order, up to and with the first
+    /// rejection (later plugins are not asked, as the Permit step does not ask them); a panic
+    /// in a plugin is its error. What a scheduler's Permit step folds (H5: call it with no
+    /// lock of yours held either).
+    pub fn verdicts(&self, pod: &Pod, node: &str) -> Vec<(PluginName, PermitVerdict)> {
+        let mut verdicts = Vec::new();
+        self.run(pod, node, |name, verdict| {
+            let go_on = !matches!(verdict, PermitVerdict::Reject(_));
+            verdicts.push((name.clone(), verdict));
+            go_on
+        });
+        verdicts
+    }
+}
+
 impl fmt::Debug for PermitPlugins {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.names()).finish()

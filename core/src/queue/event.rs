@@ -35,6 +35,23 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every kind of event, in declaration order: what kube-scheduler registers a plugin
+    /// without queueing hints for.
+    pub const ALL: [EventKind; 12] = [
+        EventKind::UnscheduledPodAdd,
+        EventKind::UnscheduledPodUpdate,
+        EventKind::AssignedPodAdd,
+        EventKind::AssignedPodDelete,
+        EventKind::NodeAdd,
+        EventKind::NodeUpdate,
+        EventKind::NodeDelete,
+        EventKind::PodGroupAdd,
+        EventKind::PodGroupUpdate,
+        EventKind::ForceActivate,
+        EventKind::UnschedulableTimeout,
+        EventKind::BackoffComplete,
+    ];
+
     /// Wildcard events concern every pod and every plugin: they requeue a pod (after its
     /// backoff) whatever the hints say, and move gated pods so their gate is checked again.
     pub fn is_wildcard(self) -> bool {

@@ -105,8 +105,9 @@ impl SchedulerBuilder {
         });
         let waiting = WaitingPods::with_sink(DriverSink(driver.clone()));
         let gang = GangScheduling::with_timeout(config.mode, waiting, config.permit_timeout);
-        let plugins =
-            SchedulerPlugins::new(gang.registry().clone()).with_unhinted(permit_plugins.names());
+        let plugins = SchedulerPlugins::new(gang.registry().clone())
+            .with_unhinted(permit_plugins.names())
+            .with_placement_events(placement.requeue_on());
         let queue = SchedulingQueue::new(config.queue, Arc::new(plugins));
         Scheduler {
             inner: Arc::new(Inner {

@@ -99,21 +99,21 @@ pub fn leaked<J: JobQueue, T: Tally>(cache: &CacheState, driver: &DriverState<J,
 }
 
 #[cfg(feature = "checking")]
-/// I7 at rest: the pods `queue` parks in its unschedulable pool for want of room — rejected by
-/// [`ResourceFit`](super::ResourceFit), no gate holding them — that `fits` says have room now.
-/// Every release of room is announced (and room released during a pod's attempt is replayed
-/// when it comes back), so once the scheduler has nothing left to do none is: each would be a
-/// lost event. `fits` is the caller's notion of room: a node for the pod, or — with the
-/// pod-group cycle, which places a gang member only beside its quorum — room for its gang.
+/// I7 at rest: the pods `queue` parks in its unschedulable pool for want of room — turned away
+/// by the placement (`placement` says which plugins are its: [`ResourceFit`](super::ResourceFit)'s
+/// by default), no gate holding them — that `fits` says have room now. Every release of room
+/// is announced (and room released during a pod's attempt is replayed when it comes back), so
+/// once the scheduler has nothing left to do none is: each would be a lost event. `fits` is
+/// the caller's notion of room: a node for the pod, or — with the pod-group cycle, which
+/// places a gang member only beside its quorum — room for its gang.
 pub fn parked_for_room<'q>(
     queue: &'q QueueState,
+    placement: impl Fn(&crate::PluginName) -> bool + 'q,
     fits: impl Fn(&crate::Pod) -> bool + 'q,
 ) -> impl Iterator<Item = &'q PodId> + 'q {
     queue.pods().filter_map(move |(id, place, info)| {
         let parked = place == QueuePlace::Unschedulable && info.gated_by().is_none();
-        let for_room = info
-            .unschedulable_plugins()
-            .contains(super::ResourceFit::PLUGIN);
+        let for_room = info.unschedulable_plugins().iter().any(&placement);
         (parked && for_room && fits(info.pod())).then_some(id)
     })
 }
@@ -126,8 +126,12 @@ pub fn check_nothing_parked_for_room(
     cache: &CacheState,
 ) -> Result<(), Violation> {
     use super::Placement;
-    let parked: Vec<&PodId> =
-        parked_for_room(queue, |pod| super::ResourceFit.place(pod, cache).is_ok()).collect();
+    let by_resource_fit =
+        |plugin: &crate::PluginName| plugin.as_str() == super::ResourceFit::PLUGIN;
+    let parked: Vec<&PodId> = parked_for_room(queue, by_resource_fit, |pod| {
+        super::ResourceFit.place(pod, cache).is_ok()
+    })
+    .collect();
     if parked.is_empty() {
         return Ok(());
     }

@@ -9,11 +9,31 @@ use crate::{Code, Labels, Pod, Status};
 use crate::{Resources, Taint};
 
 /// Chooses the node a pod is assumed on: kube-scheduler's Filter and Score steps, folded into
-/// one call over the cache's state. Must be deterministic for a given pod and state.
+/// one call over the cache's state, and the events that may change its mind about a pod it
+/// turned away (their queueing hints).
+///
+/// Its contract, which `gangway-check` verifies of an embedder's placement: `place` is a
+/// function of the pod and the cache it is given (no state of its own between calls), and the
+/// node it names has room for the pod there; a pod it turns away is retried on the events of
+/// [`requeue_on`](Placement::requeue_on), which must include every event that can give such a
+/// pod room (I7).
 pub trait Placement: Send + Sync {
-    /// The name of the node to place `pod` on, which must be a node of `cache`; or a status
-    /// saying the pod is unschedulable, naming the plugin that rejected it.
+    /// The name of the node to place `pod` on, which must be a node of `cache` with room for
+    /// it; or a status saying the pod is unschedulable, naming the plugin that rejected it.
     fn place(&self, pod: &Pod, cache: &CacheState) -> Result<String, Status>;
+
+    /// The kinds of cluster event after which a pod this placement turned away (its status
+    /// names a plugin other than the gang's and the Permit plugins') may fit: kube-scheduler's
+    /// `EnqueueExtensions`. The queue retries such a pod on each of them; on any other, it
+    /// waits for the unschedulable pool's leftover flush (5 minutes). Read once, when the
+    /// scheduler is built — no user code runs under the queue's lock (H5).
+    ///
+    /// The default is every kind ([`EventKind::ALL`]), as kube-scheduler registers a plugin
+    /// that declares no hints: never a lost event, at the cost of retries that cannot help.
+    /// [`ResourceFit`] declares [`ResourceFit::HINT_EVENTS`].
+    fn requeue_on(&self) -> &'static [EventKind] {
+        &EventKind::ALL
+    }
 }
 
 /// Any `Fn(&Pod, &CacheState) -> Result<String, Status>` is a placement.
@@ -136,6 +156,10 @@ impl Placement for ResourceFit {
         };
         best.map(str::to_owned)
             .ok_or_else(|| unschedulable(pod, cache))
+    }
+
+    fn requeue_on(&self) -> &'static [EventKind] {
+        &Self::HINT_EVENTS
     }
 }
 

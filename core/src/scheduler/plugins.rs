@@ -52,6 +52,9 @@ pub struct SchedulerPlugins<G> {
     /// kube-scheduler treats a plugin without `EnqueueExtensions`, every event may make a pod
     /// they rejected schedulable.
     unhinted: Arc<[PluginName]>,
+    /// The events after which a pod the placement turned away may fit
+    /// ([`Placement::requeue_on`](super::Placement::requeue_on)).
+    placement_events: &'static [EventKind],
 }
 
 impl<G: ReadGroups> SchedulerPlugins<G> {
@@ -60,7 +63,16 @@ impl<G: ReadGroups> SchedulerPlugins<G> {
         SchedulerPlugins {
             groups,
             unhinted: Arc::new([]),
+            placement_events: &ResourceFit::HINT_EVENTS,
         }
+    }
+
+    /// These plugins, with a placement that retries the pods it turned away on `events`
+    /// ([`Placement::requeue_on`](super::Placement::requeue_on); [`ResourceFit`]'s by
+    /// default).
+    pub fn with_placement_events(mut self, events: &'static [EventKind]) -> SchedulerPlugins<G> {
+        self.placement_events = events;
+        self
     }
 
     /// These plugins, with `plugins` — which register no queueing hints — interested in every
@@ -95,22 +107,27 @@ impl<G: ReadGroups> QueuePlugins for SchedulerPlugins<G> {
         }
     }
 
+    /// The gang plugin for its events, a Permit plugin for every event, and any other plugin —
+    /// one the placement named in its status — for the placement's events.
     fn registered(&self, plugin: &PluginName, kind: EventKind) -> bool {
-        (*plugin == GANG_SCHEDULING && GANG_HINT_EVENTS.contains(&kind))
-            || (plugin.as_str() == ResourceFit::PLUGIN && ResourceFit::HINT_EVENTS.contains(&kind))
-            || self.unhinted.contains(plugin)
+        if *plugin == GANG_SCHEDULING {
+            GANG_HINT_EVENTS.contains(&kind)
+        } else {
+            self.unhinted.contains(plugin) || self.placement_events.contains(&kind)
+        }
     }
 
     fn is_event_of_interest(&self, kind: EventKind) -> bool {
         kind.is_wildcard()
             || !self.unhinted.is_empty()
             || GANG_HINT_EVENTS.contains(&kind)
-            || ResourceFit::HINT_EVENTS.contains(&kind)
+            || self.placement_events.contains(&kind)
     }
 
-    /// The gang's hint (a sibling added, its group appearing or lowering its min count);
-    /// NodeResourcesFit's, which queues a pod that fit nowhere on any event that frees room or
-    /// adds a node (I7); and `Queue` from a plugin without hints, for every event.
+    /// The gang's hint (a sibling added, its group appearing or lowering its min count); the
+    /// placement's, which queues a pod that fit nowhere on the events it declared — for
+    /// [`ResourceFit`], any that frees room or adds a node (I7); and `Queue` from a plugin
+    /// without hints, for every event.
     fn hint(
         &self,
         plugin: &PluginName,
@@ -132,7 +149,7 @@ impl<G: ReadGroups> QueuePlugins for SchedulerPlugins<G> {
     /// other pod. Everyone for other events, and for every event once a plugin without hints
     /// is in the set.
     fn event_scope(&self, event: &ClusterEvent) -> EventScope {
-        if !self.unhinted.is_empty() || ResourceFit::HINT_EVENTS.contains(&event.kind()) {
+        if !self.unhinted.is_empty() || self.placement_events.contains(&event.kind()) {
             return EventScope::Everyone;
         }
         match gang_event(event) {
