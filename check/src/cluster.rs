@@ -304,6 +304,17 @@ impl Cluster {
         cluster
     }
 
+    /// Replaces each part a step wrote by an equal one this thread holds already, if any
+    /// ([`Shared::intern`]).
+    pub fn intern_parts(&mut self) {
+        self.groups.intern();
+        self.waiting.intern();
+        self.cache.intern();
+        self.queue.intern();
+        self.driver.intern();
+        self.stages.intern();
+    }
+
     /// Whether a step broke gang atomicity (I3) or left a sibling holding its reservation for
     /// a deleted member (I6), the two upstream races. Such a state is a counterexample already
     /// and the model explores nothing past it, as a run ends at its first error: what

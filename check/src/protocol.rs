@@ -509,6 +509,7 @@ impl GangProtocol {
             .cloned()
             .collect();
         next.held = held;
+        next.intern_parts();
         Some(next)
     }
 }

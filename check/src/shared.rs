@@ -6,8 +6,15 @@
 //! cloning a state copies six pointers, a part is copied only when a step writes to it
 //! ([`DerefMut`]), and a part's hash and its own consistency check are computed once per
 //! value, not once per state that holds it.
+//!
+//! Parts are also hash-consed ([`Shared::intern`]): a part a step wrote is replaced by an
+//! equal one this thread already holds, if any. Most of a state's parts take a few thousand
+//! values over millions of states (the driver's, the cache's, the groups'…), so states reached
+//! by different paths share them: a breadth-first frontier holds each such value once, and an
+//! equal pair of parts compares by pointer.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
@@ -18,7 +25,7 @@ use gangsched::checking::{JobQueue, ModelDriver};
 use gangsched::gang::Groups;
 use gangsched::queue::QueueState;
 use gangsched::scheduler::CacheState;
-use gangsched::sync::Arc;
+use gangsched::sync::{Arc, Weak};
 use gangsched::{Pod, PodId, WaitingState};
 
 use super::cluster::Stage;
@@ -73,6 +80,97 @@ impl<T> Shared<T> {
     /// each part must be checked with one function only.
     pub fn checked(&self, check: impl FnOnce(&T) -> Result<(), String>) -> Result<(), String> {
         self.0.checked.get_or_init(|| check(&self.0.value)).clone()
+    }
+}
+
+/// One thread's parts of one type, by hash: weak handles, so a part lives only as long as a
+/// state holds it.
+pub struct Interner<T> {
+    parts: HashMap<u64, Weak<Part<T>>, std::hash::BuildHasherDefault<PassThrough>>,
+    /// Insertions since the dead handles were last swept out.
+    since_sweep: usize,
+}
+
+impl<T> Default for Interner<T> {
+    fn default() -> Interner<T> {
+        Interner {
+            parts: HashMap::default(),
+            since_sweep: 0,
+        }
+    }
+}
+
+/// The part hashes are well mixed already: a table keyed by them uses them as they are.
+#[derive(Default)]
+pub struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The parts whose values this thread interns, one table per type.
+pub trait Interned: PartHash + Eq + Sized + 'static {
+    /// Runs `f` on this thread's table of this type.
+    fn with_interner<R>(f: impl FnOnce(&mut Interner<Self>) -> R) -> R;
+}
+
+macro_rules! interned {
+    ($($t:ty => $table:ident),* $(,)?) => {
+        thread_local! {
+            $(static $table: RefCell<Interner<$t>> = RefCell::new(Interner::default());)*
+        }
+        $(impl Interned for $t {
+            fn with_interner<R>(f: impl FnOnce(&mut Interner<Self>) -> R) -> R {
+                $table.with(|table| f(&mut table.borrow_mut()))
+            }
+        })*
+    };
+}
+
+interned!(
+    Groups => GROUPS,
+    WaitingState<()> => WAITING,
+    CacheState => CACHES,
+    QueueState => QUEUES,
+    ModelDriver => DRIVERS,
+    BTreeMap<PodId, Stage> => STAGES,
+);
+
+impl<T: Interned> Shared<T> {
+    /// This part, or an equal one this thread holds already (which this one then shares).
+    /// Only a part no other state holds yet — one a step just wrote — is looked up.
+    pub fn intern(&mut self) {
+        if Arc::strong_count(&self.0) != 1 {
+            return;
+        }
+        let hash = self.hash_value();
+        T::with_interner(|table| {
+            if let Some(known) = table.parts.get(&hash).and_then(Weak::upgrade) {
+                if known.value == self.0.value {
+                    // An equal part with its hash and verdict already known.
+                    self.0 = known;
+                }
+                return;
+            }
+            table.parts.insert(hash, Arc::downgrade(&self.0));
+            table.since_sweep += 1;
+            if table.since_sweep > table.parts.len().max(1 << 16) {
+                table.parts.retain(|_, part| part.strong_count() > 0);
+                table.since_sweep = 0;
+            }
+        });
     }
 }
 
