@@ -115,6 +115,7 @@ mod run;
 mod serve;
 mod settling;
 mod shared;
+mod state_space;
 mod steps;
 mod symmetry;
 mod timeline;

@@ -1,10 +1,11 @@
 //! Paths through the model, for replaying them on the real core (`gangway-tests`' `replay`):
 //! the checker's path to a property's discovery, or a seeded random walk.
 
-use stateright::{Checker, HasDiscoveries, Model};
+use stateright::Model;
 
 use super::cluster::Cluster;
 use super::protocol::{Action, GangProtocol};
+use super::state_space::{fingerprint, Order, Walk};
 
 /// A path as the model took it: each state with the action taken from it (`None` on the last).
 pub type Path = Vec<(Cluster, Option<Action>)>;
@@ -13,14 +14,9 @@ pub type Path = Vec<(Cluster, Option<Action>)>;
 /// for an `always` property, an example for a `sometimes` — or `None` if there is none. The
 /// search stops at the first discovery.
 pub fn discover(model: &GangProtocol, property: &'static str, threads: usize) -> Option<Path> {
-    let checker = model
-        .clone()
-        .checker()
-        .threads(threads.max(1))
-        .finish_when(HasDiscoveries::AnyOf([property].into_iter().collect()))
-        .spawn_bfs()
-        .join();
-    checker.discovery(property).map(|path| path.into_vec())
+    let walk = Walk::new(model, fingerprint, Some(property));
+    walk.run(Order::Breadth, threads);
+    walk.discovery(property)
 }
 
 /// A random walk of at most `steps` actions from the initial state, choosing among the enabled

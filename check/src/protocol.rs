@@ -105,6 +105,10 @@ pub struct GangProtocol {
     /// The placement and the Permit plugins the model runs: gangway's own by default, or an
     /// embedder's ([`Plugins`]).
     pub plugins: Plugins,
+    /// Hash-cons each successor's parts ([`Cluster::intern_parts`]): what a breadth-first
+    /// frontier needs to fit in memory, and only a cost to a depth-first walk, which keeps no
+    /// frontier.
+    pub intern: bool,
 }
 
 impl GangProtocol {
@@ -116,6 +120,7 @@ impl GangProtocol {
             symmetric: false,
             hold_and_wait: false,
             plugins: Plugins::gangways(),
+            intern: true,
         }
     }
 }
@@ -509,7 +514,9 @@ impl GangProtocol {
             .cloned()
             .collect();
         next.held = held;
-        next.intern_parts();
+        if self.intern {
+            next.intern_parts();
+        }
         Some(next)
     }
 }

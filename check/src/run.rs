@@ -5,14 +5,14 @@ use std::time::{Duration, Instant};
 use gangsched::queue::QueuePlace;
 use gangsched::{GangCycle, Mode, PodId};
 use serde::Serialize;
-use stateright::{Checker, Expectation, Model};
+use stateright::{Expectation, Model};
 
 use super::cluster::{Cluster, ClusterConfig, Stage};
 use super::properties::{
     accounting, conservation, held_for_lost_member, hold_and_wait, lost_event,
 };
 use super::protocol::{Action, GangProtocol, PLACEMENT};
-use super::symmetry::representative;
+use super::state_space::{fingerprint, representative_fingerprint, Order, Walk};
 use super::timeline::{Step, Timeline};
 use super::words::action_step;
 
@@ -254,7 +254,8 @@ pub fn check_model(model: GangProtocol, preset: Preset, threads: usize) -> Check
     check_with(model, preset, threads, Search::Bfs)
 }
 
-/// [`check_model`] with the search strategy chosen.
+/// [`check_model`] with the search strategy chosen: the checker's own walk over the state
+/// space (`state_space.rs`), breadth first or depth first, symmetric or not.
 pub fn check_with(
     model: GangProtocol,
     preset: Preset,
@@ -264,34 +265,28 @@ pub fn check_with(
     let started = Instant::now();
     let model = GangProtocol {
         symmetric: model.symmetric || search == Search::Symmetric,
+        intern: search == Search::Bfs,
         ..model
     };
-    let builder = model.clone().checker().threads(threads.max(1));
-    match search {
-        Search::Bfs => report(model, preset, builder.spawn_bfs(), started),
-        Search::Dfs => report(model, preset, builder.spawn_dfs(), started),
-        Search::Symmetric => {
-            let builder = builder.symmetry_fn(representative);
-            report(model, preset, builder.spawn_dfs(), started)
-        }
-    }
+    let (order, key): (Order, fn(&Cluster) -> u64) = match search {
+        Search::Bfs => (Order::Breadth, fingerprint),
+        Search::Dfs => (Order::Depth, fingerprint),
+        Search::Symmetric => (Order::Depth, representative_fingerprint),
+    };
+    let walk = Walk::new(&model, key, None);
+    run_with_progress(&walk, order, threads, started);
+    report(&model, preset, &walk, started)
 }
 
-/// Waits for `checker` (progress on stderr) and reports what it found.
-fn report<C: Checker<GangProtocol>>(
-    model: GangProtocol,
-    preset: Preset,
-    checker: C,
-    started: Instant,
-) -> CheckReport {
-    let checker = join_with_progress(checker, started);
+/// What `walk` found, as a report.
+fn report(model: &GangProtocol, preset: Preset, walk: &Walk<'_>, started: Instant) -> CheckReport {
     let mode = model.config.mode;
     let properties = model.properties();
     let seconds = started.elapsed().as_secs_f64();
     let verdicts = properties
         .iter()
         .map(|p| {
-            let found = checker.discovery(p.name);
+            let found = walk.discovery(p.name);
             let kind = match p.expectation {
                 Expectation::Always => "always",
                 Expectation::Eventually => "eventually",
@@ -301,7 +296,7 @@ fn report<C: Checker<GangProtocol>>(
                 Expectation::Sometimes => found.is_some(),
                 _ => found.is_none(),
             };
-            let mut trace = found.map(|path| timeline(&model, p.name, path.into_vec()));
+            let mut trace = found.map(|path| timeline(model, p.name, path));
             if p.name == PLACEMENT {
                 // Replayed, a placement with a memory of its own may not break its contract
                 // again: the breach is named as it was found.
@@ -337,11 +332,11 @@ fn report<C: Checker<GangProtocol>>(
                 .collect(),
             denials: model.plugins.denial_budget(),
         }),
-        states: checker.state_count(),
-        unique_states: checker.unique_state_count(),
-        max_depth: checker.max_depth(),
+        states: walk.generated(),
+        unique_states: walk.distinct(),
+        max_depth: walk.max_depth(),
         seconds,
-        states_per_sec: checker.state_count() as f64 / seconds.max(1e-9),
+        states_per_sec: walk.generated() as f64 / seconds.max(1e-9),
         properties: verdicts,
     }
 }
@@ -353,27 +348,32 @@ fn invariant_id(name: &'static str) -> Option<&'static str> {
     (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then_some(id)
 }
 
-/// Waits for the checker, printing its progress on stderr every 5 seconds once a run has
-/// taken that long (short runs, like the tests', print nothing). It looks every 2 ms (a look
-/// costs next to nothing): a longer nap would add its latency to every short run's time.
-fn join_with_progress<C: Checker<GangProtocol>>(checker: C, started: Instant) -> C {
-    let mut last = started;
-    while !checker.is_done() {
-        std::thread::sleep(Duration::from_millis(2));
-        if last.elapsed() >= Duration::from_secs(5) {
-            last = Instant::now();
-            let seconds = started.elapsed().as_secs_f64();
-            eprintln!(
-                "  {:>6.0} s: {} states, {} distinct, depth {} ({:.0} states/s)",
-                seconds,
-                checker.state_count(),
-                checker.unique_state_count(),
-                checker.max_depth(),
-                checker.state_count() as f64 / seconds
-            );
+/// Runs `walk`, printing its progress on stderr every 5 seconds once a run has taken that
+/// long (short runs, like the tests', print nothing). It looks every 2 ms (a look costs next
+/// to nothing): a longer nap would add its latency to every short run's time.
+fn run_with_progress(walk: &Walk<'_>, order: Order, threads: usize, started: Instant) {
+    std::thread::scope(|scope| {
+        let running = scope.spawn(|| walk.run(order, threads));
+        let mut last = started;
+        while !running.is_finished() {
+            std::thread::sleep(Duration::from_millis(2));
+            if last.elapsed() >= Duration::from_secs(5) {
+                last = Instant::now();
+                let seconds = started.elapsed().as_secs_f64();
+                eprintln!(
+                    "  {:>6.0} s: {} states, {} distinct, depth {} ({:.0} states/s)",
+                    seconds,
+                    walk.generated(),
+                    walk.distinct(),
+                    walk.max_depth(),
+                    walk.generated() as f64 / seconds
+                );
+            }
         }
-    }
-    checker.join()
+        if let Err(panic) = running.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
 }
 
 /// A path as a numbered timeline: who acted, on which pod and gang, and what changed; the step
