@@ -312,7 +312,7 @@
 //! waits on its own timer, quorum allows the waiting members one at a time, and a member's
 //! timeout or delete leaves its siblings waiting — so a gang can bind partially, or hold
 //! reservations for a gang already lost. [`Mode::Hardened`], the default, keeps upstream's
-//! behaviour otherwise and adds the guarantees H1–H5: one decision for the whole gang attempt,
+//! behaviour otherwise and adds the guarantees H1–H6: one decision for the whole gang attempt,
 //! whole-gang release, one deadline per attempt, exact decision reports, and no user code under
 //! a gangway lock. Pick `Upstream` to reproduce what a real cluster does — conformance tests,
 //! replaying an incident, or showing that a checker finds upstream's races; pick `Hardened`
@@ -365,11 +365,13 @@
 //! | I6 | no leaked reservation | `loom_gang`, `regression_held_reservations`, `check` |
 //! | I7 | an event during a pod's attempt is not lost | `prop_queue`, `queue_moves`, `check` |
 //! | I8 | a gang with room and all members binds | `check`, `e2e_scheduler`, `e2e_simulate` |
+//! | I9 | no reservation held while a gang waits (pod-group cycle) | `check`, `loom_pod_group`, `conformance_pod_group` |
 //! | H1 | one critical section decides a gang attempt | `loom_gang`, `loom_shards`, `prop_shards` |
 //! | H2 | a failed attempt's members go back together | `e2e_queue_gang`, unit tests |
 //! | H3 | one deadline per gang attempt | `loom_gang`, unit tests |
 //! | H4 | `allow`/`reject` say whether this call decided | `loom_waiting`, `prop_waiting` |
-//! | H5 | no user code under a gangway lock | `loom_waiting`, `prop_waiting` |
+//! | H5 | no user code under a gangway lock | `loom_waiting`, `prop_waiting`, `shuttle_reentrant_callbacks` |
+//! | H6 | no hold-and-wait with the pod-group cycle | `check`, `loom_pod_group`, `simulate --contention` |
 //!
 //! Each row also has a witness: its checker, run on a deliberately broken variant or in
 //! [`Mode::Upstream`], must find the violation. What makes the core checkable: every component
