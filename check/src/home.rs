@@ -8,7 +8,8 @@
 //! (`docs/benchmarks.md`). So a state remembers the thread that built it ([`Home`]), and a
 //! thread about to step from a state built elsewhere first makes an equal copy of it in
 //! allocations of its own ([`FreshCopies`]); every state it derives from the copy is then its
-//! own. Stateright hands states between threads in batches, so copies are rare.
+//! own. The walk (`state_space.rs`) hands states between threads in batches, so copies are
+//! rare.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -60,8 +61,8 @@ thread_local! {
     static HERE: ThreadId = thread::current().id();
     /// This thread's copies of every value it has met in another thread's states.
     static COPIES: FreshCopies = FreshCopies::new();
-    /// The last state copied here, with its copy: stateright asks for every action's
-    /// successor of a state in turn, and the state is copied once.
+    /// The last state copied here, with its copy: the walk asks for every action's successor
+    /// of a state in turn, and the state is copied once.
     static LAST: RefCell<Option<(Cluster, Cluster)>> = const { RefCell::new(None) };
 }
 

@@ -155,7 +155,7 @@ impl AsRef<GangProtocol> for GangProtocol {
 /// I3–I8 (`always`) and the vacuity guards (`sometimes`), for [`GangProtocol`] or a model that
 /// wraps it (the explorer's [`NamedActions`](super::NamedActions)); with the pod-group cycle
 /// (or [`GangProtocol::hold_and_wait`] asked of the barrier, its witness) also I9 and progress
-/// without timeouts.
+/// without timeouts; with an embedder's placement, P1 (its contract).
 pub(super) fn protocol_properties<M>(model: &GangProtocol) -> Vec<Property<M>>
 where
     M: Model<State = Cluster> + AsRef<GangProtocol>,

@@ -32,8 +32,8 @@ pub enum Preset {
     Medium,
     /// A gang of 3 and a gang of 2 on two nodes with room for 3 and 2: gangs compete and
     /// spread, two members of a gang can wait together (upstream's held-resources race needs
-    /// that); two deadlines, one delete (about 1.9 million distinct states in each mode: the
-    /// default, 10–20 s on 2 cores).
+    /// that); two deadlines, one delete (2.4 million distinct states in Hardened, fewer in
+    /// Upstream: the default, 15–30 s on 2 cores).
     Standard,
     /// 2 gangs × 3 pods arriving one by one, on 2 nodes with room for 3 each; two deadlines,
     /// one delete, one bind failure, one leftover flush, one min-count change (the size
@@ -74,7 +74,7 @@ impl Preset {
 /// One property's verdict.
 #[derive(Clone, Debug, Serialize)]
 pub struct Verdict {
-    /// The invariant's id (`I3` … `I8`) for an `always` property; `None` for the vacuity
+    /// The property's id (`I3` … `I9`, `P1`) for an `always` property; `None` for the vacuity
     /// guards (`sometimes`), which have none.
     pub id: Option<&'static str>,
     /// The property, e.g. `I3 gang atomicity`.

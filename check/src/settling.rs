@@ -1,6 +1,6 @@
 //! I8 as docs/guarantees.md states it: from every reachable state, a state where every gang is
 //! settled (bound, lost a member, or back in the queue and not gated while complete) is
-//! reachable. stateright checks `always` and `sometimes` properties on states; this needs the
+//! reachable. The walk checks `always` and `sometimes` properties on states; this needs the
 //! state graph, so it builds it — for presets small enough to hold every state in memory — and
 //! walks it backwards from the settled states.
 

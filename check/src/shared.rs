@@ -275,7 +275,7 @@ impl PartHash for Groups {
 }
 
 /// The parts' hasher: a multiply-fold hash with fixed keys (the construction of aHash's
-/// portable fallback). The state fingerprint that stateright computes over the parts' hashes
+/// portable fallback). The state fingerprint the walk computes over the parts' hashes
 /// must tell millions of states apart, so this needs a well-mixed 64-bit result, not a
 /// cryptographic one; SipHash costs several times more per pod id and per number written,
 /// and a part is hashed whenever a step writes to it.

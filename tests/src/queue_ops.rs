@@ -1,6 +1,6 @@
 //! Random operation sequences for the scheduling queue's lockstep driver
 //! ([`gangway_model::queue::lockstep`]), as proptest strategies: the inputs of `prop_queue`
-//! (the queue against its reference model) and of `prop_queue_differential` (the same inputs
+//! (the queue against its reference model) and of `prop_differential` (the same inputs
 //! through kube-scheduler's own queue). Ops name pods by universe index, so shrinking keeps
 //! them meaningful.
 

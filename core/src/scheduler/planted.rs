@@ -1,6 +1,6 @@
-//! A flaw planted around real parts ([`Flaw`]): the witness mechanism the model checker, the
-//! loom and shuttle models and the fuzz target share (one copy, here); compiled only with the
-//! `checking` feature.
+//! A flaw planted around real parts ([`Flaw`]): the witness mechanism the loom and shuttle
+//! models and the fuzz target share (one copy, here; the model checker's own parts answer
+//! `Parts::planted` themselves); compiled only with the `checking` feature.
 
 use crate::queue::{Popped, QueuePlugins, QueueState};
 use crate::time::Clock;

@@ -8,8 +8,10 @@
 //! 4. [`Status`], [`Code`] — a plugin's verdict; [`PluginName`], [`PluginNames`].
 //! 5. [`Labels`], [`Mode`], [`QueueingHint`].
 //!
-//! Above it, each layer imports only from those below: waiting → gang → queue → scheduler
-//! (`tests/tests/layers.rs` fails on an import that runs upward).
+//! Beside it on the ground floor sit the time and sync facades and a few utilities (sharded
+//! tables, hashing, telemetry, panic messages). Above it, each layer imports only from those
+//! below: waiting → gang → queue → scheduler (`tests/tests/conformance_layers.rs` fails on an
+//! import that runs upward).
 
 mod group_key;
 mod labels;
