@@ -89,7 +89,7 @@ struct CheckArgs {
     /// (depth first over every order of a gang's tied members, one state per renaming of them).
     #[arg(long, value_enum, default_value = "bfs")]
     search: check::Search,
-    /// Print the report as JSON: each property with its id (I3 … I8), and the cluster checked
+    /// Print the report as JSON: each property with its id (I3 … I9), and the cluster checked
     /// dimension by dimension.
     #[arg(long)]
     json: bool,
