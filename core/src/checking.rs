@@ -159,6 +159,17 @@ pub fn build_scheduling_queue_indexes(queue: &crate::queue::SchedulingQueue) {
     queue.critical_section(|state, _| state.build_indexes());
 }
 
+/// Runs `f` in one critical section of `queue`, on its state and its plugins, waking its
+/// blocked poppers after as its own operations do: for the operations the locked queue does
+/// not offer on its own (a pop of a pod tied at the head, a hand-back with the queue's own
+/// record), run by a checker as the pure state runs them.
+pub fn queue_critical_section<R>(
+    queue: &crate::queue::SchedulingQueue,
+    f: impl FnOnce(&mut QueueState, &dyn QueuePlugins) -> R,
+) -> R {
+    queue.critical_section(f)
+}
+
 /// `P` with every event's scope widened to everyone and no PreEnqueue shared by a group: the
 /// queue's full walk, which the scoped moves must match pod for pod.
 #[derive(Clone, Debug)]

@@ -6,6 +6,7 @@
 
 pub mod error_style;
 pub mod gang;
+pub mod ops;
 pub mod pod_group;
 pub mod queue;
 pub mod waiting;

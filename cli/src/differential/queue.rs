@@ -3,7 +3,6 @@
 //! kube-scheduler's.
 
 use gangsched::sync::atomic::{AtomicBool, Ordering};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -11,8 +10,10 @@ use gangsched::queue::{ClusterEvent, QueueConfig, QueuePlace, QueuePlugins, Queu
 use gangsched::scheduler::SchedulerPlugins;
 use gangsched::sync::Arc;
 use gangsched::{
-    GangScheduling, Mode, PluginName, Pod, PodGroup, PodId, Policy, QueuedPodInfo, Time,
-    WaitingPods,
+    GangScheduling, Mode, PluginName, Pod, PodGroup, PodId, Policy, Time, WaitingPods,
+};
+use gangway_model::ops::queue::{
+    self as queue_ops, apply, PriorityRule, PureQueue, QueueOp, QueueOutcome,
 };
 
 use super::profile::{conformance_plugins, Profile};
@@ -177,137 +178,23 @@ impl Runner {
         if let Op::Config { .. } = op {
             error = self.configure(op).err();
         }
-        let (queue, plugins, now) = (&mut self.queue, &*self.plugins, self.now);
-        match op {
-            Op::Config { .. } => {}
-            Op::Add {
-                pod,
-                priority,
-                group,
-            } => {
-                if !self.names.contains(pod) {
-                    self.names.push(pod.clone());
+        if let Some(queue_op) = self.translate(op, prefer, &mut error) {
+            let mut target = PureQueue {
+                state: &mut self.queue,
+                plugins: &*self.plugins,
+            };
+            let outcome = apply(&mut target, &mut self.now, &queue_op);
+            match outcome {
+                QueueOutcome::Popped(taken) => popped = taken.map(|p| p.info.id().to_string()),
+                QueueOutcome::Added(Err(e)) | QueueOutcome::HandedBack(Err(e)) => {
+                    error = Some(e.to_string())
                 }
-                let object = Pod::new(pod.as_str(), "ns", pod).with_priority(*priority);
-                let object = match group {
-                    Some(group) => {
-                        let object = object.with_group(group);
-                        if let Err(e) = Self::join_basic_group(&self.gang, &object) {
-                            error = Some(e);
-                        }
-                        object
-                    }
-                    None => object,
-                };
-                self.objects.insert(pod.clone(), object.clone());
-                if let Err(e) = queue.add(object, now, plugins) {
-                    error = Some(e.to_string());
-                }
+                QueueOutcome::HandedBackOwn(Err(e)) => error = Some(e.to_string()),
+                QueueOutcome::Moved {
+                    asked: Some(pod), ..
+                } => error = Some(format!("precheck called for {pod}")),
+                _ => {}
             }
-            Op::Update { pod, priority } => {
-                // A pod the queue does not know is added by the update, in both queues.
-                let old = self
-                    .objects
-                    .get(pod)
-                    .cloned()
-                    .unwrap_or_else(|| Pod::new(pod.as_str(), "ns", pod));
-                if !self.names.contains(pod) {
-                    self.names.push(pod.clone());
-                }
-                let new = old.clone().with_priority(*priority);
-                self.objects.insert(pod.clone(), new.clone());
-                queue.update(old, new, now, plugins);
-            }
-            Op::Pop => {
-                let own = queue.heads().next().cloned();
-                let tied = prefer
-                    .map(PodId::from)
-                    .filter(|p| own.as_ref() != Some(p) && queue.heads().any(|h| h == p));
-                let taken = match tied {
-                    Some(pod) => {
-                        self.tie_pops += 1;
-                        queue.pop_tied(&pod)
-                    }
-                    None => queue.pop(),
-                };
-                popped = taken.map(|p| p.info.id().to_string());
-            }
-            Op::Unschedulable {
-                pod,
-                plugins: by,
-                pending,
-            } => {
-                let id = PodId::from(pod.as_str());
-                let result = match queue.info(&id).cloned() {
-                    // The queue's own record (its latest object), rejected and pending as
-                    // the attempt said.
-                    Some(info) if queue.place(&id) == Some(QueuePlace::InFlight) => {
-                        let info = by.iter().fold(info, |i, p| i.rejected_by(p.clone()));
-                        let info = pending.iter().fold(info, |i, p| i.pending_on(p.clone()));
-                        queue
-                            .add_unschedulable_if_not_present(info, now, plugins)
-                            .map(drop)
-                            .map_err(|e| e.to_string())
-                    }
-                    _ => {
-                        let rejector = by.first().map(|p| PluginName::from(p.clone()));
-                        queue
-                            .hand_back(&id, rejector, now, plugins)
-                            .map(drop)
-                            .map_err(|e| e.to_string())
-                    }
-                };
-                error = result.err();
-            }
-            Op::Error { pod } => {
-                if let Err(e) = queue.hand_back(&PodId::from(pod.as_str()), None, now, plugins) {
-                    error = Some(e.to_string());
-                }
-            }
-            Op::Done { pod } => {
-                queue.done(&PodId::from(pod.as_str()));
-            }
-            Op::MoveAll {
-                event,
-                node,
-                pod,
-                priority,
-                precheck,
-                min,
-                exclude,
-            } => match cluster_event(event, node.as_deref(), pod.as_deref(), *priority) {
-                Some(event) => {
-                    let called = RefCell::new(None);
-                    let check =
-                        precheck_fn(*precheck, min.unwrap_or(0), exclude.as_deref(), &called);
-                    queue.move_all_to_active_or_backoff(event, check.as_deref(), now, plugins);
-                    drop(check);
-                    error = called.into_inner();
-                }
-                None => error = Some(format!("unknown event {event:?}")),
-            },
-            Op::Gate { open } => self.open.store(*open, Ordering::SeqCst),
-            Op::Activate { pods } => {
-                let ids: Vec<PodId> = pods.iter().map(|p| PodId::from(p.as_str())).collect();
-                queue.activate(&ids, now, plugins);
-            }
-            Op::Delete { pod } => {
-                // The informer's delete reaches the gang plugin too: the pod leaves its
-                // group, so a pod of that name added later joins afresh.
-                if let Some(object) = self.objects.remove(pod) {
-                    self.gang.on_pod_deleted(&object);
-                }
-                queue.delete(&PodId::from(pod.as_str()));
-            }
-            Op::AdvanceMs { ms } => self.now += Duration::from_millis(*ms),
-            Op::AdvanceNs { ns } => self.now += Duration::from_nanos(*ns),
-            Op::FlushBackoff => {
-                queue.flush_backoff_completed(now, plugins);
-            }
-            Op::FlushLeftover => {
-                queue.flush_unschedulable_leftover(now, plugins);
-            }
-            Op::Close => queue.close(),
         }
         self.steps += 1;
         let places = self
@@ -322,6 +209,131 @@ impl Runner {
             places,
             error,
         }
+    }
+
+    /// `op` in the operation vocabulary (`None`: it does not touch the queue), with what it
+    /// does beside the queue: a pod's latest object kept (the informer's cache), a pod naming
+    /// a group joined to it in the gang plugin's registry, the gate switched. `error` gets what
+    /// went wrong before the queue is asked.
+    fn translate(
+        &mut self,
+        op: &Op,
+        prefer: Option<&str>,
+        error: &mut Option<String>,
+    ) -> Option<QueueOp> {
+        let queue = &self.queue;
+        Some(match op {
+            Op::Config { .. } => return None,
+            Op::Gate { open } => {
+                self.open.store(*open, Ordering::SeqCst);
+                return None;
+            }
+            Op::Add {
+                pod,
+                priority,
+                group,
+            } => {
+                if !self.names.contains(pod) {
+                    self.names.push(pod.clone());
+                }
+                let object = Pod::new(pod.as_str(), "ns", pod).with_priority(*priority);
+                let object = match group {
+                    Some(group) => {
+                        let object = object.with_group(group);
+                        if let Err(e) = Self::join_basic_group(&self.gang, &object) {
+                            *error = Some(e);
+                        }
+                        object
+                    }
+                    None => object,
+                };
+                self.objects.insert(pod.clone(), object.clone());
+                QueueOp::Add(object)
+            }
+            Op::Update { pod, priority } => {
+                // A pod the queue does not know is added by the update, in both queues.
+                let old = self
+                    .objects
+                    .get(pod)
+                    .cloned()
+                    .unwrap_or_else(|| Pod::new(pod.as_str(), "ns", pod));
+                if !self.names.contains(pod) {
+                    self.names.push(pod.clone());
+                }
+                let new = old.clone().with_priority(*priority);
+                self.objects.insert(pod.clone(), new.clone());
+                QueueOp::Update { old, new }
+            }
+            Op::Pop => {
+                let own = queue.heads().next().cloned();
+                let tied = prefer
+                    .map(PodId::from)
+                    .filter(|p| own.as_ref() != Some(p) && queue.heads().any(|h| h == p));
+                if tied.is_some() {
+                    self.tie_pops += 1;
+                }
+                QueueOp::Pop { prefer: tied }
+            }
+            Op::Unschedulable {
+                pod,
+                plugins: by,
+                pending,
+            } => {
+                let id = PodId::from(pod.as_str());
+                match queue.info(&id).cloned() {
+                    // The queue's own record (its latest object), rejected and pending as
+                    // the attempt said.
+                    Some(info) if queue.place(&id) == Some(QueuePlace::InFlight) => {
+                        let info = by.iter().fold(info, |i, p| i.rejected_by(p.clone()));
+                        let info = pending.iter().fold(info, |i, p| i.pending_on(p.clone()));
+                        QueueOp::HandBack(info)
+                    }
+                    _ => QueueOp::HandBackOwn {
+                        pod: id,
+                        rejector: by.first().map(|p| PluginName::from(p.clone())),
+                    },
+                }
+            }
+            Op::Error { pod } => QueueOp::HandBackOwn {
+                pod: PodId::from(pod.as_str()),
+                rejector: None,
+            },
+            Op::Done { pod } => QueueOp::Done(PodId::from(pod.as_str())),
+            Op::MoveAll {
+                event,
+                node,
+                pod,
+                priority,
+                precheck,
+                min,
+                exclude,
+            } => match cluster_event(event, node.as_deref(), pod.as_deref(), *priority) {
+                Some(event) => QueueOp::MoveAll {
+                    event,
+                    precheck: precheck_of(*precheck, min.unwrap_or(0), exclude.as_deref()),
+                },
+                None => {
+                    *error = Some(format!("unknown event {event:?}"));
+                    return None;
+                }
+            },
+            Op::Activate { pods } => {
+                QueueOp::Activate(pods.iter().map(|p| PodId::from(p.as_str())).collect())
+            }
+            Op::Delete { pod } => {
+                // The informer's delete reaches the gang plugin too: the pod leaves its
+                // group, so a pod of that name added later joins afresh.
+                if let Some(object) = self.objects.remove(pod) {
+                    self.gang.on_pod_deleted(&object);
+                }
+                QueueOp::Delete(PodId::from(pod.as_str()))
+            }
+            Op::AdvanceMs { ms } => QueueOp::Advance(Duration::from_millis(*ms)),
+            Op::AdvanceNs { ns } => QueueOp::Advance(Duration::from_nanos(*ns)),
+            Op::FlushBackoff => QueueOp::FlushBackoff,
+            Op::FlushLeftover => QueueOp::FlushLeftover,
+            Op::Close => QueueOp::Close,
+        })
     }
 
     /// The trace's name of `pod`'s place.
@@ -343,38 +355,19 @@ impl Runner {
     }
 }
 
-/// A precheck over the pod's priority that leaves out `exclude`; `called` records a call of
-/// `Never`'s.
-type Check<'a> = Box<dyn Fn(&QueuedPodInfo) -> bool + 'a>;
-
-fn precheck_fn<'a>(
-    precheck: Option<Precheck>,
-    min: i32,
-    exclude: Option<&'a str>,
-    called: &'a RefCell<Option<String>>,
-) -> Option<Check<'a>> {
-    let priority = |i: &QueuedPodInfo| i.pod().priority();
-    let check: Check<'a> = match precheck {
-        None | Some(Precheck::All) => match exclude {
-            None => return None,
-            Some(_) => Box::new(|_| true),
-        },
-        Some(Precheck::MinPriority) => Box::new(move |i| priority(i) >= min),
-        Some(Precheck::EvenAtLeast) => {
-            Box::new(move |i| priority(i) % 2 == 0 && priority(i) >= min)
-        }
-        Some(Precheck::EvenNegative) => Box::new(move |i| priority(i) % 2 == 0 && priority(i) < 0),
-        Some(Precheck::Never) => Box::new(move |i| {
-            called
-                .borrow_mut()
-                .get_or_insert_with(|| format!("precheck called for {}", i.id()));
-            false
-        }),
+/// The trace's precheck (`precheck`, `min`, `exclude`) in the operation vocabulary.
+fn precheck_of(precheck: Option<Precheck>, min: i32, exclude: Option<&str>) -> queue_ops::Precheck {
+    let rule = match precheck {
+        None | Some(Precheck::All) => None,
+        Some(Precheck::MinPriority) => Some(PriorityRule::AtLeast(min)),
+        Some(Precheck::EvenAtLeast) => Some(PriorityRule::EvenAtLeast(min)),
+        Some(Precheck::EvenNegative) => Some(PriorityRule::EvenNegative),
+        Some(Precheck::Never) => Some(PriorityRule::Never),
     };
-    Some(match exclude {
-        None => check,
-        Some(pod) => Box::new(move |i| i.id().as_str() != pod && check(i)),
-    })
+    queue_ops::Precheck {
+        rule,
+        exclude: exclude.map(PodId::from),
+    }
 }
 
 /// The cluster event a trace names, on the node `node` (default `node`) or the pod `pod`

@@ -79,6 +79,7 @@
 //! and the model; the model calls its `pre_enqueue`, `registered`, `is_event_of_interest` and
 //! `hint` (the specification is about the queue's rules, not the plugins').
 
+mod apply;
 mod compare;
 pub mod lockstep;
 mod model;

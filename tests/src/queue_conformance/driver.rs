@@ -5,119 +5,39 @@ use std::collections::BTreeMap;
 
 use gangsched::queue::{PluginSet, Popped, QueueError, QueuePlace, QueueState};
 use gangsched::sync::Arc;
-use gangsched::{ClusterEvent, Pod, PodId, QueuedPodInfo, SchedulingQueue, Time};
+use gangsched::{PodId, QueuedPodInfo, SchedulingQueue, Time};
+use gangway_model::ops::queue::{apply, Precheck, PriorityRule, PureQueue, QueueOp, QueueOutcome};
 
 use super::fidelity::FIDELITY;
 use super::fixtures::{id, plugins, pod, T0};
 use super::vocabulary::{At, Case, Pre, Step};
 
-/// The operations a case drives, on the pure state or on the locked queue.
-trait Queue {
-    fn add(&mut self, pod: Pod, now: Time) -> Result<bool, QueueError>;
-    fn pop(&mut self) -> Option<Popped>;
-    fn back(&mut self, info: QueuedPodInfo, now: Time) -> Result<Option<QueuePlace>, QueueError>;
-    fn done(&mut self, id: &PodId) -> bool;
-    fn move_all(
-        &mut self,
-        event: ClusterEvent,
-        precheck: Option<&dyn Fn(&QueuedPodInfo) -> bool>,
-        now: Time,
-    ) -> usize;
-    fn activate(&mut self, ids: &[PodId], now: Time) -> usize;
-    fn flush_backoff(&mut self, now: Time) -> usize;
-    fn flush_leftover(&mut self, now: Time) -> usize;
-    fn update(&mut self, old: Pod, new: Pod, now: Time) -> QueuePlace;
-    fn delete(&mut self, id: &PodId) -> bool;
-    fn state(&self) -> QueueState;
+/// What a case runs on: the pure state with its plugins, or the locked queue.
+enum Subject {
+    Pure(Box<(QueueState, PluginSet)>),
+    Lock(SchedulingQueue),
 }
 
-/// The pure [`QueueState`] with its plugins.
-struct Pure {
-    q: QueueState,
-    plugins: PluginSet,
-}
+impl Subject {
+    /// Applies `op` at `now` through the operation vocabulary.
+    fn apply(&mut self, now: Time, op: &QueueOp) -> QueueOutcome<Popped> {
+        let mut now = now;
+        match self {
+            Subject::Pure(pure) => {
+                let (state, plugins) = &mut **pure;
+                let mut target = PureQueue { state, plugins };
+                apply(&mut target, &mut now, op)
+            }
+            Subject::Lock(queue) => apply(queue, &mut now, op),
+        }
+    }
 
-impl Queue for Pure {
-    fn add(&mut self, pod: Pod, now: Time) -> Result<bool, QueueError> {
-        self.q.add(pod, now, &self.plugins)
-    }
-    fn pop(&mut self) -> Option<Popped> {
-        self.q.pop()
-    }
-    fn back(&mut self, info: QueuedPodInfo, now: Time) -> Result<Option<QueuePlace>, QueueError> {
-        self.q
-            .add_unschedulable_if_not_present(info, now, &self.plugins)
-    }
-    fn done(&mut self, id: &PodId) -> bool {
-        self.q.done(id)
-    }
-    fn move_all(
-        &mut self,
-        event: ClusterEvent,
-        precheck: Option<&dyn Fn(&QueuedPodInfo) -> bool>,
-        now: Time,
-    ) -> usize {
-        self.q
-            .move_all_to_active_or_backoff(event, precheck, now, &self.plugins)
-    }
-    fn activate(&mut self, ids: &[PodId], now: Time) -> usize {
-        self.q.activate(ids, now, &self.plugins)
-    }
-    fn flush_backoff(&mut self, now: Time) -> usize {
-        self.q.flush_backoff_completed(now, &self.plugins)
-    }
-    fn flush_leftover(&mut self, now: Time) -> usize {
-        self.q.flush_unschedulable_leftover(now, &self.plugins)
-    }
-    fn update(&mut self, old: Pod, new: Pod, now: Time) -> QueuePlace {
-        self.q.update(old, new, now, &self.plugins)
-    }
-    fn delete(&mut self, id: &PodId) -> bool {
-        self.q.delete(id)
-    }
+    /// A copy of the queue's state.
     fn state(&self) -> QueueState {
-        self.q.clone()
-    }
-}
-
-impl Queue for SchedulingQueue {
-    fn add(&mut self, pod: Pod, now: Time) -> Result<bool, QueueError> {
-        SchedulingQueue::add(self, pod, now)
-    }
-    fn pop(&mut self) -> Option<Popped> {
-        self.try_pop()
-    }
-    fn back(&mut self, info: QueuedPodInfo, now: Time) -> Result<Option<QueuePlace>, QueueError> {
-        self.add_unschedulable_if_not_present(info, now)
-    }
-    fn done(&mut self, id: &PodId) -> bool {
-        SchedulingQueue::done(self, id)
-    }
-    fn move_all(
-        &mut self,
-        event: ClusterEvent,
-        precheck: Option<&dyn Fn(&QueuedPodInfo) -> bool>,
-        now: Time,
-    ) -> usize {
-        self.move_all_to_active_or_backoff(event, precheck, now)
-    }
-    fn activate(&mut self, ids: &[PodId], now: Time) -> usize {
-        SchedulingQueue::activate(self, ids, now)
-    }
-    fn flush_backoff(&mut self, now: Time) -> usize {
-        self.flush_backoff_completed(now)
-    }
-    fn flush_leftover(&mut self, now: Time) -> usize {
-        self.flush_unschedulable_leftover(now)
-    }
-    fn update(&mut self, old: Pod, new: Pod, now: Time) -> QueuePlace {
-        SchedulingQueue::update(self, old, new, now)
-    }
-    fn delete(&mut self, id: &PodId) -> bool {
-        SchedulingQueue::delete(self, id)
-    }
-    fn state(&self) -> QueueState {
-        self.snapshot()
+        match self {
+            Subject::Pure(pure) => pure.0.clone(),
+            Subject::Lock(queue) => queue.snapshot(),
+        }
     }
 }
 
@@ -150,12 +70,9 @@ fn at(state: &QueueState, id: &PodId) -> At {
 pub fn run(case: &Case, under: Under) {
     let open = Arc::new(AtomicBool::new(false));
     let plugins = plugins(open.clone());
-    let mut queue: Box<dyn Queue> = match under {
-        Under::State => Box::new(Pure {
-            q: QueueState::new(case.config),
-            plugins,
-        }),
-        Under::Lock => Box::new(SchedulingQueue::new(case.config, Arc::new(plugins))),
+    let mut queue = match under {
+        Under::State => Subject::Pure(Box::new((QueueState::new(case.config), plugins))),
+        Under::Lock => Subject::Lock(SchedulingQueue::new(case.config, Arc::new(plugins))),
     };
     // The popped pods' records, until they are handed back.
     let mut popped: BTreeMap<&str, QueuedPodInfo> = BTreeMap::new();
@@ -167,16 +84,19 @@ pub fn run(case: &Case, under: Under) {
         let state = queue.state();
         match *step {
             Step::Add(name, priority, now, want) => {
-                let became_active = queue
-                    .add(pod(name, priority), now)
-                    .unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                let QueueOutcome::Added(added) =
+                    queue.apply(now, &QueueOp::Add(pod(name, priority)))
+                else {
+                    unreachable!("an add's outcome")
+                };
+                let became_active = added.unwrap_or_else(|e| panic!("{ctx}: {e}"));
                 assert_eq!(became_active, want == At::Active, "{ctx}");
                 assert_eq!(at(&queue.state(), &id(name)), want, "{ctx}");
             }
             Step::AddAgain(name) => {
                 let place = state.place(&id(name));
-                match queue.add(pod(name, 0), T0) {
-                    Err(QueueError::AlreadyQueued { pod, place: p }) => {
+                match queue.apply(T0, &QueueOp::Add(pod(name, 0))) {
+                    QueueOutcome::Added(Err(QueueError::AlreadyQueued { pod, place: p })) => {
                         assert_eq!(pod.id(), &id(name), "{ctx}");
                         assert_eq!(Some(p), place, "{ctx}");
                     }
@@ -185,9 +105,11 @@ pub fn run(case: &Case, under: Under) {
                 assert_eq!(queue.state(), state, "{ctx}: a refused add changes nothing");
             }
             Step::Pop(name) | Step::PopAttempt(name, _) => {
-                let p = queue
-                    .pop()
-                    .unwrap_or_else(|| panic!("{ctx}: nothing to pop"));
+                let QueueOutcome::Popped(taken) = queue.apply(T0, &QueueOp::Pop { prefer: None })
+                else {
+                    unreachable!("a pop's outcome")
+                };
+                let p = taken.unwrap_or_else(|| panic!("{ctx}: nothing to pop"));
                 assert_eq!(p.info.id(), &id(name), "{ctx}: popped");
                 assert_eq!(p.cycle, state.scheduling_cycle() + 1, "{ctx}: cycle");
                 if let Step::PopAttempt(_, n) = *step {
@@ -202,7 +124,11 @@ pub fn run(case: &Case, under: Under) {
                 assert_eq!(at(&queue.state(), &id(name)), At::InFlight, "{ctx}");
             }
             Step::PopNone => {
-                assert_eq!(queue.pop().map(|p| p.info.id().clone()), None, "{ctx}");
+                let popped = queue.apply(T0, &QueueOp::Pop { prefer: None });
+                assert!(
+                    matches!(popped, QueueOutcome::Popped(None)),
+                    "{ctx}: {popped:?}"
+                );
             }
             Step::FirstActivated(name, t) => {
                 let info = popped
@@ -226,9 +152,11 @@ pub fn run(case: &Case, under: Under) {
                 for &plugin in pending {
                     info = info.pending_on(plugin);
                 }
-                let place = queue
-                    .back(info, now)
-                    .unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                let QueueOutcome::HandedBack(back) = queue.apply(now, &QueueOp::HandBack(info))
+                else {
+                    unreachable!("a hand-back's outcome")
+                };
+                let place = back.unwrap_or_else(|e| panic!("{ctx}: {e}"));
                 let after = queue.state();
                 assert_eq!(
                     place.is_none(),
@@ -240,38 +168,43 @@ pub fn run(case: &Case, under: Under) {
             }
             Step::Done(name) => {
                 popped.remove(name);
-                assert!(queue.done(&id(name)), "{ctx}: was in flight");
+                let done = queue.apply(T0, &QueueOp::Done(id(name)));
+                assert_eq!(done, QueueOutcome::Done(true), "{ctx}: was in flight");
             }
             Step::Event(ev, pre, now, moved) => {
-                let priority = |i: &QueuedPodInfo| i.pod().priority();
-                let keep: Box<dyn Fn(&QueuedPodInfo) -> bool> = match pre {
-                    Pre::All => Box::new(|_: &QueuedPodInfo| true),
-                    Pre::MinPriority(min) => Box::new(move |i: &QueuedPodInfo| priority(i) >= min),
-                    Pre::EvenAtLeast(min) => Box::new(move |i: &QueuedPodInfo| {
-                        priority(i) % 2 == 0 && priority(i) >= min
-                    }),
-                    Pre::EvenNegative => {
-                        Box::new(move |i: &QueuedPodInfo| priority(i) % 2 == 0 && priority(i) < 0)
-                    }
-                    Pre::Never => Box::new(|i: &QueuedPodInfo| -> bool {
-                        panic!("precheck called for {} on an event of no interest", i.id())
-                    }),
-                };
-                let precheck = match pre {
+                let rule = match pre {
                     Pre::All => None,
-                    _ => Some(&*keep),
+                    Pre::MinPriority(min) => Some(PriorityRule::AtLeast(min)),
+                    Pre::EvenAtLeast(min) => Some(PriorityRule::EvenAtLeast(min)),
+                    Pre::EvenNegative => Some(PriorityRule::EvenNegative),
+                    Pre::Never => Some(PriorityRule::Never),
                 };
-                assert_eq!(queue.move_all(ev.event(), precheck, now), moved, "{ctx}");
+                let op = QueueOp::MoveAll {
+                    event: ev.event(),
+                    precheck: Precheck {
+                        rule,
+                        exclude: None,
+                    },
+                };
+                let outcome = queue.apply(now, &op);
+                assert_eq!(
+                    outcome,
+                    QueueOutcome::Moved { moved, asked: None },
+                    "{ctx} (a precheck asked about a pod on an event of no interest names it)"
+                );
             }
             Step::Activate(names, now, moved) => {
                 let ids: Vec<PodId> = names.iter().map(|n| id(n)).collect();
-                assert_eq!(queue.activate(&ids, now), moved, "{ctx}");
+                let outcome = queue.apply(now, &QueueOp::Activate(ids));
+                assert_eq!(outcome, QueueOutcome::Activated(moved), "{ctx}");
             }
             Step::FlushBackoff(now, n) => {
-                assert_eq!(queue.flush_backoff(now), n, "{ctx}");
+                let outcome = queue.apply(now, &QueueOp::FlushBackoff);
+                assert_eq!(outcome, QueueOutcome::Flushed(n), "{ctx}");
             }
             Step::FlushLeftover(now, n) => {
-                assert_eq!(queue.flush_leftover(now), n, "{ctx}");
+                let outcome = queue.apply(now, &QueueOp::FlushLeftover);
+                assert_eq!(outcome, QueueOutcome::Flushed(n), "{ctx}");
             }
             Step::Update(name, priority, now, want) => {
                 let old = state
@@ -279,7 +212,13 @@ pub fn run(case: &Case, under: Under) {
                     .map(|i| i.pod().clone())
                     .unwrap_or_else(|| pod(name, 0));
                 let new = pod(name, priority);
-                let place = queue.update(old, new.clone(), now);
+                let op = QueueOp::Update {
+                    old,
+                    new: new.clone(),
+                };
+                let QueueOutcome::Updated(place) = queue.apply(now, &op) else {
+                    unreachable!("an update's outcome")
+                };
                 let after = queue.state();
                 assert_eq!(Some(place), after.place(&id(name)), "{ctx}: returned place");
                 assert_eq!(at(&after, &id(name)), want, "{ctx}");
@@ -289,7 +228,8 @@ pub fn run(case: &Case, under: Under) {
                 }
             }
             Step::Delete(name, known) => {
-                assert_eq!(queue.delete(&id(name)), known, "{ctx}");
+                let outcome = queue.apply(T0, &QueueOp::Delete(id(name)));
+                assert_eq!(outcome, QueueOutcome::Deleted(known), "{ctx}");
             }
             Step::Gate(value) => open.store(value, Ordering::SeqCst),
             Step::Is(name, want) => {

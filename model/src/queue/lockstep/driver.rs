@@ -7,9 +7,10 @@ use gangsched::{ClusterEvent, Pod, PodId, QueueConfig, QueuedPodInfo, QueueingHi
 
 use super::ops::tables;
 use super::{event, pod_id, rejectors, universe_pod, Op, POD_NAMES, STEPS};
+use crate::ops::queue::{self as queue_ops, Precheck, PureQueue, QueueOp, QueueOutcome};
 #[cfg(doc)]
 use crate::queue::plugins;
-use crate::queue::{ModelInfo, QueueModel};
+use crate::queue::QueueModel;
 
 /// Runs `ops` from an empty queue with `config`; the first failed check, described.
 pub fn run<'a>(config: QueueConfig, ops: impl IntoIterator<Item = &'a Op>) -> Result<(), String> {
@@ -155,142 +156,148 @@ impl Lockstep {
     /// the head ([`QueueState::heads`]) — for a driver following another queue's tie order
     /// (the corpus differential follows kube-scheduler's heap).
     pub fn step_preferring(&mut self, op: &Op, prefer: Option<&PodId>) -> Result<(), String> {
-        let now = self.now;
-        let p = &self.plugins;
-        match op {
-            Op::Add { pod, priority: pr } => {
-                let pod = universe_pod(*pod, *pr);
-                let real = self.state.add(pod.clone(), now, p);
-                let model = self.model.add(pod, now, p);
-                same("add", real, model)?;
+        let queue_op = self.translate(op, prefer);
+        // What the lockstep's own checks need before the queues move.
+        let must_not_park = match &queue_op {
+            QueueOp::HandBack(info) => {
+                self.popped.contains_key(info.id()) && self.must_not_park(info)
             }
-            Op::Update { pod, priority: pr } => {
-                let new = universe_pod(*pod, *pr);
-                let old = self.current_pod(new.id());
-                if self.seen.contains_key(new.id()) {
-                    let event = ClusterEvent::UnscheduledPodUpdate {
-                        old: old.clone(),
-                        new: new.clone(),
-                    };
-                    self.seen.get_mut(new.id()).expect("in flight").push(event);
+            // Only each pod's first listing counts as its member record.
+            QueueOp::HandBackGang(infos) => infos.iter().enumerate().any(|(i, info)| {
+                let first = infos.iter().position(|other| other.id() == info.id()) == Some(i);
+                first && self.popped.contains_key(info.id()) && self.must_not_park(info)
+            }),
+            _ => false,
+        };
+        self.see_before(&queue_op);
+        if self.lose_events && matches!(queue_op, QueueOp::MoveAll { .. }) {
+            return Ok(());
+        }
+        let (mut real_now, mut model_now) = (self.now, self.now);
+        let mut target = PureQueue {
+            state: &mut self.state,
+            plugins: &self.plugins,
+        };
+        let real = queue_ops::apply(&mut target, &mut real_now, &queue_op);
+        let model = self
+            .model
+            .apply(&queue_op, &mut model_now, &self.plugins)
+            .expect("the lockstep sends only what the model models");
+        self.now = real_now;
+        let what = queue_op.name();
+        match (real, model) {
+            (QueueOutcome::Popped(real), QueueOutcome::Popped(model)) => match (&real, &model) {
+                (None, None) => {}
+                (Some(r), Some(m)) if m.info.matches(&r.info) && r.cycle == m.cycle => {
+                    self.popped.insert(r.info.id().clone(), r.info.clone());
+                    self.seen.insert(r.info.id().clone(), Vec::new());
                 }
-                let real = self.state.update(old.clone(), new.clone(), now, p);
-                let model = self.model.update(old, new, now, p);
-                same("update", real, model)?;
-            }
-            Op::Delete { pod } => {
-                let id = pod_id(*pod);
-                same("delete", self.state.delete(&id), self.model.delete(&id))?;
-            }
-            Op::Pop => {
-                let tied = prefer.filter(|p| self.state.heads().any(|h| h == *p));
-                let (real, model) = match tied {
-                    Some(p) => (self.state.pop_tied(p), self.model.pop_pod(p)),
-                    None => (self.state.pop(), self.model.pop()),
-                };
-                match (&real, &model) {
-                    (None, None) => {}
-                    (Some(r), Some(m)) if m.info.matches(&r.info) && r.cycle == m.cycle => {
-                        self.popped.insert(r.info.id().clone(), r.info.clone());
-                        self.seen.insert(r.info.id().clone(), Vec::new());
+                _ => return Err(format!("pop: queue {real:?}, model {model:?}")),
+            },
+            (real, model) => {
+                let (real, model) = (real.map_popped(drop), model.map_popped(drop));
+                match &queue_op {
+                    QueueOp::HandBack(info) => {
+                        // I7 first: it is the queue's own property, whatever the model says.
+                        self.parked_ok(info.id(), must_not_park)?;
+                        same(what, real, model)?;
+                        self.attempt_over(info.id());
                     }
-                    _ => return Err(format!("pop: queue {real:?}, model {model:?}")),
-                }
-            }
-            Op::Done { pick } => {
-                let id = self.pick(*pick);
-                same("done", self.state.done(&id), self.model.done(&id))?;
-                self.attempt_over(&id);
-            }
-            Op::HandBack { pick, rejectors } => {
-                let id = self.pick(*pick);
-                let info = self.hand_back_info(&id, *rejectors);
-                let must_not_park = self.popped.contains_key(&id) && self.must_not_park(&info);
-                let model =
-                    self.model
-                        .add_unschedulable_if_not_present(ModelInfo::of(&info), now, p);
-                let real = self.state.add_unschedulable_if_not_present(info, now, p);
-                // I7 first: it is the queue's own property, whatever the model says.
-                self.parked_ok(&id, must_not_park)?;
-                same("hand back", real, model)?;
-                self.attempt_over(&id);
-            }
-            Op::HandBackGang { members } => {
-                let mut ids: Vec<PodId> = Vec::new();
-                let mut infos = Vec::new();
-                for &(pick, bits) in members {
-                    let id = self.pick(pick);
-                    infos.push(self.hand_back_info(&id, bits));
-                    if !ids.contains(&id) {
-                        ids.push(id);
+                    QueueOp::HandBackGang(infos) => {
+                        let handed_back = matches!(real, QueueOutcome::GangHandedBack(Ok(_)));
+                        let ids = distinct_ids(infos);
+                        if handed_back {
+                            for id in &ids {
+                                self.parked_ok(id, must_not_park)?;
+                            }
+                        }
+                        same(what, real, model)?;
+                        if handed_back {
+                            for id in &ids {
+                                self.attempt_over(id);
+                            }
+                        }
                     }
-                }
-                // Only each pod's first listing counts as its member record.
-                let must_not_park = ids.iter().any(|id| {
-                    let first = infos.iter().find(|i| i.id() == id).expect("listed");
-                    self.popped.contains_key(id) && self.must_not_park(first)
-                });
-                let model = self.model.add_gang_unschedulable(
-                    infos.iter().map(ModelInfo::of).collect(),
-                    now,
-                    p,
-                );
-                let real = self.state.add_gang_unschedulable(infos, now, p);
-                let handed_back = real.is_ok();
-                if handed_back {
-                    for id in &ids {
-                        self.parked_ok(id, must_not_park)?;
-                    }
-                }
-                same("gang hand back", real, model)?;
-                if handed_back {
-                    for id in &ids {
+                    QueueOp::Done(id) => {
+                        same(what, real, model)?;
                         self.attempt_over(id);
                     }
+                    _ => same(what, real, model)?,
                 }
             }
-            Op::Activate { pods } => {
-                let ids: Vec<PodId> = pods.iter().map(|&i| pod_id(i)).collect();
-                for id in &ids {
+        }
+        self.state.check().map_err(|e| format!("check (I4): {e}"))?;
+        self.model.agrees_with(&self.state)
+    }
+
+    /// `op` in the operation vocabulary, its picks and indexes resolved.
+    fn translate(&self, op: &Op, prefer: Option<&PodId>) -> QueueOp {
+        match op {
+            Op::Add { pod, priority } => QueueOp::Add(universe_pod(*pod, *priority)),
+            Op::Update { pod, priority } => {
+                let new = universe_pod(*pod, *priority);
+                QueueOp::Update {
+                    old: self.current_pod(new.id()),
+                    new,
+                }
+            }
+            Op::Delete { pod } => QueueOp::Delete(pod_id(*pod)),
+            Op::Pop => QueueOp::Pop {
+                prefer: prefer
+                    .filter(|p| self.state.heads().any(|h| h == *p))
+                    .cloned(),
+            },
+            Op::Done { pick } => QueueOp::Done(self.pick(*pick)),
+            Op::HandBack { pick, rejectors } => {
+                let id = self.pick(*pick);
+                QueueOp::HandBack(self.hand_back_info(&id, *rejectors))
+            }
+            Op::HandBackGang { members } => QueueOp::HandBackGang(
+                members
+                    .iter()
+                    .map(|&(pick, bits)| self.hand_back_info(&self.pick(pick), bits))
+                    .collect(),
+            ),
+            Op::Activate { pods } => QueueOp::Activate(pods.iter().map(|&i| pod_id(i)).collect()),
+            Op::MoveAll { event: e, exclude } => QueueOp::MoveAll {
+                event: event(*e),
+                precheck: Precheck {
+                    rule: None,
+                    exclude: exclude.map(pod_id),
+                },
+            },
+            Op::FlushBackoff => QueueOp::FlushBackoff,
+            Op::FlushLeftover => QueueOp::FlushLeftover,
+            Op::Advance { step } => QueueOp::Advance(STEPS[usize::from(*step) % STEPS.len()]),
+            Op::Close => QueueOp::Close,
+        }
+    }
+
+    /// The events the attempts in flight see from `op`, logged before the queues move (I7).
+    fn see_before(&mut self, op: &QueueOp) {
+        let now = self.now;
+        match op {
+            QueueOp::Update { old, new } => {
+                if let Some(seen) = self.seen.get_mut(new.id()) {
+                    seen.push(ClusterEvent::UnscheduledPodUpdate {
+                        old: old.clone(),
+                        new: new.clone(),
+                    });
+                }
+            }
+            QueueOp::Activate(ids) => {
+                for id in ids {
                     if let Some(seen) = self.seen.get_mut(id) {
                         seen.push(ClusterEvent::ForceActivate);
                     }
                 }
-                let real = self.state.activate(&ids, now, p);
-                let model = self.model.activate(&ids, now, p);
-                same("activate", real, model)?;
             }
-            Op::MoveAll { event: e, exclude } => {
-                let event = event(*e);
-                if p.is_event_of_interest(event.kind()) {
-                    for seen in self.seen.values_mut() {
-                        seen.push(event.clone());
-                    }
+            QueueOp::MoveAll { event, .. } if self.plugins.is_event_of_interest(event.kind()) => {
+                for seen in self.seen.values_mut() {
+                    seen.push(event.clone());
                 }
-                if self.lose_events {
-                    return Ok(());
-                }
-                let excluded = exclude.map(pod_id);
-                let keep_real = |info: &QueuedPodInfo| Some(info.id()) != excluded.as_ref();
-                let keep_model = |info: &ModelInfo| Some(info.id()) != excluded.as_ref();
-                let real_check: Option<&dyn Fn(&QueuedPodInfo) -> bool> =
-                    excluded.as_ref().map(|_| &keep_real as _);
-                let model_check: Option<&dyn Fn(&ModelInfo) -> bool> =
-                    excluded.as_ref().map(|_| &keep_model as _);
-                let real =
-                    self.state
-                        .move_all_to_active_or_backoff(event.clone(), real_check, now, p);
-                let model = self
-                    .model
-                    .move_all_to_active_or_backoff(event, model_check, now, p);
-                same("move all", real, model)?;
             }
-            Op::FlushBackoff => {
-                let real = self.state.flush_backoff_completed(now, p);
-                let model = self.model.flush_backoff_completed(now, p);
-                same("flush backoff", real, model)?;
-            }
-            Op::FlushLeftover => {
+            QueueOp::FlushLeftover => {
                 // A flush that finds a stale pod is an event for the pods in flight.
                 let max = self.state.config().max_in_unschedulable;
                 let stale = self.state.pods().any(|(_, place, info)| {
@@ -301,21 +308,21 @@ impl Lockstep {
                         seen.push(ClusterEvent::UnschedulableTimeout);
                     }
                 }
-                let real = self.state.flush_unschedulable_leftover(now, p);
-                let model = self.model.flush_unschedulable_leftover(now, p);
-                same("flush leftover", real, model)?;
             }
-            Op::Advance { step } => {
-                self.now += STEPS[usize::from(*step) % STEPS.len()];
-            }
-            Op::Close => {
-                self.state.close();
-                self.model.close();
-            }
+            _ => {}
         }
-        self.state.check().map_err(|e| format!("check (I4): {e}"))?;
-        self.model.agrees_with(&self.state)
     }
+}
+
+/// The pods of `infos`, each once, in the order first listed.
+fn distinct_ids(infos: &[QueuedPodInfo]) -> Vec<PodId> {
+    let mut ids: Vec<PodId> = Vec::new();
+    for info in infos {
+        if !ids.contains(info.id()) {
+            ids.push(info.id().clone());
+        }
+    }
+    ids
 }
 
 fn same<T: PartialEq + std::fmt::Debug>(what: &str, real: T, model: T) -> Result<(), String> {
