@@ -14,8 +14,9 @@
 //! deadline" happen often. The case count comes from `PROPTEST_CASES` (default 256).
 
 use gangsched::{Cause, WaitingState};
+use gangway_model::ops::waiting::Subject;
 use gangway_model::waiting_lockstep::{
-    How, Lockstep, Op, ShardedMap, Subject, TicketChoice, CAUSES, PLUGINS, PODS, STEPS, WAIT_STEPS,
+    How, Lockstep, Op, ShardedMap, TicketChoice, CAUSES, PLUGINS, PODS, STEPS, WAIT_STEPS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestCaseError};

@@ -4,6 +4,11 @@
 //! model checker's replay translate their own inputs into these instead of each calling the
 //! core on its own.
 //!
-//! - [`queue`] — the scheduling queue: [`QueueOp`](queue::QueueOp), [`queue::apply`].
+//! - [`queue`] — the scheduling queue: [`QueueOp`](queue::QueueOp), [`queue::apply`] on the
+//!   pure state or the locked queue, `QueueModel::apply` on the model.
+//! - [`waiting`] — the waiting map's decisions: [`Call`](waiting::Call), run by each real map
+//!   under test through its [`Subject`](waiting::Subject) (the pure `WaitingState`, the sharded
+//!   `WaitingPods`), beside the model (`model/src/waiting_lockstep/`).
 
 pub mod queue;
+pub mod waiting;

@@ -144,7 +144,7 @@ impl Precheck {
 }
 
 /// What an operation did: each the result of the queue call it stands for. `P` is what a pop
-/// returns (the real queue's [`Popped`](gangsched::queue::Popped), the model's
+/// returns (the real queue's [`Popped`], the model's
 /// [`ModelPopped`](crate::queue::ModelPopped)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum QueueOutcome<P> {

@@ -10,7 +10,7 @@ use gangsched::{AddError, Cause, PluginName, Pod, PodId, Status, Time};
 
 use super::ops::{cause, message, plugin, pod_id, step, wait, How, Op, TicketChoice, PODS};
 use super::rules::on_model;
-use super::subject::{Call, Delivered, Expect, Rejection, Subject};
+use crate::ops::waiting::{Call, Delivered, Expect, Rejection, Subject};
 use crate::waiting::{ModelDecision, Registration, WaitingModel};
 
 /// Runs `ops` on `subject` beside a fresh model, from time zero; the lockstep after the last

@@ -1,5 +1,5 @@
 //! The real waiting map and the reference model driven side by side by a list of [`Op`]s,
-//! with every check made after every op. The real map is a [`Subject`]: the pure
+//! with every check made after every op. The real map is a [`Subject`](crate::ops::waiting::Subject): the pure
 //! [`WaitingState`](gangsched::WaitingState) (the property test `tests/tests/prop_waiting.rs`)
 //! or the sharded [`WaitingPods`](gangsched::WaitingPods) map ([`ShardedMap`]: the same
 //! property test, and the `waiting_map` fuzz target). Both generate `Op`s and call
@@ -36,7 +36,6 @@ mod ops;
 mod pure_state;
 mod rules;
 mod sharded;
-mod subject;
 
 pub use driver::{run, Lockstep};
 #[cfg(feature = "arbitrary")]
@@ -48,4 +47,3 @@ pub use ops::{
 };
 pub use rules::on_model;
 pub use sharded::ShardedMap;
-pub use subject::{AllowKind, Answer, Call, Delivered, Expect, Rejection, Report, Subject};

@@ -7,7 +7,7 @@ use std::time::Duration;
 use gangsched::waiting::{AllowOutcome, Decided, Ticket};
 use gangsched::{AddError, Decision, PluginName, Pod, Status, Time, WaitingState};
 
-use super::subject::{AllowKind, Answer, Call, Delivered, Expect, Report, Subject};
+use crate::ops::waiting::{AllowKind, Answer, Call, Delivered, Expect, Report, Subject};
 use crate::waiting::ModelDecision;
 
 /// A decision of the state, with its registration.

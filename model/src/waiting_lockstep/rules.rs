@@ -2,7 +2,7 @@
 
 use gangsched::Status;
 
-use super::subject::{AllowKind, Answer, Call};
+use crate::ops::waiting::{AllowKind, Answer, Call};
 use crate::waiting::{ModelAllow, ModelDecision, Registration, WaitingModel};
 
 /// What the model answers and decides for `call`, in order; `registration` is the one the

@@ -14,7 +14,7 @@ use gangsched::{
     AddError, Decision, DecisionSink, PluginName, Pod, Time, WaitingPod, WaitingPods, WaitingState,
 };
 
-use super::subject::{Answer, Call, Delivered, Expect, Rejection, Report, Subject};
+use crate::ops::waiting::{Answer, Call, Delivered, Expect, Rejection, Report, Subject};
 use crate::waiting::ModelDecision;
 
 /// A sink that records each call it gets: the decisions of one `deliver` or `deliver_all`.

@@ -1,5 +1,8 @@
-//! What the driver asks of the real map under test — the pure [`WaitingState`] or the sharded
-//! [`WaitingPods`](gangsched::WaitingPods) — and the calls it makes on it.
+//! The waiting map's decisions as values ([`Call`]: allow, reject in its four ways, the
+//! batches, expire) and what a real map under test must do with them ([`Subject`]: the pure
+//! [`WaitingState`] and the sharded [`WaitingPods`](gangsched::WaitingPods) each run a call
+//! through their own API), as the lockstep (`model/src/waiting_lockstep/`) drives them beside
+//! the model.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -9,7 +12,8 @@ use gangsched::{AddError, Cause, Decision, PluginName, Pod, PodId, Status, Time,
 
 use crate::waiting::{ModelDecision, ModelEntry};
 
-/// One decision call, its pods and registrations resolved (see [`Op`](super::Op)).
+/// One decision call, its pods and registrations resolved (the lockstep's
+/// [`Op`](crate::waiting_lockstep::Op) translated).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Call {
     /// Clear `plugin` of pod `id` (registration `ticket`, or whichever waits).
