@@ -7,12 +7,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use gangsched::checking;
 use gangsched::gang::GANG_SCHEDULING;
 use gangsched::waiting::Receiver;
 use gangsched::{
     Decision, GangScheduling, GroupKey, Mode, Permit, Pod, PodGroup, PodId, Policy, Time,
-    WaitingPods,
+    WaitingPod, WaitingPods,
 };
+use gangway_model::ops::gang::{self as gang_ops, GangOutcome};
 
 use super::gang_trace::{Counts, GangObservation, GangOp};
 use super::permit_script::scripted_plugins;
@@ -94,6 +96,11 @@ impl GangRunner {
         self.passed_permit(pod).is_ok()
     }
 
+    /// Applies `op` to the real gang plugin through the operation vocabulary.
+    fn gang_op(&self, op: gang_ops::GangOp) -> GangOutcome<WaitingPod> {
+        gang_ops::apply(&mut checking::gang_parts(&self.gang), &op)
+    }
+
     fn pod(&self, name: &str) -> Result<Pod, String> {
         self.pods
             .get(name)
@@ -118,8 +125,8 @@ impl GangRunner {
                     None => PodGroup::new(NAMESPACE, group, Policy::Basic),
                 }
                 .map_err(|e| e.to_string())?;
-                self.gang
-                    .on_group_added(object)
+                self.gang_op(gang_ops::GangOp::GroupAdded(object))
+                    .group_added()
                     .map_err(|e| e.to_string())?;
             }
             GangOp::Add {
@@ -136,12 +143,17 @@ impl GangRunner {
                     object = object.with_group(group);
                 }
                 self.pods.insert(pod.clone(), object.clone());
-                self.gang
-                    .on_pod_added(object, false)
-                    .map_err(|e| e.to_string())?;
+                self.gang_op(gang_ops::GangOp::PodAdded {
+                    pod: object,
+                    bound: false,
+                })
+                .pod_added()
+                .map_err(|e| e.to_string())?;
             }
             GangOp::PreEnqueue { pod } => {
-                let status = self.gang.pre_enqueue(&self.pod(pod)?);
+                let status = self
+                    .gang_op(gang_ops::GangOp::PreEnqueue(self.pod(pod)?))
+                    .pre_enqueue();
                 // The queue names the plugin that gated the pod.
                 let status = match (status.is_success(), status.plugin()) {
                     (false, None) => status.with_plugin(GANG_SCHEDULING),
@@ -153,7 +165,7 @@ impl GangRunner {
                 self.hold.remove(pod);
                 if let Some(rejected) = self.held.remove(pod) {
                     self.assumed.remove(pod);
-                    self.gang.unreserve(&rejected);
+                    self.gang_op(gang_ops::GangOp::Unreserve(rejected));
                 }
             }
             GangOp::Schedule {
@@ -174,8 +186,17 @@ impl GangRunner {
                 let others = scripted_plugins(plugins)?;
                 let node = node.as_deref().unwrap_or("node");
                 let assumed = object.with_node(node);
-                self.gang.reserve(&assumed).map_err(|e| e.to_string())?;
-                let permit = self.gang.permit_with(&assumed, node, &others, self.now);
+                self.gang_op(gang_ops::GangOp::Reserve(assumed.clone()))
+                    .reserved()
+                    .map_err(|e| e.to_string())?;
+                let permit = self
+                    .gang_op(gang_ops::GangOp::Permit {
+                        pod: assumed.clone(),
+                        node: node.to_owned(),
+                        others,
+                        now: self.now,
+                    })
+                    .permit();
                 obs.permit = Some((&permit.status()).into());
                 obs.activated.extend(
                     self.gang
@@ -199,7 +220,9 @@ impl GangRunner {
                         }
                         self.assumed.insert(pod.clone(), assumed);
                     }
-                    Permit::Reject { .. } => self.gang.unreserve(&assumed),
+                    Permit::Reject { .. } => {
+                        self.gang_op(gang_ops::GangOp::Unreserve(assumed));
+                    }
                 }
             }
             GangOp::Allow { pod, plugin } => {
@@ -227,20 +250,20 @@ impl GangRunner {
                 let bound = self.pod(pod)?.with_node(&node);
                 self.pods.insert(pod.clone(), bound.clone());
                 self.assumed.remove(pod);
-                self.gang.on_pod_bound(&bound);
+                self.gang_op(gang_ops::GangOp::PodBound(bound));
             }
             GangOp::Forget { pod } => {
                 let assumed = self.passed_permit(pod)?;
                 self.assumed.remove(pod);
                 self.passed.remove(pod);
-                self.gang.unreserve(&assumed);
+                self.gang_op(gang_ops::GangOp::Unreserve(assumed));
             }
             GangOp::Delete { pod } => {
                 let object = self.pod(pod)?;
                 self.pods.remove(pod);
                 self.assumed.remove(pod);
                 self.passed.remove(pod);
-                self.gang.on_pod_deleted(&object);
+                self.gang_op(gang_ops::GangOp::PodDeleted(object.clone()));
                 if object.node().is_none() {
                     // Upstream mode leaves the pod's own waiting entry to the caller.
                     self.waiting.remove(object.id());
@@ -249,7 +272,7 @@ impl GangRunner {
             GangOp::AdvanceMs { ms } => {
                 self.now += Duration::from_millis(*ms);
                 self.waiting.expire(self.now);
-                self.gang.expire(self.now);
+                self.gang_op(gang_ops::GangOp::Expire(self.now));
             }
         }
         Ok(())
@@ -271,7 +294,7 @@ impl GangRunner {
                 self.held.insert(name, decision.pod);
             } else {
                 self.assumed.remove(&name);
-                self.gang.unreserve(&decision.pod);
+                self.gang_op(gang_ops::GangOp::Unreserve(decision.pod));
             }
         }
         for waiting in self.waiting.snapshot() {

@@ -6,9 +6,12 @@
 //!
 //! - [`queue`] — the scheduling queue: [`QueueOp`](queue::QueueOp), [`queue::apply`] on the
 //!   pure state or the locked queue, `QueueModel::apply` on the model.
+//! - [`gang`] — the gang plugin's cluster events and extension points:
+//!   [`GangOp`](gang::GangOp), [`gang::apply`] over the plugin's parts (flaw planted or not).
 //! - [`waiting`] — the waiting map's decisions: [`Call`](waiting::Call), run by each real map
 //!   under test through its [`Subject`](waiting::Subject) (the pure `WaitingState`, the sharded
 //!   `WaitingPods`), beside the model (`model/src/waiting_lockstep/`).
 
+pub mod gang;
 pub mod queue;
 pub mod waiting;

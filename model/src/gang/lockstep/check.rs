@@ -11,7 +11,8 @@ use gangsched::GroupKey;
 use gangsched::{Pod, PodId, Time};
 
 use super::step::pod_index;
-use super::{ensure, ensure_eq, real, Failure, Lockstep, Op, Phase, Track};
+use super::{ensure, ensure_eq, Failure, Lockstep, Op, Phase, Track};
+use crate::ops::gang::GangOp;
 
 /// For each group at the start of a step: its min count (if it is a gang) and how many of its
 /// members were already admitted (assigned, or allowed at Permit and still binding).
@@ -164,7 +165,7 @@ impl Lockstep {
         // PreEnqueue of every pod, member or not.
         for p in &self.pods {
             ensure_eq!(
-                real!(self, pre_enqueue / pre_enqueue(p)),
+                self.real(GangOp::PreEnqueue(p.clone())).pre_enqueue(),
                 self.model.pre_enqueue(p),
                 "pre_enqueue {}",
                 p.id()

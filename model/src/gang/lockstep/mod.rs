@@ -95,26 +95,7 @@ macro_rules! ensure_eq {
     };
 }
 
-/// The real plugin's operation: `$method` of [`GangScheduling`] on `$lockstep.gang`, or — with
-/// a flaw planted ([`Lockstep::planting`]) — the same operation, `checking::gang_ops::$op`, on
-/// the plugin's own parts through `checking::PlantedGang` (what the method runs, with the
-/// flaw's seam answering yes).
-macro_rules! real {
-    ($lockstep:expr, $method:ident / $op:ident ($($arg:expr),* $(,)?)) => {
-        match $lockstep.flaw {
-            None => $lockstep.gang.$method($($arg),*),
-            Some(flaw) => gangsched::checking::gang_ops::$op(
-                &mut gangsched::checking::PlantedGang {
-                    parts: gangsched::checking::gang_parts(&$lockstep.gang),
-                    flaw,
-                },
-                $($arg),*
-            ),
-        }
-    };
-}
-
-use {ensure, ensure_eq, real}; // for the submodules, by path
+use {ensure, ensure_eq}; // for the submodules, by path
 
 /// An operation. `pod` names a pod directly; `pick` names the `pick`-th (modulo their number)
 /// of the pods the operation applies to, in index order, so that most operations do something

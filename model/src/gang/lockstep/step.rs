@@ -2,12 +2,15 @@
 
 use crate::error_style::check_refusal;
 use crate::gang::{GangModel, ModelPermit};
-use gangsched::checking::GangFlaw;
+use crate::ops::gang::{self as gang_ops, GangOp, GangOutcome};
+use gangsched::checking::{GangFlaw, PlantedGang};
 use gangsched::gang::{GangScheduling, Permit};
-use gangsched::{Cause, Decision, Mode, Pod, PodId, Status, Time, WaitingPods};
+use gangsched::{
+    Cause, Decision, Mode, PermitPlugins, Pod, PodId, Status, Time, WaitingPod, WaitingPods,
+};
 use gangsched::{GroupKey, PodGroup, Policy};
 
-use super::{ensure, ensure_eq, real, Failure, Lockstep, Op, Phase, Track, GROUPS, NS, PREEMPTION};
+use super::{ensure, ensure_eq, Failure, Lockstep, Op, Phase, Track, GROUPS, NS, PREEMPTION};
 
 pub(super) fn pod_index(id: &PodId) -> usize {
     id.as_str()[1..].parse().expect("pod ids are p<index>")
@@ -22,7 +25,28 @@ fn sorted(mut decisions: Vec<Decision>) -> Vec<(PodId, Status, Cause)> {
         .collect()
 }
 
+/// Permit for `pod` with no plugin besides the gang's, on the node it names (the plugin's
+/// `permit`).
+fn permit_of(pod: &Pod, now: Time) -> GangOp {
+    GangOp::Permit {
+        pod: pod.clone(),
+        node: pod.node().unwrap_or_default().to_owned(),
+        others: PermitPlugins::none(),
+        now,
+    }
+}
+
 impl Lockstep {
+    /// Applies `op` to the real plugin through the operation vocabulary: its own parts, or
+    /// the same parts with the planted flaw (`checking::PlantedGang`).
+    pub(super) fn real(&self, op: GangOp) -> GangOutcome<WaitingPod> {
+        let parts = gangsched::checking::gang_parts(&self.gang);
+        match self.flaw {
+            None => gang_ops::apply(&mut { parts }, &op),
+            Some(flaw) => gang_ops::apply(&mut PlantedGang { parts, flaw }, &op),
+        }
+    }
+
     /// The real plugin (with the default timeout) and the model in `mode`, with `groups` groups
     /// and one pod per entry of `pod_groups` naming group `pod_groups[i]` (modulo `groups`);
     /// nothing exists yet. Checks I3 after every step if `check_i3`.
@@ -116,7 +140,10 @@ impl Lockstep {
     /// Whether a scheduling cycle could start for pod `i`: it is queued and passes PreEnqueue.
     fn schedulable(&self, i: usize) -> bool {
         self.track[i].phase == Phase::Queued
-            && real!(self, pre_enqueue / pre_enqueue(&self.pods[i])).is_success()
+            && self
+                .real(GangOp::PreEnqueue(self.pods[i].clone()))
+                .pre_enqueue()
+                .is_success()
     }
 
     fn object(&self, group: usize, policy: Policy) -> PodGroup {
@@ -148,7 +175,12 @@ impl Lockstep {
                 }
                 let p = self.pods[i].clone();
                 self.trace.push(format!("add {} bound={bound}", p.id()));
-                let real = real!(self, on_pod_added / pod_added(p.clone(), bound));
+                let real = self
+                    .real(GangOp::PodAdded {
+                        pod: p.clone(),
+                        bound,
+                    })
+                    .pod_added();
                 let model = self.model.add_pod(p.clone(), bound);
                 ensure_eq!(&real, &model, "add pod");
                 check_refusal(real.clone(), |e| e.into_pod() == p)?;
@@ -161,7 +193,7 @@ impl Lockstep {
                 let object = self.object(group, policy);
                 self.trace
                     .push(format!("add group {} {policy:?}", object.key()));
-                let real = real!(self, on_group_added / group_added(object.clone()));
+                let real = self.real(GangOp::GroupAdded(object.clone())).group_added();
                 let model = self.model.add_group(object.clone());
                 ensure_eq!(real, model, "add group");
                 check_refusal(real, |e| e.into_group() == object)?;
@@ -170,7 +202,9 @@ impl Lockstep {
                 let object = self.object(group, policy);
                 self.trace
                     .push(format!("update group {} {policy:?}", object.key()));
-                let real = real!(self, on_group_updated / group_updated(object.clone()));
+                let real = self
+                    .real(GangOp::GroupUpdated(object.clone()))
+                    .group_updated();
                 let model = self.model.update_group(object.clone());
                 ensure_eq!(real, model, "update group");
                 check_refusal(real, |e| e.into_group() == object)?;
@@ -178,7 +212,7 @@ impl Lockstep {
             Op::DeleteGroup { group } => {
                 let key = self.groups[group % self.groups.len()].clone();
                 self.trace.push(format!("delete group {key}"));
-                let real = real!(self, on_group_deleted / group_deleted(&key));
+                let real = self.real(GangOp::GroupDeleted(key.clone())).group_deleted();
                 let model = self.model.delete_group(&key);
                 ensure_eq!(real, model, "delete group");
             }
@@ -223,7 +257,7 @@ impl Lockstep {
                 let real = self.gang.waiting().expire(self.now);
                 let model = self.model.expire_waiting(self.now);
                 ensure_eq!(real, model, "WaitingPods::expire");
-                let real = real!(self, expire / expire(self.now));
+                let real = self.real(GangOp::Expire(self.now)).expired();
                 let model = self.model.expire_attempts(self.now);
                 ensure_eq!(real, model, "GangScheduling::expire");
             }
@@ -244,7 +278,7 @@ impl Lockstep {
                 } else {
                     let p = self.pods[i].clone();
                     self.trace.push(format!("bind {}", p.id()));
-                    let real = real!(self, on_pod_bound / pod_bound(&p));
+                    let real = self.real(GangOp::PodBound(p.clone())).pod_bound();
                     ensure_eq!(real, self.model.pod_bound(&p), "bind");
                     ensure!(real, "an allowed member binds");
                     self.track[i].phase = Phase::Bound;
@@ -269,7 +303,7 @@ impl Lockstep {
                 };
                 let p = self.pods[i].clone();
                 self.trace.push(format!("bind {} elsewhere", p.id()));
-                let real = real!(self, on_pod_bound / pod_bound(&p));
+                let real = self.real(GangOp::PodBound(p.clone())).pod_bound();
                 ensure_eq!(real, self.model.pod_bound(&p), "bind elsewhere");
                 ensure!(real, "an unbound member binds");
                 if self.track[i].in_cycle() {
@@ -285,7 +319,7 @@ impl Lockstep {
                 }
                 let p = self.pods[i].clone();
                 self.trace.push(format!("delete {}", p.id()));
-                let real = real!(self, on_pod_deleted / pod_deleted(&p));
+                let real = self.real(GangOp::PodDeleted(p.clone())).pod_deleted();
                 let model = self.model.delete_pod(&p);
                 ensure_eq!(real, model, "delete");
                 if self.mode == Mode::Upstream {
@@ -327,7 +361,7 @@ impl Lockstep {
     fn reserve(&mut self, i: usize) -> Result<(), Failure> {
         let p = self.pods[i].clone();
         self.trace.push(format!("reserve {}", p.id()));
-        let real = real!(self, reserve / reserve(&p));
+        let real = self.real(GangOp::Reserve(p.clone())).reserved();
         let model = self.model.reserve(&p);
         ensure_eq!(&real, &model, "reserve");
         ensure!(real.is_ok(), "a queued pod that passes PreEnqueue reserves");
@@ -338,7 +372,7 @@ impl Lockstep {
     /// Permit of pod `i`, reserved; records it in `passed` if it is allowed.
     fn permit(&mut self, i: usize, passed: &mut Vec<usize>) -> Result<(), Failure> {
         let p = self.pods[i].clone();
-        let real = match real!(self, permit / permit(&p, self.now)) {
+        let real = match self.real(permit_of(&p, self.now)).permit() {
             Permit::Allow => ModelPermit::Allow,
             Permit::Wait {
                 waiting, activate, ..
@@ -380,7 +414,7 @@ impl Lockstep {
     fn unreserve(&mut self, i: usize) {
         let p = self.pods[i].clone();
         self.trace.push(format!("unreserve {}", p.id()));
-        real!(self, unreserve / unreserve(&p));
+        self.real(GangOp::Unreserve(p.clone()));
         self.model.unreserve(&p);
         self.track[i] = self.track[i].after_cycle();
     }
