@@ -8,10 +8,14 @@
 //!   pure state or the locked queue, `QueueModel::apply` on the model.
 //! - [`gang`] — the gang plugin's cluster events and extension points:
 //!   [`GangOp`](gang::GangOp), [`gang::apply`] over the plugin's parts (flaw planted or not).
+//! - [`scheduler`] — the driver's cluster events, timers, scheduling steps, binding cycles and
+//!   an embedder's decisions: [`SchedulerOp`](scheduler::SchedulerOp), [`scheduler::apply`] over
+//!   any `Parts` (a real scheduler's, with a flaw planted or not, or a model checker's states).
 //! - [`waiting`] — the waiting map's decisions: [`Call`](waiting::Call), run by each real map
 //!   under test through its [`Subject`](waiting::Subject) (the pure `WaitingState`, the sharded
 //!   `WaitingPods`), beside the model (`model/src/waiting_lockstep/`).
 
 pub mod gang;
 pub mod queue;
+pub mod scheduler;
 pub mod waiting;
