@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use gangsched::checking::steps::Binding;
-use gangsched::checking::{self, steps, Parts};
+use gangsched::checking::{self, Parts};
 use gangsched::queue::QueuePlace;
 use gangsched::scheduler::PodPhase;
 use gangsched::scheduler::{
@@ -22,6 +22,7 @@ use gangsched::{
     GangCycle, Mode, Pod, PodGroup, PodId, Policy, QueueConfig, Resources, Scheduler,
     SchedulerConfig, Time,
 };
+use gangway_model::ops::{self, scheduler::SchedulerOp, scheduler::SchedulerOutcome};
 
 use super::driver_trace::{Condition, DriverObservation, DriverOp};
 use super::permit_script::{switchable_plugins, Scripts};
@@ -195,14 +196,17 @@ impl DriverRunner {
 
     fn apply(&mut self, op: &DriverOp, obs: &mut DriverObservation) -> Result<(), String> {
         let now = self.now;
-        let s = &self.scheduler;
         match op {
             DriverOp::Node { node, cpu_milli } => {
                 let node = Node::new(node, Resources::new(*cpu_milli, NODE_MEMORY));
-                s.add_node(node, now).map_err(|e| e.to_string())?;
+                self.run(SchedulerOp::AddNode(node))
+                    .node_added()
+                    .map_err(|e| e.to_string())?;
             }
             DriverOp::DeleteNode { node } => {
-                s.delete_node(node, now).map_err(|e| e.to_string())?;
+                self.run(SchedulerOp::DeleteNode(node.clone()))
+                    .node_deleted()
+                    .map_err(|e| e.to_string())?;
             }
             DriverOp::Group { group, min_count } => {
                 let policy = match min_count {
@@ -212,7 +216,8 @@ impl DriverRunner {
                     None => Policy::Basic,
                 };
                 let object = PodGroup::new(NAMESPACE, group, policy).map_err(|e| e.to_string())?;
-                s.add_group(object.clone(), now)
+                self.run(SchedulerOp::AddGroup(object.clone()))
+                    .group_added()
                     .map_err(|e| e.to_string())?;
                 self.groups.insert(group.clone(), object);
             }
@@ -233,10 +238,13 @@ impl DriverRunner {
                 }
                 self.names.insert(pod.clone());
                 self.pods.insert(pod.clone(), object.clone());
-                s.add_pod(object, now).map_err(|e| e.to_string())?;
+                self.run(SchedulerOp::AddPod(object))
+                    .pod_added()
+                    .map_err(|e| e.to_string())?;
             }
             DriverOp::ScheduleOne { plugins } => {
                 self.scripts.set(plugins)?;
+                let s = &self.scheduler;
                 let head = s.queue().snapshot().heads().next().cloned();
                 let cycle = s.schedule_one(now);
                 self.scripts.clear();
@@ -273,9 +281,12 @@ impl DriverRunner {
                     .pods
                     .remove(pod)
                     .ok_or_else(|| format!("pod {pod} is unknown"))?;
-                s.delete_pod(&object, now).map_err(|e| e.to_string())?;
+                self.run(SchedulerOp::DeletePod(object))
+                    .pod_deleted()
+                    .map_err(|e| e.to_string())?;
             }
             DriverOp::Allow { pod, plugin } => {
+                let s = &self.scheduler;
                 s.waiting().allow(&PodId::from(pod.as_str()), plugin);
             }
             DriverOp::Reject {
@@ -284,6 +295,7 @@ impl DriverRunner {
                 message,
             } => {
                 let id = PodId::from(pod.as_str());
+                let s = &self.scheduler;
                 obs.decided = Some(s.waiting().reject(&id, plugin.clone(), message));
             }
             DriverOp::HoldBind { pod } => {
@@ -311,19 +323,31 @@ impl DriverRunner {
     /// A binding cycle goes on to its end: the binder (the API server: a pod deleted
     /// meanwhile is not found) is asked if the pod was allowed, and its outcomes are taken.
     fn bind(&mut self, binding: Binding) {
-        let mut parts = checking::scheduler_parts(&self.scheduler);
         let bound = binding.binds().then(|| {
             if self.pods.contains_key(binding.pod().name()) {
-                parts.bind(binding.pod(), binding.node())
+                checking::scheduler_parts(&self.scheduler).bind(binding.pod(), binding.node())
             } else {
                 Err(not_found(binding.pod().name()))
             }
         });
-        let outcome = steps::end_binding(&mut parts, binding, bound, self.now);
-        drop(parts);
-        for outcome in checking::binding_outcomes(outcome) {
+        let ended = self
+            .run(SchedulerOp::EndBinding {
+                binding: Box::new(binding),
+                bound,
+            })
+            .bound();
+        for outcome in checking::binding_outcomes(ended) {
             self.take_outcome(outcome);
         }
+    }
+
+    /// Runs `op` through the driver's operation vocabulary on the scheduler's own parts: the
+    /// steps its public methods and its threads are made of.
+    fn run(&self, op: SchedulerOp) -> SchedulerOutcome {
+        let mut parts = checking::scheduler_parts(&self.scheduler);
+        // Cluster events, timers and binding cycles leave nothing in the scheduling slot.
+        let mut slot = None;
+        ops::scheduler::apply(&mut parts, &mut slot, &op, self.now)
     }
 
     /// Time moves by `by`: at each instant something is due — a Permit deadline, the backoff
@@ -333,7 +357,7 @@ impl DriverRunner {
         let target = self.now + by;
         loop {
             let mut parts = checking::scheduler_parts(&self.scheduler);
-            let deadline = steps::next_permit_deadline(&mut parts);
+            let deadline = checking::steps::next_permit_deadline(&mut parts);
             drop(parts);
             let next = [
                 deadline,
@@ -348,19 +372,17 @@ impl DriverRunner {
                 break;
             }
             self.now = next;
-            let mut parts = checking::scheduler_parts(&self.scheduler);
             if deadline == Some(next) {
-                steps::expire_deadlines(&mut parts, next);
+                self.run(SchedulerOp::ExpireDeadlines);
             }
             if self.next_backoff_flush == next {
-                steps::flush_backoff(&mut parts, next);
+                self.run(SchedulerOp::FlushBackoff);
                 self.next_backoff_flush = next + self.scheduler.config().backoff_flush_interval;
             }
             if self.next_leftover_flush == next {
-                steps::flush_leftover(&mut parts, next);
+                self.run(SchedulerOp::FlushLeftover);
                 self.next_leftover_flush = next + self.scheduler.config().leftover_flush_interval;
             }
-            drop(parts);
             self.run_binding_cycles();
         }
         self.now = target;
@@ -372,13 +394,11 @@ impl DriverRunner {
     fn run_binding_cycles(&mut self) {
         self.take_outcomes();
         loop {
-            let mut parts = checking::scheduler_parts(&self.scheduler);
-            let Some(job) = parts.driver(|d| d.next_job()) else {
-                break;
+            let binding = match self.run(SchedulerOp::BeginNextBinding) {
+                SchedulerOutcome::BindingBegun(Some(binding)) => binding,
+                SchedulerOutcome::BindingBegun(None) => continue,
+                _ => break,
             };
-            let begun = steps::begin_binding(&mut parts, job, self.now);
-            drop(parts);
-            let Some(binding) = begun else { continue };
             let name = binding.pod().name().to_owned();
             if binding.binds() && self.held.contains(&name) && self.armed.contains(&name) {
                 self.stopped.insert(name, binding);
@@ -405,7 +425,7 @@ impl DriverRunner {
                 let old = self.pods.get(&name).cloned().unwrap_or_else(|| pod.clone());
                 let bound = old.clone().with_node(node);
                 self.pods.insert(name.clone(), bound.clone());
-                let _ = self.scheduler.update_pod(old, bound, self.now);
+                let _ = self.run(SchedulerOp::UpdatePod { old, new: bound });
             }
             if let Some(condition) = outcome.pod_scheduled() {
                 let condition = Condition {
@@ -427,9 +447,8 @@ impl DriverRunner {
     /// reports an update of the unscheduled pod, its spec unchanged.
     fn status_written(&mut self, name: &str) {
         if let Some(pod) = self.pods.get(name).filter(|p| p.node().is_none()) {
-            let _ = self
-                .scheduler
-                .update_pod(pod.clone(), pod.clone(), self.now);
+            let (old, new) = (pod.clone(), pod.clone());
+            let _ = self.run(SchedulerOp::UpdatePod { old, new });
         }
     }
 
@@ -442,7 +461,7 @@ impl DriverRunner {
         }
         self.group_conditions.insert(name.to_owned(), condition);
         if let Some(group) = self.groups.get(name) {
-            let _ = self.scheduler.update_group(group.clone(), self.now);
+            let _ = self.run(SchedulerOp::UpdateGroup(group.clone()));
         }
     }
 

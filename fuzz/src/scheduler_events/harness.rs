@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
-use gangsched::checking::{self, steps, Flaw, JobQueue, Parts};
+use gangsched::checking::{self, Flaw, JobQueue};
 use gangsched::queue::QueuePlace;
 use gangsched::scheduler::{
     outcome_channel, BindError, CycleOutcome, Node, OutcomeSender, PodGroupScheduled, PodOutcome,
@@ -42,6 +42,7 @@ use gangsched::{
     PodId, Policy, Resources, Scheduler, SchedulerConfig, Status, Time,
 };
 use gangsched::{Taint, TaintEffect, Toleration};
+use gangway_model::ops::{self, scheduler::SchedulerOp, scheduler::SchedulerOutcome};
 
 use super::input::{BindAnswer, Input, Op, Setup, Verdict, NODES, PLUGIN_WAITS_MS, PODS, STEPS_MS};
 use super::planted::Planted;
@@ -212,23 +213,6 @@ struct Harness {
     condition_failure: Option<String>,
 }
 
-/// Runs `$public` — the scheduler's public method — or, with a flaw planted, `$planted` with
-/// `$p` the planted parts (the same step the method runs).
-macro_rules! on_parts {
-    ($h:expr, $public:expr, |$p:ident| $planted:expr) => {
-        match $h.flaw {
-            None => $public,
-            Some(flaw) => {
-                let mut $p = Planted {
-                    parts: checking::scheduler_parts(&$h.s),
-                    flaw,
-                };
-                $planted
-            }
-        }
-    };
-}
-
 impl Harness {
     fn new(setup: Setup, flaw: Option<Flaw>) -> Harness {
         let config = SchedulerConfig::default()
@@ -312,20 +296,15 @@ impl Harness {
     }
 
     fn apply(&mut self, op: &Op) -> Result<(), String> {
-        let now = self.now;
         match *op {
             Op::AddNode { node, cpus } => {
                 let node = Harness::node(node, cpus);
-                let added = on_parts!(self, self.s.add_node(node.clone(), now), |p| {
-                    steps::node_added(&mut p, node.clone(), now)
-                });
+                let added = self.run(SchedulerOp::AddNode(node.clone())).node_added();
                 refused(added, |e| e.into_node() == node)?;
             }
             Op::DeleteNode { node } => {
                 let name = format!("n{node}");
-                let deleted = on_parts!(self, self.s.delete_node(&name, now), |p| {
-                    steps::node_deleted(&mut p, &name, now)
-                });
+                let deleted = self.run(SchedulerOp::DeleteNode(name)).node_deleted();
                 refused(deleted, |_| true)?;
             }
             Op::UpdateNode {
@@ -337,32 +316,27 @@ impl Harness {
                 if tainted {
                     node = node.with_taint(Taint::new(DEDICATED, "", TaintEffect::NoSchedule));
                 }
-                let updated = on_parts!(self, self.s.update_node(node.clone(), now), |p| {
-                    steps::node_updated(&mut p, node.clone(), now)
-                });
+                let updated = self
+                    .run(SchedulerOp::UpdateNode(node.clone()))
+                    .node_updated();
                 refused(updated, |e| e.into_node() == node)?;
             }
             Op::AddGroup { group, min } => {
                 if let Some(group) = Harness::group(group, min) {
-                    let added = on_parts!(self, self.s.add_group(group.clone(), now), |p| {
-                        steps::group_added(&mut p, group.clone(), now)
-                    });
+                    let added = self.run(SchedulerOp::AddGroup(group.clone())).group_added();
                     refused(added, |e| e.into_group() == group)?;
                 }
             }
             Op::UpdateGroup { group, min } => {
                 if let Some(group) = Harness::group(group, min) {
-                    let updated = on_parts!(self, self.s.update_group(group.clone(), now), |p| {
-                        steps::group_updated(&mut p, group.clone(), now)
-                    });
+                    let op = SchedulerOp::UpdateGroup(group.clone());
+                    let updated = self.run(op).group_updated();
                     refused(updated, |e| e.into_group() == group)?;
                 }
             }
             Op::DeleteGroup { group } => {
                 let key = GroupKey::new(NS, &format!("g{group}"));
-                let deleted = on_parts!(self, self.s.delete_group(&key), |p| {
-                    steps::group_deleted(&mut p, &key)
-                });
+                let deleted = self.run(SchedulerOp::DeleteGroup(key)).group_deleted();
                 refused(deleted, |_| true)?;
             }
             Op::AddPod {
@@ -375,9 +349,11 @@ impl Harness {
                 if let Some(id) = self.live(pod) {
                     let old = self.pods[&id].object.clone();
                     let new = old.clone().with_priority(i32::from(priority));
-                    let updated = on_parts!(self, self.s.update_pod(old, new.clone(), now), |p| {
-                        steps::pod_updated(&mut p, old, new.clone(), now)
-                    });
+                    let op = SchedulerOp::UpdatePod {
+                        old,
+                        new: new.clone(),
+                    };
+                    let updated = self.run(op).pod_updated();
                     let took = updated.is_ok();
                     refused(updated, |e| e.into_pod() == new)?;
                     if took {
@@ -388,9 +364,7 @@ impl Harness {
             Op::DeletePod { pod } => {
                 if let Some(id) = self.live(pod) {
                     let object = self.pods[&id].object.clone();
-                    let deleted = on_parts!(self, self.s.delete_pod(&object, now), |p| {
-                        steps::pod_deleted(&mut p, &object, now)
-                    });
+                    let deleted = self.run(SchedulerOp::DeletePod(object)).pod_deleted();
                     match deleted {
                         Ok(true) => self.pods.get_mut(&id).expect("tracked").deleted = true,
                         Ok(false) => return Err(format!("I4: deleting live pod {id}: unknown")),
@@ -436,15 +410,13 @@ impl Harness {
         if let Some(id) = self.live(slot) {
             // The informer sends a pod the scheduler knows: it must be refused.
             let object = self.pods[&id].object.clone();
-            let added = on_parts!(self, self.s.add_pod(object.clone(), now), |p| {
-                steps::pod_added(&mut p, object.clone(), now)
-            });
+            let added = self.run(SchedulerOp::AddPod(object.clone())).pod_added();
             return match added {
                 Ok(()) => Err(format!("add_pod took {id}, known already, a second time")),
                 refusal => refused(refusal, |e| e.into_pod() == object),
             };
         }
-        let (current, count) = &mut self.slots[usize::from(slot)];
+        let count = &mut self.slots[usize::from(slot)].1;
         let id = match *count {
             0 => format!("p{slot}"),
             n => format!("p{slot}.{n}"),
@@ -460,16 +432,12 @@ impl Harness {
                 pod = pod.with_toleration(Toleration::exists(DEDICATED));
             }
         }
-        let added = on_parts!(
-            self,
-            self.s.add_pod(pod.clone(), now),
-            |p| steps::pod_added(&mut p, pod.clone(), now)
-        );
+        let added = self.run(SchedulerOp::AddPod(pod.clone())).pod_added();
         let took = added.is_ok();
         refused(added, |e| e.into_pod() == pod)?;
         if took {
             let id = pod.id().clone();
-            *current = Some(id.clone());
+            self.slots[usize::from(slot)].0 = Some(id.clone());
             let tracked = Tracked {
                 object: pod,
                 deleted: false,
@@ -498,22 +466,31 @@ impl Harness {
     /// One binding cycle, the binder answering what the script says; `false` if no decision
     /// waited for one.
     fn bind_one(&mut self) -> bool {
-        let now = self.now;
-        match self.flaw {
-            None => self.s.run_binding_cycle(now),
-            Some(flaw) => {
-                let mut p = Planted {
-                    parts: checking::scheduler_parts(&self.s),
-                    flaw,
-                };
-                let Some(job) = p.driver(|d| d.next_job()) else {
-                    return false;
-                };
-                let outcome = steps::binding_cycle(&mut p, job, now);
-                drop(p);
+        if self.flaw.is_none() {
+            return self.s.run_binding_cycle(self.now);
+        }
+        match self.run(SchedulerOp::NextBindingCycle) {
+            SchedulerOutcome::Bound(outcome) => {
                 self.planted_outcomes
                     .extend(checking::binding_outcomes(outcome));
                 true
+            }
+            _ => false,
+        }
+    }
+
+    /// Runs `op` through the driver's operation vocabulary on the scheduler's own parts —
+    /// the steps its public methods are made of — or, with a flaw planted, on those parts
+    /// with the flaw planted.
+    fn run(&self, op: SchedulerOp) -> SchedulerOutcome {
+        let mut parts = checking::scheduler_parts(&self.s);
+        // Cluster events, timers and binding cycles leave nothing in the scheduling slot.
+        let mut slot = None;
+        match self.flaw {
+            None => ops::scheduler::apply(&mut parts, &mut slot, &op, self.now),
+            Some(flaw) => {
+                let mut planted = Planted { parts, flaw };
+                ops::scheduler::apply(&mut planted, &mut slot, &op, self.now)
             }
         }
     }
@@ -552,18 +529,13 @@ impl Harness {
 
     /// The timers: permit deadlines, the backoff flush, the leftover flush (`Scheduler::tick`).
     fn tick(&mut self) {
-        let now = self.now;
-        on_parts!(
-            self,
-            {
-                self.s.tick(now);
-            },
-            |p| {
-                steps::expire_deadlines(&mut p, now);
-                steps::flush_backoff(&mut p, now);
-                steps::flush_leftover(&mut p, now);
-            }
-        );
+        for timer in [
+            SchedulerOp::ExpireDeadlines,
+            SchedulerOp::FlushBackoff,
+            SchedulerOp::FlushLeftover,
+        ] {
+            self.run(timer);
+        }
     }
 
     /// Time moves on by `by`: the timers fire at each instant something is due (bounded),
@@ -593,7 +565,6 @@ impl Harness {
 
     /// The informer reports the bindings: each bound pod's object names its node.
     fn observe(&mut self) {
-        let now = self.now;
         let reports: Vec<(PodId, Pod, Pod)> = self
             .pods
             .iter()
@@ -608,9 +579,11 @@ impl Harness {
             })
             .collect();
         for (id, old, new) in reports {
-            let updated = on_parts!(self, self.s.update_pod(old, new.clone(), now), |p| {
-                steps::pod_updated(&mut p, old, new.clone(), now)
-            });
+            let op = SchedulerOp::UpdatePod {
+                old,
+                new: new.clone(),
+            };
+            let updated = self.run(op).pod_updated();
             if updated.is_ok() {
                 let tracked = self.pods.get_mut(&id).expect("tracked");
                 tracked.object = new;

@@ -1,14 +1,12 @@
 //! The witness mechanism: a flaw planted in the scheduler's own steps
 //! ([`gangsched::checking::Flaw`]), as `tests/tests/loom_pod_group.rs` plants one — a [`Parts`]
 //! wrapper around the real scheduler's parts that answers `planted(flaw)`, every other call
-//! forwarded. With a flaw, the harness runs the cluster events, the timers and the binding
-//! cycles as `checking::steps::*` on this wrapper — the very functions `Scheduler::add_pod`,
-//! `tick` and `run_binding_cycle` are made of — and the scheduling cycles through
+//! forwarded. The harness runs the cluster events, the timers and the binding cycles as the
+//! driver's operations (`gangway_model::ops::scheduler`), whose `apply` calls the very steps
+//! `Scheduler::add_pod`, `tick` and `run_binding_cycle` are made of: on the scheduler's own
+//! parts, or — with a flaw — on this wrapper. The scheduling cycles run through
 //! `Scheduler::schedule_one` as always (the scheduler offers no seam to run a whole scheduling
 //! cycle on other parts, so the flaws planted there cannot be planted here).
-//!
-//! Without a flaw (the normal target) none of this runs: the harness calls the scheduler's
-//! public methods.
 
 use gangsched::checking::Flaw;
 pub use gangsched::checking::Planted;

@@ -97,29 +97,8 @@ impl<R> GangOutcome<R> {
     }
 }
 
-/// The typed result of each kind of operation, taken out of its [`GangOutcome`] (each
-/// [`apply`] returns the outcome of its operation's kind; another is a bug in `apply`).
-macro_rules! outcome_of {
-    ($($method:ident: $variant:ident($ty:ty);)*) => {
-        impl<R> GangOutcome<R> {
-            $(
-                #[doc = concat!("The result of a `", stringify!($variant), "` outcome.")]
-                pub fn $method(self) -> $ty {
-                    match self {
-                        GangOutcome::$variant(result) => result,
-                        other => panic!(
-                            "apply returned a {} outcome for a {} operation",
-                            other.name(),
-                            stringify!($variant)
-                        ),
-                    }
-                }
-            )*
-        }
-    };
-}
-
 outcome_of! {
+    GangOutcome<R>;
     pod_added: PodAdded(Result<(), JoinGroupError>);
     pod_bound: PodBound(bool);
     pod_deleted: PodDeleted(Option<Pod>);

@@ -15,6 +15,29 @@
 //!   under test through its [`Subject`](waiting::Subject) (the pure `WaitingState`, the sharded
 //!   `WaitingPods`), beside the model (`model/src/waiting_lockstep/`).
 
+/// The typed result of each kind of operation, taken out of its outcome enum (`$outcome`,
+/// which has a `name` for the message): each `apply` returns the outcome of its operation's
+/// kind, so another is a bug in `apply`, and the accessor says which.
+macro_rules! outcome_of {
+    ($outcome:ident $(<$g:ident>)?; $($method:ident: $variant:ident($ty:ty);)*) => {
+        impl$(<$g>)? $outcome$(<$g>)? {
+            $(
+                #[doc = concat!("The result of a `", stringify!($variant), "` outcome.")]
+                pub fn $method(self) -> $ty {
+                    match self {
+                        $outcome::$variant(result) => result,
+                        other => panic!(
+                            "apply returned a {} outcome for a {} operation",
+                            other.name(),
+                            stringify!($variant)
+                        ),
+                    }
+                }
+            )*
+        }
+    };
+}
+
 pub mod gang;
 pub mod queue;
 pub mod scheduler;

@@ -7,12 +7,12 @@
 //! scheduler (`gangway-tests`), the `scheduler_events` fuzz harness and the driver
 //! differential translate into these.
 
-use gangsched::checking::steps::{self, BindingOutcome, GroupVerdict, Placed, Simulation};
+use gangsched::checking::steps::{self, Binding, BindingOutcome, GroupVerdict, Placed, Simulation};
 use gangsched::checking::symmetry::{Relabel, Renamed};
 use gangsched::checking::{Flaw, GangParts, Parts};
 use gangsched::scheduler::{
-    AddGroupError, AddNodeError, AddPodError, CycleOutcome, DeleteGroupError, DeletePodError, Node,
-    RemoveNodeError, UpdateGroupError, UpdateNodeError, UpdatePodError,
+    AddGroupError, AddNodeError, AddPodError, BindError, CycleOutcome, DeleteGroupError,
+    DeletePodError, Node, RemoveNodeError, UpdateGroupError, UpdateNodeError, UpdatePodError,
 };
 use gangsched::sync::Arc;
 use gangsched::{GroupKey, PluginName, Pod, PodGroup, PodId, Time};
@@ -67,8 +67,22 @@ pub enum SchedulerOp {
     /// The pod-group cycle commits the gang in the slot, or hands it back whole.
     Commit,
     /// A binding worker takes `pod`'s decision and runs its binding cycle (the parts' binder
-    /// answers).
+    /// answers): the decisions in any order, as a model checker's workers take them.
     BindingCycle(PodId),
+    /// A binding worker takes the oldest decision, as the scheduler's workers do
+    /// (`run_binding_cycle`), and runs its binding cycle.
+    NextBindingCycle,
+    /// A binding worker takes the oldest decision and begins its binding cycle: it claims the
+    /// pod's assignment, and a pod that binds is done with the queue. The cycle's end
+    /// ([`EndBinding`](SchedulerOp::EndBinding)) may come later, after other operations.
+    BeginNextBinding,
+    /// A binding cycle begun ends, `bound` the binder's answer if the cycle binds.
+    EndBinding {
+        /// The cycle, as it began (boxed: it carries the pod's queue record).
+        binding: Box<Binding>,
+        /// The binder's answer (`None`: not asked — the pod was rejected or deleted).
+        bound: Option<Result<(), BindError>>,
+    },
     /// The embedder's Permit plugin `plugin` allows `pod`, which it holds.
     Allow {
         /// The pod.
@@ -159,13 +173,59 @@ pub enum SchedulerOutcome {
     Simulated(bool),
     /// A pod-group cycle ended before placing anything (its outcome) or committed.
     Committed(CycleOutcome),
-    /// A binding cycle ran.
+    /// A binding cycle began: `None` if its pod was no longer in binding.
+    BindingBegun(Option<Binding>),
+    /// A binding cycle ran, or ended.
     Bound(BindingOutcome),
     /// An embedder's plugin allowed a pod it held: `true` if that decided it.
     Allowed(bool),
     /// The operation does not apply now: nothing to pop of that pod, nothing of that kind in
     /// the slot, no decision waiting for that pod. Nothing changed.
     NotNow,
+}
+
+impl SchedulerOutcome {
+    /// The outcome's name, for a message that an operation returned another's.
+    fn name(&self) -> &'static str {
+        match self {
+            SchedulerOutcome::NodeAdded(_) => "node added",
+            SchedulerOutcome::NodeUpdated(_) => "node updated",
+            SchedulerOutcome::NodeDeleted(_) => "node deleted",
+            SchedulerOutcome::GroupAdded(_) => "group added",
+            SchedulerOutcome::GroupUpdated(_) => "group updated",
+            SchedulerOutcome::GroupDeleted(_) => "group deleted",
+            SchedulerOutcome::PodAdded(_) => "pod added",
+            SchedulerOutcome::PodUpdated(_) => "pod updated",
+            SchedulerOutcome::PodDeleted(_) => "pod deleted",
+            SchedulerOutcome::DeadlinesExpired(..) => "deadlines expired",
+            SchedulerOutcome::Flushed(_) => "flushed",
+            SchedulerOutcome::Placed(_) => "placed",
+            SchedulerOutcome::HandedBack(_) => "handed back",
+            SchedulerOutcome::Permitted(_) => "permitted",
+            SchedulerOutcome::Recorded => "recorded",
+            SchedulerOutcome::Simulated(_) => "simulated",
+            SchedulerOutcome::Committed(_) => "committed",
+            SchedulerOutcome::BindingBegun(_) => "binding begun",
+            SchedulerOutcome::Bound(_) => "bound",
+            SchedulerOutcome::Allowed(_) => "allowed",
+            SchedulerOutcome::NotNow => "not now",
+        }
+    }
+}
+
+outcome_of! {
+    SchedulerOutcome;
+    node_added: NodeAdded(Result<(), AddNodeError>);
+    node_updated: NodeUpdated(Result<bool, UpdateNodeError>);
+    node_deleted: NodeDeleted(Result<Vec<PodId>, RemoveNodeError>);
+    group_added: GroupAdded(Result<(), AddGroupError>);
+    group_updated: GroupUpdated(Result<(), UpdateGroupError>);
+    group_deleted: GroupDeleted(Result<bool, DeleteGroupError>);
+    pod_added: PodAdded(Result<(), AddPodError>);
+    pod_updated: PodUpdated(Result<(), UpdatePodError>);
+    pod_deleted: PodDeleted(Result<bool, DeletePodError>);
+    flushed: Flushed(usize);
+    bound: Bound(BindingOutcome);
 }
 
 /// Applies `op` to the driver's parts `p` at `now`; the scheduling thread keeps its pod (or
@@ -268,6 +328,20 @@ pub fn apply<P: Parts>(
             Some(job) => Out::Bound(steps::binding_cycle(p, job, now)),
             None => Out::NotNow,
         },
+        SchedulerOp::NextBindingCycle => match p.driver(|d| d.next_job()) {
+            Some(job) => Out::Bound(steps::binding_cycle(p, job, now)),
+            None => Out::NotNow,
+        },
+        SchedulerOp::BeginNextBinding => match p.driver(|d| d.next_job()) {
+            Some(job) => Out::BindingBegun(steps::begin_binding(p, job, now)),
+            None => Out::NotNow,
+        },
+        SchedulerOp::EndBinding { binding, bound } => Out::Bound(steps::end_binding(
+            p,
+            (**binding).clone(),
+            bound.clone(),
+            now,
+        )),
         SchedulerOp::Allow { pod, plugin } => {
             Out::Allowed(p.gang().allow_waiting(pod, plugin.as_str()))
         }

@@ -1,6 +1,7 @@
 //! The harness's checks after every step and at the end (the module docs of
 //! [`scheduler_events`](super::super) list them), and the error contract of refused calls.
 
+use gangsched::checking::steps;
 use gangsched::scheduler::PodScheduled;
 
 use super::*;
