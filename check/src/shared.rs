@@ -166,7 +166,10 @@ impl<T: Interned> Shared<T> {
             }
             table.parts.insert(hash, Arc::downgrade(&self.0));
             table.since_sweep += 1;
-            if table.since_sweep > table.parts.len().max(1 << 16) {
+            // A dead handle keeps its part's allocation (the value is dropped, the
+            // `Arc`'s block is not): sweeping once the table grew by an eighth keeps that
+            // under an eighth of the live parts, for one pass over the table per eighth.
+            if table.since_sweep > (table.parts.len() / 8).max(1 << 14) {
                 table.parts.retain(|_, part| part.strong_count() > 0);
                 table.since_sweep = 0;
             }

@@ -10,6 +10,7 @@
 //!    with a blocking `pop`.
 
 mod activation_candidates;
+mod compact_map;
 mod config;
 mod error;
 mod event;
@@ -34,6 +35,7 @@ mod rename;
 mod requeue;
 mod scheduling_queue;
 mod scoped_move;
+mod slot_index;
 mod state;
 mod state_check;
 mod state_identity;

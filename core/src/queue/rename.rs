@@ -350,7 +350,9 @@ mod tests {
             [&id("a-0"), &id("a-2")]
         );
         let slots = BTreeMap::from([(id("a-0"), 2), (id("a-1"), 0), (id("a-2"), 1)]);
-        assert_eq!(r.ids.clone().into_iter().collect::<BTreeMap<_, _>>(), slots);
+        let filed: BTreeMap<PodId, u32> =
+            r.ids.iter().map(|(id, &slot)| (id.clone(), slot)).collect();
+        assert_eq!(filed, slots);
         let events: Vec<_> = r.events.iter().map(|e| (&e.event, &e.target)).collect();
         let deleted = ClusterEvent::AssignedPodDelete(pods[2].clone());
         assert_eq!(

@@ -284,7 +284,7 @@ impl QueueState {
     pub fn flush_unschedulable_leftover(&mut self, now: Time, plugins: &dyn QueuePlugins) -> usize {
         let max = self.config.max_in_unschedulable;
         if self.leftover.is_none() && self.ids.len() >= LeftoverIndex::BUILD_FROM {
-            self.leftover = Some(LeftoverIndex::build(&self.pool, &self.slots));
+            self.leftover = Some(Box::new(LeftoverIndex::build(&self.pool, &self.slots)));
         }
         let stale: Vec<u32> = match &self.leftover {
             Some(leftover) => leftover.stale(now, max),

@@ -33,7 +33,7 @@ impl QueueState {
     /// Builds the group index now, if it is not there.
     fn index_groups(&mut self) {
         if self.groups.is_none() {
-            self.groups = Some(GroupIndex::build(&self.slots, &self.places));
+            self.groups = Some(Box::new(GroupIndex::build(&self.slots, &self.places)));
         }
     }
 
@@ -42,7 +42,7 @@ impl QueueState {
     /// that never gates — `move_all/100k`'s — never pays for the build).
     pub(super) fn gate_index_ready(&mut self) -> bool {
         if self.gates.is_none() && self.gated >= GateIndex::BUILD_FROM {
-            self.gates = Some(GateIndex::build(&self.pool, &self.slots));
+            self.gates = Some(Box::new(GateIndex::build(&self.pool, &self.slots)));
         }
         self.gates.is_some()
     }
@@ -53,13 +53,13 @@ impl QueueState {
     pub(crate) fn build_indexes(&mut self) {
         self.index_groups();
         if self.gates.is_none() {
-            self.gates = Some(GateIndex::build(&self.pool, &self.slots));
+            self.gates = Some(Box::new(GateIndex::build(&self.pool, &self.slots)));
         }
         if self.leftover.is_none() {
-            self.leftover = Some(super::leftover_index::LeftoverIndex::build(
+            self.leftover = Some(Box::new(super::leftover_index::LeftoverIndex::build(
                 &self.pool,
                 &self.slots,
-            ));
+            )));
         }
     }
 

@@ -1,7 +1,8 @@
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::hash::Hash;
 use std::time::Duration;
 
+use super::compact_map::{CompactMap, CompactSet};
 use super::config::BackoffClock;
 #[cfg(feature = "checking")]
 use super::flaw::QueueFlaw;
@@ -10,8 +11,8 @@ use super::group_index::GroupIndex;
 use super::keyed_heap::KeyedHeap;
 use super::leftover_index::LeftoverIndex;
 use super::pool::Pool;
+use super::slot_index::SlotIndex;
 use super::{ClusterEvent, QueueConfig, QueueError, QueuePlugins, QueuedPodInfo, SortKey};
-use crate::fast_hash::BuildFastHasher;
 use crate::{Pod, PodId, Time};
 
 /// Where a queued pod is.
@@ -154,30 +155,30 @@ pub struct QueueState {
     /// Each known pod's slot in `slots`: a hash table, as every event, pop and attempt looks
     /// a pod up here (a B-tree's comparisons of ids grew with the queue; issue #23). Nothing
     /// walks it in its own order: what lists the pods sorts them by id.
-    pub(super) ids: HashMap<PodId, u32, BuildFastHasher>,
+    pub(super) ids: SlotIndex,
     /// The pods' records; a freed slot is `None` and listed in `free`.
     pub(super) slots: Vec<Option<QueuedPodInfo>>,
     /// Each slot's place (meaningless for a free slot). Kept apart from the records so that
     /// moving a pod writes a few bytes, not its record's cache lines.
     pub(super) places: Vec<QueuePlace>,
     pub(super) free: Vec<u32>,
-    pub(super) active: BTreeSet<(SortKey, PodId)>,
+    pub(super) active: CompactSet<(SortKey, PodId)>,
     pub(super) backoff: KeyedHeap<Time>,
     pub(super) error_backoff: KeyedHeap<Time>,
     /// The unschedulable pool, gated pods included.
     pub(super) pool: Pool,
     /// The pool by pod group, once a scoped move has needed it (derived: not part of the
     /// state's equality).
-    pub(super) groups: Option<GroupIndex>,
+    pub(super) groups: Option<Box<GroupIndex>>,
     /// The pool by how long each pod has been parked, once a leftover flush has needed it
     /// (derived).
-    pub(super) leftover: Option<LeftoverIndex>,
+    pub(super) leftover: Option<Box<LeftoverIndex>>,
     /// The pool's gated pods by gate, once a move has needed it (derived).
-    pub(super) gates: Option<GateIndex>,
-    pub(super) in_flight: BTreeMap<PodId, InFlight>,
+    pub(super) gates: Option<Box<GateIndex>>,
+    pub(super) in_flight: CompactMap<PodId, InFlight>,
     /// How many attempts in flight began at each sequence number (derived from `in_flight`):
     /// the oldest, which bounds the events kept, without a walk over every pod in flight.
-    pub(super) flight_starts: BTreeMap<u64, u32>,
+    pub(super) flight_starts: CompactMap<u64, u32>,
     pub(super) events: VecDeque<Recorded>,
     pub(super) next_seq: u64,
     pub(super) cycle: u64,
@@ -194,19 +195,19 @@ impl QueueState {
         QueueState {
             config,
             clock: config.backoff_clock(),
-            ids: HashMap::default(),
+            ids: SlotIndex::default(),
             slots: Vec::new(),
             places: Vec::new(),
             free: Vec::new(),
-            active: BTreeSet::new(),
+            active: CompactSet::default(),
             backoff: KeyedHeap::default(),
             error_backoff: KeyedHeap::default(),
             pool: Pool::default(),
             groups: None,
             leftover: None,
             gates: None,
-            in_flight: BTreeMap::new(),
-            flight_starts: BTreeMap::new(),
+            in_flight: CompactMap::default(),
+            flight_starts: CompactMap::default(),
             events: VecDeque::new(),
             next_seq: 0,
             cycle: 0,
@@ -396,7 +397,12 @@ impl QueueState {
                 deleted: false,
             },
         );
-        *self.flight_starts.entry(self.next_seq).or_default() += 1;
+        match self.flight_starts.get_mut(&self.next_seq) {
+            Some(count) => *count += 1,
+            None => {
+                self.flight_starts.insert(self.next_seq, 1);
+            }
+        }
         self.insert(info.clone(), QueuePlace::InFlight);
         Popped {
             info,

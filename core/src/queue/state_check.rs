@@ -102,7 +102,7 @@ impl QueueState {
         for flight in self.in_flight.values() {
             *starts.entry(flight.since).or_default() += 1;
         }
-        if starts != self.flight_starts {
+        if !starts.iter().eq(self.flight_starts.iter()) {
             return Err("the attempts' starts are not counted as they are in flight".into());
         }
         if self.in_flight.is_empty() && !self.events.is_empty() {
