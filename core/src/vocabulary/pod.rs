@@ -124,10 +124,19 @@ impl fmt::Display for PodId {
 /// assert_eq!(pod.group(), Some("trainer"));
 /// assert_eq!(pod.full_name(), "default/trainer-0");
 /// ```
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Pod(Arc<PodFields>);
 
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Hashes the pod's whole content, through the hash computed once when the pod was built or
+/// last changed (a pod is immutable behind its `Arc`): a model checker's fingerprint of a
+/// queue hashes every pod it holds at every step.
+impl Hash for Pod {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0.content_hash);
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct PodFields {
     id: PodId,
     namespace: Box<str>,
@@ -141,6 +150,27 @@ struct PodFields {
     /// pod rather than three collections).
     terms: Option<Box<PodTerms>>,
     node: Option<Box<str>>,
+    /// A hash of every field above ([`PodFields::seal`]): last, so it orders nothing that the
+    /// fields do not.
+    content_hash: u64,
+}
+
+impl PodFields {
+    /// Computes `content_hash` from the fields (the std hasher with its fixed keys: the same
+    /// on every run, as a model checker's fingerprints need).
+    fn seal(&mut self) {
+        let mut hasher = DefaultHasher::new();
+        self.id.hash(&mut hasher);
+        self.namespace.hash(&mut hasher);
+        self.name.hash(&mut hasher);
+        self.priority.hash(&mut hasher);
+        self.group.hash(&mut hasher);
+        self.created.hash(&mut hasher);
+        self.requests.hash(&mut hasher);
+        self.terms.hash(&mut hasher);
+        self.node.hash(&mut hasher);
+        self.content_hash = hasher.finish();
+    }
 }
 
 /// What a pod says about where it may run, and its labels.
@@ -161,7 +191,7 @@ static NO_TERMS: PodTerms = PodTerms {
 impl Pod {
     /// A pod with priority 0, no scheduling group, created at [`Time::ZERO`].
     pub fn new(id: impl Into<PodId>, namespace: &str, name: &str) -> Pod {
-        Pod(Arc::new(PodFields {
+        let mut fields = PodFields {
             id: id.into(),
             namespace: namespace.into(),
             name: name.into(),
@@ -171,7 +201,10 @@ impl Pod {
             requests: Resources::ZERO,
             terms: None,
             node: None,
-        }))
+            content_hash: 0,
+        };
+        fields.seal();
+        Pod(Arc::new(fields))
     }
 
     /// This pod with `priority` (higher is scheduled first).
@@ -269,7 +302,9 @@ impl Pod {
     }
 
     fn modify(mut self, change: impl FnOnce(&mut PodFields)) -> Pod {
-        change(Arc::make_mut(&mut self.0));
+        let fields = Arc::make_mut(&mut self.0);
+        change(fields);
+        fields.seal();
         self
     }
 
