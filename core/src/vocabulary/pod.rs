@@ -136,7 +136,7 @@ impl Hash for Pod {
     }
 }
 
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct PodFields {
     id: PodId,
     namespace: Box<str>,
@@ -156,19 +156,13 @@ struct PodFields {
 }
 
 impl PodFields {
-    /// Computes `content_hash` from the fields (the std hasher with its fixed keys: the same
-    /// on every run, as a model checker's fingerprints need).
+    /// Computes `content_hash` from the fields (the derived hash of them all, the hash itself
+    /// zeroed first; the std hasher with its fixed keys: the same on every run, as a model
+    /// checker's fingerprints need).
     fn seal(&mut self) {
+        self.content_hash = 0;
         let mut hasher = DefaultHasher::new();
-        self.id.hash(&mut hasher);
-        self.namespace.hash(&mut hasher);
-        self.name.hash(&mut hasher);
-        self.priority.hash(&mut hasher);
-        self.group.hash(&mut hasher);
-        self.created.hash(&mut hasher);
-        self.requests.hash(&mut hasher);
-        self.terms.hash(&mut hasher);
-        self.node.hash(&mut hasher);
+        self.hash(&mut hasher);
         self.content_hash = hasher.finish();
     }
 }
@@ -426,6 +420,26 @@ impl fmt::Debug for Pod {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn hash_of(pod: &Pod) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        pod.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// A pod's hash is computed when it is built and again at each change: a changed pod
+    /// hashes unlike the pod it came from, and like an equal pod built another way.
+    #[test]
+    fn a_changed_pod_hashes_as_its_new_content() {
+        let pod = Pod::new("u", "ml", "p");
+        let changed = pod.clone().with_priority(7);
+        assert_ne!(hash_of(&pod), hash_of(&changed));
+        let built = Pod::new("u", "ml", "p").with_group("g").with_priority(7);
+        let other_order = Pod::new("u", "ml", "p").with_priority(7).with_group("g");
+        assert_eq!(built, other_order);
+        assert_eq!(hash_of(&built), hash_of(&other_order));
+        assert_ne!(hash_of(&changed), hash_of(&built));
+    }
 
     #[test]
     fn a_shared_group_key_names_the_group_in_the_pods_own_namespace() {
