@@ -352,16 +352,19 @@ impl Cluster {
 
     /// Members of the group admitted before a step: assigned, or allowed and still binding.
     pub fn admitted(&self, key: &GroupKey) -> usize {
-        let Some(state) = self.groups.get(key) else {
-            return 0;
-        };
-        let binding = state
-            .assumed()
-            .iter()
-            .filter(|id| self.stage(id) == Stage::Decided { allowed: true })
-            .count();
-        state.assigned().len() + binding
+        admitted(&self.groups, &self.stages, key)
     }
+}
+
+/// Members of group `key` admitted by `groups` and `stages`: assigned, or allowed and still
+/// binding.
+pub(super) fn admitted(groups: &Groups, stages: &BTreeMap<PodId, Stage>, key: &GroupKey) -> usize {
+    let Some(state) = groups.get(key) else {
+        return 0;
+    };
+    let allowed = |id: &&PodId| stages.get(*id) == Some(&Stage::Decided { allowed: true });
+    let binding = state.assumed().iter().filter(allowed).count();
+    state.assigned().len() + binding
 }
 
 /// The name of gang `g`: `a`, `b`, …

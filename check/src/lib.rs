@@ -117,6 +117,7 @@ mod settling;
 mod shared;
 mod state_space;
 mod steps;
+mod successor;
 mod symmetry;
 mod timeline;
 mod words;
@@ -125,6 +126,8 @@ mod words;
 mod check_tests;
 #[cfg(test)]
 mod flaw_tests;
+#[cfg(test)]
+mod in_place_tests;
 #[cfg(test)]
 mod pod_group_tests;
 #[cfg(test)]

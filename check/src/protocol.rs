@@ -2,11 +2,7 @@
 //! concurrent core runs — the core's own driver step, run on the real pure states
 //! (`parts.rs`); `steps.rs` says which actions are enabled.
 
-use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-use gangsched::checking::steps::{BindingOutcome, Placed};
-use gangsched::scheduler::{BindError, CycleOutcome};
+use gangsched::checking::steps::Placed;
 use gangsched::sync::atomic::{AtomicBool, Ordering};
 use gangsched::sync::Arc;
 use gangsched::GroupKey;
@@ -15,15 +11,13 @@ use gangsched::{
 };
 use stateright::{Model, Property};
 
-use super::cluster::{Cluster, ClusterConfig, Stage};
-use super::drive::{drive, Cast, Driven, InCycle};
+use super::cluster::{Cluster, ClusterConfig};
+use super::drive::InCycle;
 use super::home::at_home;
-use super::parts::ClusterParts;
 use super::plugins::Plugins;
 use super::properties::{
     accounting, conservation, held_for_lost_member, hold_and_wait, lost_event, stuck_gang,
 };
-use super::shared::Shared;
 use super::steps::Flaw;
 
 /// One critical section of the concurrent core, by the thread that runs it.
@@ -314,225 +308,6 @@ impl GangProtocol {
         .flatten()
         .min()
     }
-
-    /// I3 for one Permit step: the members that passed together number 0 or at least
-    /// `min_count` minus the members already admitted before the step.
-    fn gang_atomicity(
-        &self,
-        before: &Cluster,
-        id: &PodId,
-        passed: &BTreeSet<PodId>,
-    ) -> Option<String> {
-        let pod = before.pod(id);
-        let key = GroupKey::of(pod)?;
-        let min = before.groups.get(&key)?.min_count()? as usize;
-        let need = min.saturating_sub(before.admitted(&key));
-        (!passed.is_empty() && passed.len() < need).then(|| {
-            format!(
-                "{} of gang {key} (min count {min}) passed Permit alone: {passed:?}",
-                passed.len()
-            )
-        })
-    }
-}
-
-impl GangProtocol {
-    /// The successor of `s` by `action` (on states of this thread's allocations): the core's
-    /// driver steps for it ([`drive`]), on the state's pure parts, and the model's record of
-    /// what they did — each pod's stage, what passed Permit (I3), who is held (I6).
-    fn step(&self, s: &Cluster, action: Action) -> Option<Cluster> {
-        let mut next = s.clone();
-        next.partial = None;
-        // Time moves only when a timer fires, to the moment it is due.
-        next.now = match &action {
-            Action::Deadline => s.now.max(self.next_deadline(s)?),
-            Action::FlushBackoff => s.now.max(s.queue.next_backoff_expiry()?),
-            Action::FlushLeftover => s.now.max(s.queue.next_leftover_flush()?),
-            _ => s.now,
-        };
-        let budget = &mut next.budget;
-        match &action {
-            Action::Deadline => budget.timeouts -= 1,
-            Action::FlushLeftover => budget.flushes -= 1,
-            Action::BindFails(_) => budget.bind_failures -= 1,
-            Action::PermitRejected(_) => budget.permit_rejections -= 1,
-            Action::Delete(_) => budget.deletes -= 1,
-            Action::UpdateGroup { .. } => budget.group_updates -= 1,
-            Action::Permit(_) if self.permit_denied(s).is_some() => budget.denials -= 1,
-            _ => {}
-        }
-        // The scheduling thread's slot is copied only for the actions of its cycle.
-        let of_the_cycle = matches!(
-            action,
-            Action::Schedule(_)
-                | Action::HandBack(_)
-                | Action::Permit(_)
-                | Action::PermitRejected(_)
-                | Action::Record(_)
-                | Action::ScheduleGroup(_)
-                | Action::Commit(_)
-        );
-        let mut cycle = if of_the_cycle {
-            (*next.cycle).clone()
-        } else {
-            None
-        };
-        let (now, pods) = (next.now, next.pods.share());
-        let mut p = ClusterParts::new(&mut next, self.config.mode, self.flaw, &self.plugins);
-        if self.config.permit_rejections > 0 {
-            p.unhinted = &QUOTA;
-        }
-        if let Action::BindFails(_) = action {
-            p.bind = Err(BindError::Failed("the model's bind fails".into()));
-        }
-        if let Action::PermitRejected(_) = action {
-            p.others = quota_rejects();
-        }
-        let driven = drive(&mut p, &mut cycle, &ModelCast(&pods), &action, now)?;
-        let passed = std::mem::take(&mut p.passed);
-        let fault = p.fault.take();
-        next.plugin_fault = fault;
-        if of_the_cycle {
-            next.cycle = Shared::new(cycle);
-        }
-        if let Driven::Simulated(false) = driven {
-            // A gang handed back retries after a backoff: only within the budget.
-            if next.budget.retries == 0 {
-                return None;
-            }
-            next.budget.retries -= 1;
-        }
-        match (&action, driven) {
-            (Action::ScheduleGroup(_), Driven::Simulated(_)) => {
-                if let Some(InCycle::Group(simulation)) = &*next.cycle {
-                    let members: Vec<PodId> = simulation
-                        .members
-                        .iter()
-                        .map(|(m, _)| m.info.id().clone())
-                        .collect();
-                    for id in members {
-                        next.stages.insert(id, Stage::Placing);
-                    }
-                }
-            }
-            (_, Driven::Committed(outcome)) => {
-                let mut passed = passed;
-                let mut first = None;
-                let members = match &outcome {
-                    CycleOutcome::PodGroup { members, .. } => members.clone(),
-                    other => vec![other.clone()],
-                };
-                for member in &members {
-                    let (id, stage) = member_stage(member);
-                    if stage == (Stage::Decided { allowed: true }) {
-                        passed.insert(id.clone());
-                    }
-                    first.get_or_insert(id.clone());
-                    next.stages.insert(id, stage);
-                }
-                // The members a waiting sibling's quorum allowed are decided too.
-                for id in &passed {
-                    next.stages
-                        .insert(id.clone(), Stage::Decided { allowed: true });
-                }
-                if let Some(id) = first {
-                    next.partial = self.gang_atomicity(s, &id, &passed);
-                }
-            }
-            (Action::PluginAllows { pod, .. }, Driven::PluginAllowed(true)) => {
-                next.partial = self.gang_atomicity(s, pod, &passed);
-            }
-            (Action::Arrive(id), _) | (Action::HandBack(id), _) => {
-                next.stages.insert(id.clone(), Stage::Pending);
-            }
-            (Action::Schedule(id), Driven::Placed(placed)) => {
-                let stage = match placed {
-                    Some(true) => Stage::Reserved,
-                    Some(false) => Stage::Unfit,
-                    None => Stage::Pending,
-                };
-                next.stages.insert(id.clone(), stage);
-            }
-            (Action::Permit(id) | Action::PermitRejected(id), Driven::Permitted(outcome)) => {
-                let mut passed = passed;
-                let stage = match outcome {
-                    CycleOutcome::Allowed { .. } => {
-                        passed.insert(id.clone());
-                        Stage::Decided { allowed: true }
-                    }
-                    CycleOutcome::Waiting { .. } => Stage::Waiting,
-                    // Upstream: released in the cycle, back in the queue (or gone).
-                    CycleOutcome::Released { .. } => Stage::Pending,
-                    CycleOutcome::Dropped { .. } => Stage::Deleted,
-                    _ => Stage::Decided { allowed: false },
-                };
-                next.stages.insert(id.clone(), stage);
-                next.partial = self.gang_atomicity(s, id, &passed);
-            }
-            (_, Driven::Binding(outcome)) => match outcome {
-                BindingOutcome::Bound { pod, .. } => {
-                    next.stages.insert(pod.id().clone(), Stage::Bound);
-                }
-                BindingOutcome::Deleted { pod } => {
-                    next.stages.insert(pod.id().clone(), Stage::Deleted);
-                }
-                BindingOutcome::Released { pods, .. } => {
-                    for pod in pods {
-                        next.stages.insert(pod.id().clone(), Stage::Pending);
-                    }
-                }
-                BindingOutcome::BindFailed { pod, .. } => {
-                    next.stages.insert(pod.id().clone(), Stage::Pending);
-                }
-                // A decision nobody was waiting for: nothing moved.
-                _ => {}
-            },
-            (Action::Delete(id), Driven::Deleted(in_binding)) => {
-                let stage = if in_binding {
-                    Stage::Deleting
-                } else {
-                    Stage::Deleted
-                };
-                next.stages.insert(id.clone(), stage);
-                if s.stage(id) == Stage::Waiting {
-                    let pod = next.pod(id).clone();
-                    let siblings: Vec<PodId> = next
-                        .siblings(&pod)
-                        .filter(|o| next.stage(o) == Stage::Waiting)
-                        .cloned()
-                        .collect();
-                    next.held.extend(siblings);
-                }
-            }
-            _ => {}
-        }
-        let still_waiting = |id: &PodId| next.stage(id) == Stage::Waiting;
-        let held: BTreeSet<PodId> = next
-            .held
-            .iter()
-            .filter(|id| still_waiting(id))
-            .cloned()
-            .collect();
-        next.held = held;
-        if self.intern {
-            next.intern_parts();
-        }
-        Some(next)
-    }
-}
-
-/// A pod-group cycle member's stage after the commit, from its outcome.
-fn member_stage(outcome: &CycleOutcome) -> (PodId, Stage) {
-    match outcome {
-        CycleOutcome::Allowed { pod, .. } => (pod.clone(), Stage::Decided { allowed: true }),
-        CycleOutcome::Waiting { pod, .. } => (pod.clone(), Stage::Waiting),
-        CycleOutcome::Rejected { pod, .. } => (pod.clone(), Stage::Decided { allowed: false }),
-        CycleOutcome::Released { pod, .. } | CycleOutcome::Unschedulable { pod, .. } => {
-            (pod.clone(), Stage::Pending)
-        }
-        CycleOutcome::Dropped { pod } => (pod.clone(), Stage::Deleted),
-        other => panic!("a pod-group cycle's member outcome: {other:?}"),
-    }
 }
 
 /// The Permit plugin beside the gang's that `--permit-rejections` lets reject (an embedder's
@@ -571,41 +346,8 @@ impl PermitPlugin for Quota {
 }
 
 /// The quota's name, as the queue knows it: a plugin with no queueing hints.
-static QUOTA: [PluginName; 1] = [PluginName::new_static("Quota")];
+pub(super) static QUOTA: [PluginName; 1] = [PluginName::new_static("Quota")];
 
-fn quota_rejects() -> PermitPlugins {
+pub(super) fn quota_rejects() -> PermitPlugins {
     Quota::new(Arc::new(AtomicBool::new(true))).plugins()
-}
-
-/// The model's pods, each bound pod made once per thread and node: the informer's event then
-/// shares one object with every state that records it (cheap to compare and to hash), and the
-/// checker does not allocate a pod per bind.
-struct ModelCast<'a>(&'a BTreeMap<PodId, Pod>);
-
-/// A pod as created, a node, and the pod bound to that node.
-type BoundOn = (Pod, Box<str>, Pod);
-
-thread_local! {
-    /// This thread's bound pods: for each pod, as created, on each node.
-    static BOUND: RefCell<HashMap<PodId, Vec<BoundOn>>> = RefCell::new(HashMap::new());
-}
-
-impl Cast for ModelCast<'_> {
-    fn pod(&self, id: &PodId) -> Option<&Pod> {
-        self.0.get(id)
-    }
-
-    fn bound(&self, id: &PodId, node: &str) -> Option<Pod> {
-        let pod = self.0.get(id)?;
-        BOUND.with(|bound| {
-            let mut bound = bound.borrow_mut();
-            let made = bound.entry(id.clone()).or_default();
-            if let Some((_, _, known)) = made.iter().find(|(p, n, _)| p == pod && &**n == node) {
-                return Some(known.clone());
-            }
-            let new = pod.clone().with_node(node);
-            made.push((pod.clone(), node.into(), new.clone()));
-            Some(new)
-        })
-    }
 }

@@ -202,8 +202,18 @@ impl<'m> Walk<'m> {
         self.judge(&state, key);
         actions.clear();
         self.model.actions(&state, actions);
-        for action in actions.drain(..) {
-            let Some(next) = self.model.next_state(&state, action) else {
+        // The last action steps from the state itself, which the walk is then done with.
+        let mut state = Some(state);
+        let last = actions.len().saturating_sub(1);
+        for (i, action) in actions.drain(..).enumerate() {
+            let next = match (i == last, &state) {
+                (true, _) => state
+                    .take()
+                    .and_then(|s| self.model.next_state_from(s, action)),
+                (false, Some(s)) => self.model.next_state(s, action),
+                (false, None) => None,
+            };
+            let Some(next) = next else {
                 continue;
             };
             self.generated.fetch_add(1, Ordering::Relaxed);

@@ -1,7 +1,7 @@
 //! Which critical sections can run next in a state: the action enumeration of the model. What
-//! each action does is the core's own driver step (`protocol.rs` maps an action onto it); the
-//! deliberate bugs that witness tests plant are the core's too, planted in those steps
-//! ([`Flaw`]).
+//! each action does is the core's own driver step (`drive.rs` maps an action onto it,
+//! `successor.rs` records what it did); the deliberate bugs that witness tests plant are the
+//! core's too, planted in those steps ([`Flaw`]).
 
 use gangsched::checking::steps::Placed;
 pub use gangsched::checking::Flaw;
