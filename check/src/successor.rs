@@ -22,9 +22,10 @@ impl GangProtocol {
     /// [`next_state`](Model::next_state) of a state the caller is done with: on this thread's
     /// own state the step writes in place the parts no other state holds, instead of copying
     /// them (a walk's last successor of each state it expands: a depth-first check then runs 13%
-    /// fewer instructions, `docs/benchmarks.md`). Not with [`intern`](Self::intern):
-    /// the interner knows its parts by value, and a part written in place moves out of the
-    /// handle it keeps (a breadth-first check then held 24% more memory).
+    /// fewer instructions, `docs/benchmarks.md`). Not with [`intern`](Self::intern): an
+    /// interned part is mostly shared with other states, so it is copied all the same, and
+    /// one written in place moves out of the interner's handle (a breadth-first check was no
+    /// faster for it and held 2% more memory).
     pub(crate) fn next_state_from(&self, s: Cluster, action: Action) -> Option<Cluster> {
         if s.home.is_here() && !self.intern {
             self.step_from(s, action)
