@@ -79,6 +79,27 @@ pub enum Action {
     },
 }
 
+impl Action {
+    /// The thread that runs it in production: `"informer"`, `"embedder"` (its own thread,
+    /// deciding for its plugin through the waiting map), `"scheduler"`, `"timer"` or
+    /// `"binder"`.
+    pub fn thread(&self) -> &'static str {
+        match self {
+            Action::Arrive(_) | Action::Delete(_) | Action::UpdateGroup { .. } => "informer",
+            Action::PluginAllows { .. } => "embedder",
+            Action::Schedule(_)
+            | Action::HandBack(_)
+            | Action::Permit(_)
+            | Action::PermitRejected(_)
+            | Action::Record(_)
+            | Action::ScheduleGroup(_)
+            | Action::Commit(_) => "scheduler",
+            Action::Deadline | Action::FlushBackoff | Action::FlushLeftover => "timer",
+            Action::Bind(_) | Action::BindFails(_) | Action::Release(_) => "binder",
+        }
+    }
+}
+
 /// The model: a cluster configuration; its states are [`Cluster`]s.
 #[derive(Clone, Debug)]
 pub struct GangProtocol {

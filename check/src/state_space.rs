@@ -203,24 +203,24 @@ impl<'m> Walk<'m> {
         actions.clear();
         self.model.actions(&state, actions);
         // The last action steps from the state itself, which the walk is then done with.
-        let mut state = Some(state);
-        let last = actions.len().saturating_sub(1);
-        for (i, action) in actions.drain(..).enumerate() {
-            let next = match (i == last, &state) {
-                (true, _) => state
-                    .take()
-                    .and_then(|s| self.model.next_state_from(s, action)),
-                (false, Some(s)) => self.model.next_state(s, action),
-                (false, None) => None,
-            };
-            let Some(next) = next else {
-                continue;
-            };
-            self.generated.fetch_add(1, Ordering::Relaxed);
-            let next_key = (self.key)(&next);
-            if self.remember(next_key, key) {
-                queue.push_back((next, next_key, depth + 1));
-            }
+        let last = actions.pop();
+        for action in actions.drain(..) {
+            let next = self.model.next_state(&state, action);
+            self.offer(next, key, depth, queue);
+        }
+        if let Some(action) = last {
+            let next = self.model.next_state_from(state, action);
+            self.offer(next, key, depth, queue);
+        }
+    }
+
+    /// Counts a successor `next` of the state `parent` at `depth`, and queues it if it is new.
+    fn offer(&self, next: Option<Cluster>, parent: u64, depth: usize, queue: &mut VecDeque<Job>) {
+        let Some(next) = next else { return };
+        self.generated.fetch_add(1, Ordering::Relaxed);
+        let key = (self.key)(&next);
+        if self.remember(key, parent) {
+            queue.push_back((next, key, depth + 1));
         }
     }
 

@@ -73,16 +73,7 @@ impl GangProtocol {
             _ => {}
         }
         // The scheduling thread's slot is copied only for the actions of its cycle.
-        let of_the_cycle = matches!(
-            action,
-            Action::Schedule(_)
-                | Action::HandBack(_)
-                | Action::Permit(_)
-                | Action::PermitRejected(_)
-                | Action::Record(_)
-                | Action::ScheduleGroup(_)
-                | Action::Commit(_)
-        );
+        let of_the_cycle = action.thread() == "scheduler";
         let mut cycle = if of_the_cycle {
             (*next.cycle).clone()
         } else {

@@ -124,7 +124,7 @@ impl Replay {
     /// differ.
     pub fn step(&mut self, action: &Action, after: &Cluster) -> Result<(), String> {
         self.steps += 1;
-        self.run(actor(action), action.clone(), after.now)
+        self.run(action.thread(), action.clone(), after.now)
             .and_then(|()| self.compare(after))
             .map_err(|e| format!("step {} ({action:?}): {e}", self.steps))
     }
@@ -169,24 +169,6 @@ impl Replay {
             &decisions(driver.jobs()),
             &decisions(model.driver.jobs()),
         )
-    }
-}
-
-/// Where the actor that runs `action` in production runs it.
-fn actor(action: &Action) -> &'static str {
-    match action {
-        Action::Arrive(_) | Action::Delete(_) | Action::UpdateGroup { .. } => "informer",
-        // The embedder's own thread, deciding for its plugin through the waiting map.
-        Action::PluginAllows { .. } => "embedder",
-        Action::Schedule(_)
-        | Action::HandBack(_)
-        | Action::Permit(_)
-        | Action::PermitRejected(_)
-        | Action::Record(_)
-        | Action::ScheduleGroup(_)
-        | Action::Commit(_) => "scheduler",
-        Action::Deadline | Action::FlushBackoff | Action::FlushLeftover => "timer",
-        Action::Bind(_) | Action::BindFails(_) | Action::Release(_) => "binder",
     }
 }
 
