@@ -163,7 +163,11 @@ func apiserverArgs(l *layout) []string {
 		"--service-cluster-ip-range=10.0.0.0/24",
 		// The ServiceAccount admission plugin wants each namespace's default account, which
 		// kube-controller-manager creates; the test cluster runs no controller manager.
-		"--disable-admission-plugins=ServiceAccount",
+		// TaintNodesByCondition taints every new Node not-ready until the node lifecycle
+		// controller (kube-controller-manager, again) sees it Ready: with no controller and no
+		// kubelet, Nodes made as API objects would stay tainted (Kubernetes' own integration
+		// test servers turn it off too).
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 		"--feature-gates=GenericWorkload=true",
 		"--runtime-config=scheduling.k8s.io/v1beta1=true",
 		"--cert-dir=" + filepath.Join(l.dir, "certs"),
