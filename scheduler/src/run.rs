@@ -136,10 +136,7 @@ pub async fn run(options: Options, metrics: PrometheusHandle) -> Result<(), RunE
         .build();
     let _ = built.set(scheduler.clone());
     let clock = SystemClock::new();
-    let running = scheduler.start(clock);
     let writing = tokio::spawn(write_outcomes(outcome_stream, reporter.clone(), record));
-    tracing::info!(scheduler_name = %options.scheduler_name, mode = ?options.mode,
-        gang_cycle = ?options.gang_cycle, "scheduling");
 
     let mut mirror = Mirror::new(
         scheduler.clone(),
@@ -149,12 +146,21 @@ pub async fn run(options: Options, metrics: PrometheusHandle) -> Result<(), RunE
         reporter,
     );
     let mut changes = watches(client);
+    // The core's threads start once every watch has listed in full, as kube-scheduler waits for
+    // its informers' caches: a pod popped earlier could be placed on a node whose bound pods
+    // are not counted yet.
+    let mut running = None;
     let stopped = loop {
         tokio::select! {
             change = changes.recv() => match change {
                 Some(change) => {
                     if mirror.apply(change).await.is_err() {
                         break Ok(());
+                    }
+                    if running.is_none() && health.not_ready().is_none() {
+                        running = Some(scheduler.start(clock));
+                        tracing::info!(scheduler_name = %options.scheduler_name, mode = ?options.mode,
+                            gang_cycle = ?options.gang_cycle, "scheduling");
                     }
                 }
                 None => break Ok(()),
@@ -171,7 +177,12 @@ pub async fn run(options: Options, metrics: PrometheusHandle) -> Result<(), RunE
     }
     tracing::info!("shutting down: pods waiting at Permit are released, binds under way finish");
     // Joins the core's threads; its binders block on this runtime, so not on one of its threads.
-    let _ = tokio::task::spawn_blocking(move || running.shutdown()).await;
+    match running {
+        Some(running) => {
+            let _ = tokio::task::spawn_blocking(move || running.shutdown()).await;
+        }
+        None => scheduler.close(),
+    }
     drop(scheduler);
     drop(mirror);
     let _ = tokio::time::timeout(Duration::from_secs(10), writing).await;
