@@ -37,6 +37,7 @@
 //! | [`PENDING_PODS`] | gauge | `queue`: `active`, `backoff`, `unschedulable`, `gated` | pods in each part of the scheduling queue, after every queue operation |
 //! | [`PERMIT_WAIT_DURATION`] | histogram (seconds) | `result`: the decision's code, `Success`, `Unschedulable`, `Error`, … | how long a pod waited at Permit, measured by its binding cycle |
 //! | [`SCHEDULE_ATTEMPTS`] | counter | `result`: `scheduled`, `unschedulable`, `error` | scheduling attempts by result, as kube-scheduler counts them: `scheduled` once the pod is bound |
+//! | [`PODGROUP_SCHEDULE_ATTEMPTS`] | counter | `result`: `scheduled`, `unschedulable`, `error` | pod-group cycles by result (the gang admitted or not); each member's attempt is in [`SCHEDULE_ATTEMPTS`] too |
 //! | [`BINDING_ATTEMPTS`] | counter | `result`: `bound`, `rejected`, `error`, `deleted` | binding cycles by result |
 //! | [`GANG_ATTEMPTS`] | counter | `outcome`: `admitted`, `timed_out`, `failed` | gang attempts decided as a whole: quorum reached, the attempt's deadline passed, or a member lost (Hardened) |
 
@@ -58,6 +59,11 @@ pub const PERMIT_WAIT_DURATION: &str = "scheduler_permit_wait_duration_seconds";
 /// kube-scheduler's `scheduler_schedule_attempts_total`.
 pub const SCHEDULE_ATTEMPTS: &str = "scheduler_schedule_attempts_total";
 
+/// Counter: pod-group cycles by `result` (`scheduled`: the gang admitted, `unschedulable`,
+/// `error`): kube-scheduler's `scheduler_podgroup_schedule_attempts_total`. Each member's own
+/// attempt is counted in [`SCHEDULE_ATTEMPTS`] as well, as upstream's failure handler does.
+pub const PODGROUP_SCHEDULE_ATTEMPTS: &str = "scheduler_podgroup_schedule_attempts_total";
+
 /// Counter: binding cycles by `result` (`bound`, `rejected`, `error`, `deleted`).
 pub const BINDING_ATTEMPTS: &str = "scheduler_binding_attempts_total";
 
@@ -76,6 +82,10 @@ pub fn describe_metrics() {
         "Duration of waiting on permit, by the decision's code."
     );
     describe_counter!(SCHEDULE_ATTEMPTS, "Scheduling attempts, by result.");
+    describe_counter!(
+        PODGROUP_SCHEDULE_ATTEMPTS,
+        "Pod-group scheduling cycles, by result."
+    );
     describe_counter!(BINDING_ATTEMPTS, "Binding cycles, by result.");
     describe_counter!(
         GANG_ATTEMPTS,
@@ -146,6 +156,17 @@ pub(crate) fn schedule_attempt(result: ScheduleResult) {
         ScheduleResult::Scheduled => key!(SCHEDULE_ATTEMPTS, "result" => "scheduled"),
         ScheduleResult::Unschedulable => key!(SCHEDULE_ATTEMPTS, "result" => "unschedulable"),
         ScheduleResult::Error => key!(SCHEDULE_ATTEMPTS, "result" => "error"),
+    };
+    counter(key).increment(1);
+}
+
+pub(crate) fn pod_group_schedule_attempt(result: ScheduleResult) {
+    let key = match result {
+        ScheduleResult::Scheduled => key!(PODGROUP_SCHEDULE_ATTEMPTS, "result" => "scheduled"),
+        ScheduleResult::Unschedulable => {
+            key!(PODGROUP_SCHEDULE_ATTEMPTS, "result" => "unschedulable")
+        }
+        ScheduleResult::Error => key!(PODGROUP_SCHEDULE_ATTEMPTS, "result" => "error"),
     };
     counter(key).increment(1);
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use gangsched::scheduler::{InMemoryBinder, Node, ResourceFit, Scheduler, SchedulerConfig};
 use gangsched::telemetry::{
-    BINDING_ATTEMPTS, GANG_ATTEMPTS, PENDING_PODS, PERMIT_WAIT_DURATION, SCHEDULE_ATTEMPTS,
+    BINDING_ATTEMPTS, GANG_ATTEMPTS, PENDING_PODS, PERMIT_WAIT_DURATION,
+    PODGROUP_SCHEDULE_ATTEMPTS, SCHEDULE_ATTEMPTS,
 };
 use gangsched::PodGroup;
 use gangsched::{Mode, Pod, Policy, Resources, Time};
@@ -187,4 +188,44 @@ fn every_metric_is_described() {
             assert_eq!(unit, Some(metrics::Unit::Seconds));
         }
     }
+}
+
+/// The pod-group cycle counts as kube-scheduler 1.37 does (`schedule_one_podgroup.go`): one
+/// `scheduler_podgroup_schedule_attempts_total` per cycle for the group, and each member's own
+/// attempt in `scheduler_schedule_attempts_total` — `scheduled` as it binds, `unschedulable`
+/// through the failure handler. (Until 2026-12-06 the group's result went into the pods'
+/// counter, one count for the whole gang.)
+#[test]
+fn the_pod_group_cycle_counts_the_group_and_each_member() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    metrics::with_local_recorder(&recorder, || {
+        let config = SchedulerConfig::default().with_gang_cycle(gangsched::GangCycle::PodGroup);
+        let s = Scheduler::with(config, ResourceFit, InMemoryBinder::default());
+        let t0 = Time::ZERO;
+        s.add_node(Node::new("node-0", Resources::new(3 * CPU, 64 * GIB)), t0)
+            .unwrap();
+        for gang in ["fits", "too-big"] {
+            s.add_group(PodGroup::gang("ml", gang, 3).unwrap(), t0)
+                .unwrap();
+            for i in 0..3 {
+                s.add_pod(member(gang, i), t0).unwrap();
+            }
+        }
+        while s.schedule_one(t0).is_some() {}
+        s.run_binding_cycles(t0);
+        assert_eq!(s.stats().bound, 3);
+    });
+    let recorded = recorded(&snapshotter);
+    let count = |name, key, value| read(&recorded, name, key, value);
+    assert_eq!(
+        count(PODGROUP_SCHEDULE_ATTEMPTS, "result", "scheduled"),
+        1.0
+    );
+    assert_eq!(
+        count(PODGROUP_SCHEDULE_ATTEMPTS, "result", "unschedulable"),
+        1.0
+    );
+    assert_eq!(count(SCHEDULE_ATTEMPTS, "result", "scheduled"), 3.0);
+    assert_eq!(count(SCHEDULE_ATTEMPTS, "result", "unschedulable"), 3.0);
 }

@@ -396,7 +396,8 @@ fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (Status, 
             Trial::NotTried => unreachable_not_tried(p, &pod, now),
         });
     }
-    telemetry::schedule_attempt(ScheduleResult::Scheduled);
+    // The members' `scheduled` attempts are counted as they bind.
+    telemetry::pod_group_schedule_attempt(ScheduleResult::Scheduled);
     (Status::success(), outcomes)
 }
 
@@ -504,10 +505,13 @@ fn hand_back_group<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<Cycle
                 (group_status.clone(), rejector)
             }
         };
+        // Each member's failure is a pod's attempt (kube-scheduler's FailureHandler per pod),
+        // the group's a pod group's attempt.
+        telemetry::schedule_attempt(super::binding::attempt_result(&status));
         back.push((pod, status, rejector));
         count(p, Counted::Unschedulable);
     }
-    telemetry::schedule_attempt(if error.is_some() {
+    telemetry::pod_group_schedule_attempt(if error.is_some() {
         ScheduleResult::Error
     } else {
         ScheduleResult::Unschedulable

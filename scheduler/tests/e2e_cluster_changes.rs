@@ -1,0 +1,216 @@
+//! gangway-scheduler as the cluster changes under it, on a real kube-apiserver: a member
+//! deleted while its siblings wait, a node deleted under a gang, a member bound by another actor
+//! (seen only through the watch), a pod naming a PodGroup that does not exist yet, a request
+//! for a resource no node has.
+
+mod support;
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Binding, Node};
+use kube::api::{DeleteParams, PostParams};
+use kube::Api;
+use serde_json::json;
+use support::cluster::Cluster;
+use support::scheduler::SchedulerProcess;
+use support::*;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_deleted_while_its_siblings_wait_is_replaced_and_the_gang_binds_whole() {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let client = cluster.client().await;
+    for i in 0..3 {
+        create(&client, &node(&format!("gpu-{i}"), 32, 8)).await;
+    }
+    let _scheduler = SchedulerProcess::start_scheduling(&cluster, &["--leader-elect=false"]);
+    namespace(&client, "ml").await;
+    create_in(&client, "ml", &gang("ml", "train", 3)).await;
+    for i in 0..2 {
+        create_in(
+            &client,
+            "ml",
+            &pod("ml", &format!("w-{i}"), Some("train"), 1, 8),
+        )
+        .await;
+    }
+    // Two of three: they wait, nothing bound.
+    assert!(
+        holds(Duration::from_secs(2), || async {
+            bound_count(&client, "ml").await == 0
+        })
+        .await
+    );
+    delete_pod(&client, "ml", "w-0").await;
+    for i in 2..4 {
+        create_in(
+            &client,
+            "ml",
+            &pod("ml", &format!("w-{i}"), Some("train"), 1, 8),
+        )
+        .await;
+    }
+    let placed = eventually("the gang of three bound", WAIT, || async {
+        let placed = placements(&client, "ml").await;
+        (placed.values().filter(|n| n.is_some()).count() == 3).then_some(placed)
+    })
+    .await;
+    assert!(!placed.contains_key("w-0"));
+    assert!(placed.values().all(Option::is_some), "{placed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_deleted_under_a_waiting_gang_is_not_used_and_a_new_one_is() {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let client = cluster.client().await;
+    for name in ["gpu-a", "gpu-b"] {
+        create(&client, &node(name, 32, 8)).await;
+    }
+    let _scheduler = SchedulerProcess::start_scheduling(&cluster, &["--leader-elect=false"]);
+    namespace(&client, "ml").await;
+    create_in(&client, "ml", &gang("ml", "train", 3)).await;
+    for i in 0..3 {
+        create_in(
+            &client,
+            "ml",
+            &pod("ml", &format!("w-{i}"), Some("train"), 1, 8),
+        )
+        .await;
+    }
+    // Three members, two nodes: the gang waits, nothing bound.
+    assert!(
+        holds(Duration::from_secs(2), || async {
+            bound_count(&client, "ml").await == 0
+        })
+        .await
+    );
+    Api::<Node>::all(client.clone())
+        .delete("gpu-b", &DeleteParams::default())
+        .await
+        .expect("delete node");
+    create(&client, &node("gpu-c", 32, 8)).await;
+    assert!(
+        holds(Duration::from_secs(2), || async {
+            bound_count(&client, "ml").await == 0
+        })
+        .await,
+        "two nodes again (a, c): still nothing bound"
+    );
+    create(&client, &node("gpu-d", 32, 8)).await;
+    let placed = eventually("the gang bound on a, c and d", WAIT, || async {
+        let placed = placements(&client, "ml").await;
+        placed.values().all(Option::is_some).then_some(placed)
+    })
+    .await;
+    let mut nodes: Vec<_> = placed.into_values().flatten().collect();
+    nodes.sort();
+    assert_eq!(nodes, ["gpu-a", "gpu-c", "gpu-d"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_bound_by_another_actor_counts_as_bound_and_takes_its_room() {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let client = cluster.client().await;
+    for name in ["gpu-a", "gpu-b"] {
+        create(&client, &node(name, 32, 8)).await;
+    }
+    let _scheduler = SchedulerProcess::start_scheduling(&cluster, &["--leader-elect=false"]);
+    namespace(&client, "ml").await;
+    create_in(&client, "ml", &gang("ml", "train", 2)).await;
+    // A member for another scheduler, bound by the user's own Binding.
+    let mut theirs = pod("ml", "theirs", Some("train"), 1, 8);
+    theirs.spec.as_mut().unwrap().scheduler_name = Some("someone-else".into());
+    create_in(&client, "ml", &theirs).await;
+    let binding: Binding = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Binding",
+        "metadata": {"name": "theirs", "namespace": "ml"},
+        "target": {"kind": "Node", "name": "gpu-a"},
+    }))
+    .unwrap();
+    let _: serde_json::Value =
+        Api::<k8s_openapi::api::core::v1::Pod>::namespaced(client.clone(), "ml")
+            .create_subresource("binding", "theirs", &PostParams::default(), &binding)
+            .await
+            .expect("the user's binding");
+    // The gang's other member: with the first counted bound, one more reaches the minimum.
+    create_in(&client, "ml", &pod("ml", "ours", Some("train"), 1, 8)).await;
+    let node = eventually("our member bound", WAIT, || async {
+        placements(&client, "ml")
+            .await
+            .get("ours")
+            .cloned()
+            .flatten()
+    })
+    .await;
+    assert_eq!(
+        node, "gpu-b",
+        "gpu-a's GPUs are taken by the other actor's member"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_naming_a_missing_pod_group_says_so_and_binds_once_it_exists() {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let client = cluster.client().await;
+    for name in ["gpu-a", "gpu-b"] {
+        create(&client, &node(name, 32, 8)).await;
+    }
+    let _scheduler = SchedulerProcess::start_scheduling(&cluster, &["--leader-elect=false"]);
+    namespace(&client, "ml").await;
+    for i in 0..2 {
+        create_in(
+            &client,
+            "ml",
+            &pod("ml", &format!("w-{i}"), Some("later"), 1, 8),
+        )
+        .await;
+    }
+    let note = eventually("a PodGroupNotFound event", WAIT, || async {
+        let events = pod_events(&client, "ml", "w-0").await;
+        events
+            .into_iter()
+            .find(|(r, _)| r == "PodGroupNotFound")
+            .map(|(_, n)| n)
+    })
+    .await;
+    assert_eq!(
+        note,
+        "pod group ml/later does not exist; the pod waits for it"
+    );
+    assert_eq!(bound_count(&client, "ml").await, 0);
+    create_in(&client, "ml", &gang("ml", "later", 2)).await;
+    eventually("the gang bound once its group exists", WAIT, || async {
+        (bound_count(&client, "ml").await == 2).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_for_a_resource_no_node_has_is_unschedulable_with_a_reason() {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let client = cluster.client().await;
+    create(&client, &node("cpu-only", 32, 0)).await;
+    let _scheduler = SchedulerProcess::start_scheduling(&cluster, &["--leader-elect=false"]);
+    namespace(&client, "ml").await;
+    create_in(&client, "ml", &pod("ml", "wants-gpu", None, 1, 1)).await;
+    let note = eventually("a FailedScheduling event", WAIT, || async {
+        let events = pod_events(&client, "ml", "wants-gpu").await;
+        events
+            .into_iter()
+            .find(|(r, _)| r == "FailedScheduling")
+            .map(|(_, n)| n)
+    })
+    .await;
+    assert!(note.contains("Insufficient nvidia.com/gpu"), "{note}");
+}
