@@ -99,8 +99,8 @@ async fn of_two_replicas_only_the_leader_binds_and_killing_it_hands_over() {
     for i in 0..4 {
         create(&client, &node(&format!("gpu-{i}"), 32, 8)).await;
     }
-    let mut one = SchedulerProcess::start(&cluster, &[]);
-    let mut two = SchedulerProcess::start(&cluster, &[]);
+    let one = SchedulerProcess::start(&cluster, &[]);
+    let two = SchedulerProcess::start(&cluster, &[]);
     let start = Instant::now();
     let (mut leader, follower) = loop {
         if one.logged("scheduling") {
