@@ -2,7 +2,7 @@
 //! a test cluster, its log in a file the test reads, killed with SIGKILL or SIGTERM.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -24,18 +24,30 @@ impl SchedulerProcess {
     /// health on a free local port, the Lease in `default` with a 4 s duration (a follower
     /// takes over quickly), debug logs.
     pub fn start(cluster: &Cluster, args: &[&str]) -> SchedulerProcess {
+        SchedulerProcess::start_with(cluster.kubeconfig(), args)
+    }
+
+    /// [`start`](Self::start) with `kubeconfig`; `args` may name the Lease's namespace.
+    pub fn start_with(kubeconfig: &Path, args: &[&str]) -> SchedulerProcess {
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
         let identity = format!("replica-{}-{n}", std::process::id());
         let log = std::env::temp_dir().join(format!("gangway-scheduler-{identity}.log"));
         let file = std::fs::File::create(&log).expect("log file");
-        let child = Command::new(env!("CARGO_BIN_EXE_gangway-scheduler"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_gangway-scheduler"));
+        command
             .arg("--kubeconfig")
-            .arg(cluster.kubeconfig())
+            .arg(kubeconfig)
             .args(["--bind-address", "127.0.0.1:0"])
-            .args(["--leader-elect-resource-namespace", "default"])
             .args(["--leader-elect-lease-duration", "4s"])
             .args(["--identity", &identity])
-            .args(["--log", "info,gangway_scheduler=debug"])
+            .args(["--log", "info,gangway_scheduler=debug"]);
+        if !args
+            .iter()
+            .any(|a| a.starts_with("--leader-elect-resource-namespace"))
+        {
+            command.args(["--leader-elect-resource-namespace", "default"]);
+        }
+        let child = command
             .args(args)
             .stdout(Stdio::null())
             .stderr(file)
