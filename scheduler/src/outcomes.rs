@@ -34,7 +34,11 @@ pub async fn write_outcomes(
     while let Some(outcome) = outcomes.recv().await {
         let pod = outcome.pod().clone();
         let name = pod.full_name();
-        tracing::info!(pod = %name, outcome = %outcome, "attempt ended");
+        if outcome.is_final() {
+            tracing::debug!(pod = %name, outcome = %outcome, "attempt ended");
+        } else {
+            tracing::info!(pod = %name, outcome = %outcome, "attempt ended");
+        }
         if let Some(record) = &record {
             match &outcome {
                 PodOutcome::Bound { .. } | PodOutcome::Dropped { .. } => {

@@ -214,3 +214,70 @@ async fn a_request_for_a_resource_no_node_has_is_unschedulable_with_a_reason() {
     .await;
     assert!(note.contains("Insufficient nvidia.com/gpu"), "{note}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bind_that_conflicts_releases_the_reservation_and_counts_the_pod_where_it_was_bound() {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let client = cluster.client().await;
+    for name in ["gpu-a", "gpu-b"] {
+        create(&client, &node(name, 32, 8)).await;
+    }
+    // One write every 2 s: the scheduler's second bind waits for its token, and the test's own
+    // Binding gets in first.
+    let scheduler = SchedulerProcess::start_scheduling(
+        &cluster,
+        &[
+            "--leader-elect=false",
+            "--kube-api-qps=0.5",
+            "--kube-api-burst=1",
+        ],
+    );
+    namespace(&client, "ml").await;
+    create_in(&client, "ml", &pod("ml", "warm-up", None, 1, 1)).await;
+    let warm = eventually("the warm-up pod bound", WAIT, || async {
+        placements(&client, "ml")
+            .await
+            .get("warm-up")
+            .cloned()
+            .flatten()
+    })
+    .await;
+    let empty = if warm == "gpu-a" { "gpu-b" } else { "gpu-a" };
+    create_in(&client, "ml", &pod("ml", "contested", None, 1, 8)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Someone else binds it first, to the node the scheduler chose (the only one with 8 free).
+    let binding: Binding = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Binding",
+        "metadata": {"name": "contested", "namespace": "ml"},
+        "target": {"kind": "Node", "name": empty},
+    }))
+    .unwrap();
+    let _: serde_json::Value =
+        Api::<k8s_openapi::api::core::v1::Pod>::namespaced(client.clone(), "ml")
+            .create_subresource("binding", "contested", &PostParams::default(), &binding)
+            .await
+            .expect("the other binding");
+    scheduler.wait_for("bind refused (bound by someone else)", WAIT);
+    // Its room is counted once: a 7-GPU pod fits only beside the warm-up pod.
+    create_in(&client, "ml", &pod("ml", "next", None, 1, 7)).await;
+    let next = eventually("the next pod bound", WAIT, || async {
+        placements(&client, "ml")
+            .await
+            .get("next")
+            .cloned()
+            .flatten()
+    })
+    .await;
+    assert_eq!(next, warm);
+    assert_eq!(
+        placements(&client, "ml")
+            .await
+            .get("contested")
+            .cloned()
+            .flatten()
+            .as_deref(),
+        Some(empty)
+    );
+}

@@ -39,8 +39,10 @@ impl SchedulerProcess {
             .arg(kubeconfig)
             .args(["--bind-address", "127.0.0.1:0"])
             .args(["--leader-elect-lease-duration", "4s"])
-            .args(["--identity", &identity])
-            .args(["--log", "info,gangway_scheduler=debug"]);
+            .args(["--identity", &identity]);
+        if !args.iter().any(|a| a.starts_with("--log")) {
+            command.args(["--log", "info,gangway_scheduler=debug"]);
+        }
         if !args
             .iter()
             .any(|a| a.starts_with("--leader-elect-resource-namespace"))
