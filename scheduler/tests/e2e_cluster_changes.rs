@@ -281,3 +281,49 @@ async fn a_bind_that_conflicts_releases_the_reservation_and_counts_the_pod_where
         Some(empty)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_deleted_between_placement_and_bind_leaves_its_room_free() {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let client = cluster.client().await;
+    for name in ["gpu-a", "gpu-b"] {
+        create(&client, &node(name, 32, 8)).await;
+    }
+    // One write every 2 s: the scheduler's second bind waits for its token, and the pod is
+    // deleted meanwhile.
+    let _scheduler = SchedulerProcess::start_scheduling(
+        &cluster,
+        &[
+            "--leader-elect=false",
+            "--kube-api-qps=0.5",
+            "--kube-api-burst=1",
+        ],
+    );
+    namespace(&client, "ml").await;
+    create_in(&client, "ml", &pod("ml", "warm-up", None, 1, 1)).await;
+    let warm = eventually("the warm-up pod bound", WAIT, || async {
+        placements(&client, "ml")
+            .await
+            .get("warm-up")
+            .cloned()
+            .flatten()
+    })
+    .await;
+    let empty = if warm == "gpu-a" { "gpu-b" } else { "gpu-a" };
+    create_in(&client, "ml", &pod("ml", "gone", None, 1, 8)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    delete_pod(&client, "ml", "gone").await;
+    // Its reservation is released: a pod needing the whole empty node binds there.
+    create_in(&client, "ml", &pod("ml", "next", None, 1, 8)).await;
+    let next = eventually("the next pod bound", WAIT, || async {
+        placements(&client, "ml")
+            .await
+            .get("next")
+            .cloned()
+            .flatten()
+    })
+    .await;
+    assert_eq!(next, empty);
+}
