@@ -39,8 +39,9 @@ pub struct Options {
     #[arg(long, value_parser = parse_duration, default_value = "5m")]
     pub permit_timeout: Duration,
 
-    /// Binding workers (concurrent binds to the API server).
-    #[arg(long, default_value_t = 4)]
+    /// Binding workers: binds in flight to the API server at once (kube-scheduler binds each
+    /// pod in a goroutine of its own). Each is a thread blocked on its request.
+    #[arg(long, default_value_t = 16)]
     pub workers: usize,
 
     /// Requests per second this scheduler writes to the API server (binds, status patches,

@@ -18,7 +18,12 @@ use crate::faults;
 pub struct PlacementRecord {
     writer: Writer,
     recorded: Arc<Mutex<HashMap<PodId, Nominated>>>,
+    /// A gang's record is written under its stripe's lock, so that its siblings' binds wait
+    /// for it while other gangs' records go on (64 stripes by the gang's key).
+    stripes: Arc<[Mutex<()>]>,
 }
+
+const STRIPES: usize = 64;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Nominated {
@@ -33,12 +38,13 @@ impl PlacementRecord {
         PlacementRecord {
             writer,
             recorded: Arc::default(),
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
         }
     }
 
     /// Before `pod` binds to `node`: every member of its gang that the core holds a
     /// reservation for (the admitted placement, `pod` among them) has its node recorded. Only
-    /// the first bind of a gang writes anything; the others find it done. Holding the record's
+    /// the first bind of a gang writes anything; the others find it done. Holding the gang's
     /// lock while writing makes a sibling's bind wait for the whole record. A member deleted
     /// meanwhile is skipped (its own bind fails); any other failure fails the bind, which
     /// releases the pod — nothing binds unrecorded.
@@ -72,7 +78,12 @@ impl PlacementRecord {
         if !placement.iter().any(|(member, _)| member.id() == pod.id()) {
             placement.push((pod.clone(), node.to_owned()));
         }
-        let mut recorded = self.recorded.lock().await;
+        let stripe = {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            std::hash::Hash::hash(key, &mut hasher);
+            std::hash::Hasher::finish(&hasher) as usize % STRIPES
+        };
+        let _gang = self.stripes[stripe].lock().await;
         let mut written = 0;
         for (member, node) in placement {
             let nominated = Nominated {
@@ -80,7 +91,7 @@ impl PlacementRecord {
                 name: member.name().to_owned(),
                 node,
             };
-            if recorded.get(member.id()) == Some(&nominated) {
+            if self.recorded.lock().await.get(member.id()) == Some(&nominated) {
                 continue;
             }
             match self
@@ -90,7 +101,10 @@ impl PlacementRecord {
             {
                 Ok(()) => {
                     written += 1;
-                    recorded.insert(member.id().clone(), nominated);
+                    self.recorded
+                        .lock()
+                        .await
+                        .insert(member.id().clone(), nominated);
                 }
                 Err(e) if refusal(&e) == Refusal::NotFound => {
                     tracing::info!(pod = %member.full_name(), "placement record: member gone, skipped");

@@ -11,6 +11,9 @@
 //! GANGWAY_THROUGHPUT=1000,1000,2000 cargo test --release --manifest-path scheduler/Cargo.toml \
 //!   --test e2e_throughput -- --nocapture
 //! ```
+//!
+//! `GANGWAY_THROUGHPUT_ARGS` adds flags (`--workers 16`); `GANGWAY_SCHEDULER_BIN` runs another
+//! build of the binary, to compare two.
 
 mod support;
 
@@ -71,15 +74,16 @@ async fn gangs_and_pods_through_the_real_api_server() {
     }
     // The API server takes writes far faster than kube-scheduler's default 50 a second;
     // scheduler_perf lifts the limit as well, to measure the scheduler and not its limiter.
-    let scheduler = SchedulerProcess::start_scheduling(
-        &cluster,
-        &[
-            "--leader-elect=false",
-            "--kube-api-qps=5000",
-            "--kube-api-burst=5000",
-            "--log=info,gangway_scheduler::outcomes=warn",
-        ],
-    );
+    let mut args = vec![
+        "--leader-elect=false",
+        "--kube-api-qps=5000",
+        "--kube-api-burst=5000",
+        "--log=info,gangway_scheduler::outcomes=warn",
+    ];
+    // More flags for the run (a benchmark's variants), space-separated.
+    let extra = std::env::var("GANGWAY_THROUGHPUT_ARGS").unwrap_or_default();
+    args.extend(extra.split_whitespace());
+    let scheduler = SchedulerProcess::start_scheduling(&cluster, &args);
 
     // Bound times, from a watch of the namespace.
     let pods: Api<Pod> = Api::namespaced(client.clone(), "load");

@@ -33,7 +33,11 @@ impl SchedulerProcess {
         let identity = format!("replica-{}-{n}", std::process::id());
         let log = std::env::temp_dir().join(format!("gangway-scheduler-{identity}.log"));
         let file = std::fs::File::create(&log).expect("log file");
-        let mut command = Command::new(env!("CARGO_BIN_EXE_gangway-scheduler"));
+        // GANGWAY_SCHEDULER_BIN runs another build (a benchmark comparing two).
+        let binary = std::env::var_os("GANGWAY_SCHEDULER_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_gangway-scheduler")));
+        let mut command = Command::new(binary);
         command
             .arg("--kubeconfig")
             .arg(kubeconfig)
