@@ -13,6 +13,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use crate::api::{refusal, Refusal, Writer};
 use crate::record::PlacementRecord;
 
+/// How many pods' and groups' last written conditions are remembered.
+const MEMORY: usize = 1 << 16;
+
 /// The core's sink: a channel to [`write_outcomes`].
 pub struct Outcomes(pub UnboundedSender<PodOutcome>);
 
@@ -32,6 +35,12 @@ pub async fn write_outcomes(
     let mut pods: HashMap<PodId, PodScheduled> = HashMap::new();
     let mut groups: HashMap<GroupKey, PodGroupScheduled> = HashMap::new();
     while let Some(outcome) = outcomes.recv().await {
+        // What was last written only saves a repeated write; a pod deleted while pending sends
+        // no outcome to clear its entry, so past a bound both are forgotten.
+        if pods.len() > MEMORY || groups.len() > MEMORY {
+            pods.clear();
+            groups.clear();
+        }
         let pod = outcome.pod().clone();
         let name = pod.full_name();
         if outcome.is_final() {

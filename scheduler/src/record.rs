@@ -62,6 +62,10 @@ impl PlacementRecord {
             .gang()
             .registry()
             .with_state(key, |state| {
+                // Only a gang's placement needs recording: a Basic group's pods bind alone.
+                if state.min_count().is_none() {
+                    return Vec::new();
+                }
                 state
                     .assumed()
                     .iter()
