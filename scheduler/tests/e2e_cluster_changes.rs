@@ -7,10 +7,9 @@ mod support;
 
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Binding, Node};
-use kube::api::{DeleteParams, PostParams};
-use kube::Api;
-use serde_json::json;
+use k8s_openapi::api::core::v1::Node;
+use kube::api::DeleteParams;
+use kube::{Api, Client};
 use support::cluster::Cluster;
 use support::scheduler::SchedulerProcess;
 use support::*;
@@ -128,27 +127,10 @@ async fn a_member_bound_by_another_actor_counts_as_bound_and_takes_its_room() {
     let mut theirs = pod("ml", "theirs", Some("train"), 1, 8);
     theirs.spec.as_mut().unwrap().scheduler_name = Some("someone-else".into());
     create_in(&client, "ml", &theirs).await;
-    let binding: Binding = serde_json::from_value(json!({
-        "apiVersion": "v1", "kind": "Binding",
-        "metadata": {"name": "theirs", "namespace": "ml"},
-        "target": {"kind": "Node", "name": "gpu-a"},
-    }))
-    .unwrap();
-    let _: serde_json::Value =
-        Api::<k8s_openapi::api::core::v1::Pod>::namespaced(client.clone(), "ml")
-            .create_subresource("binding", "theirs", &PostParams::default(), &binding)
-            .await
-            .expect("the user's binding");
+    bind_as_someone_else(&client, "ml", "theirs", "gpu-a").await;
     // The gang's other member: with the first counted bound, one more reaches the minimum.
     create_in(&client, "ml", &pod("ml", "ours", Some("train"), 1, 8)).await;
-    let node = eventually("our member bound", WAIT, || async {
-        placements(&client, "ml")
-            .await
-            .get("ours")
-            .cloned()
-            .flatten()
-    })
-    .await;
+    let node = bound_node(&client, "ml", "ours", WAIT).await;
     assert_eq!(
         node, "gpu-b",
         "gpu-a's GPUs are taken by the other actor's member"
@@ -215,17 +197,26 @@ async fn a_request_for_a_resource_no_node_has_is_unschedulable_with_a_reason() {
     assert!(note.contains("Insufficient nvidia.com/gpu"), "{note}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bind_that_conflicts_releases_the_reservation_and_counts_the_pod_where_it_was_bound() {
-    let Some(cluster) = Cluster::start() else {
-        return;
-    };
+/// Two 8-GPU nodes and a scheduler that writes once every 2 s, whose one token went to bind a
+/// 1-GPU warm-up pod: the next bind waits about 2 s for its token, long enough for the test to
+/// act between placement and bind.
+struct SlowWrites {
+    /// Kept alive for the test.
+    _cluster: Cluster,
+    client: Client,
+    scheduler: SchedulerProcess,
+    /// The warm-up pod's node.
+    warm: String,
+    /// The other, empty node: the only one where a pod of 8 GPUs fits.
+    empty: &'static str,
+}
+
+async fn slow_writes() -> Option<SlowWrites> {
+    let cluster = Cluster::start()?;
     let client = cluster.client().await;
     for name in ["gpu-a", "gpu-b"] {
         create(&client, &node(name, 32, 8)).await;
     }
-    // One write every 2 s: the scheduler's second bind waits for its token, and the test's own
-    // Binding gets in first.
     let scheduler = SchedulerProcess::start_scheduling(
         &cluster,
         &[
@@ -236,94 +227,54 @@ async fn a_bind_that_conflicts_releases_the_reservation_and_counts_the_pod_where
     );
     namespace(&client, "ml").await;
     create_in(&client, "ml", &pod("ml", "warm-up", None, 1, 1)).await;
-    let warm = eventually("the warm-up pod bound", WAIT, || async {
-        placements(&client, "ml")
-            .await
-            .get("warm-up")
-            .cloned()
-            .flatten()
-    })
-    .await;
+    let warm = bound_node(&client, "ml", "warm-up", WAIT).await;
     let empty = if warm == "gpu-a" { "gpu-b" } else { "gpu-a" };
-    create_in(&client, "ml", &pod("ml", "contested", None, 1, 8)).await;
+    Some(SlowWrites {
+        _cluster: cluster,
+        client,
+        scheduler,
+        warm,
+        empty,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bind_that_conflicts_releases_the_reservation_and_counts_the_pod_where_it_was_bound() {
+    // Held whole: a pattern that left a field out would drop it, the cluster with it.
+    let Some(slow) = slow_writes().await else {
+        return;
+    };
+    let SlowWrites {
+        client,
+        scheduler,
+        warm,
+        empty,
+        ..
+    } = &slow;
+    create_in(client, "ml", &pod("ml", "contested", None, 1, 8)).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     // Someone else binds it first, to the node the scheduler chose (the only one with 8 free).
-    let binding: Binding = serde_json::from_value(json!({
-        "apiVersion": "v1", "kind": "Binding",
-        "metadata": {"name": "contested", "namespace": "ml"},
-        "target": {"kind": "Node", "name": empty},
-    }))
-    .unwrap();
-    let _: serde_json::Value =
-        Api::<k8s_openapi::api::core::v1::Pod>::namespaced(client.clone(), "ml")
-            .create_subresource("binding", "contested", &PostParams::default(), &binding)
-            .await
-            .expect("the other binding");
+    bind_as_someone_else(client, "ml", "contested", empty).await;
     scheduler.wait_for("bind refused (bound by someone else)", WAIT);
     // Its room is counted once: a 7-GPU pod fits only beside the warm-up pod.
-    create_in(&client, "ml", &pod("ml", "next", None, 1, 7)).await;
-    let next = eventually("the next pod bound", WAIT, || async {
-        placements(&client, "ml")
-            .await
-            .get("next")
-            .cloned()
-            .flatten()
-    })
-    .await;
-    assert_eq!(next, warm);
+    create_in(client, "ml", &pod("ml", "next", None, 1, 7)).await;
+    assert_eq!(&bound_node(client, "ml", "next", WAIT).await, warm);
     assert_eq!(
-        placements(&client, "ml")
-            .await
-            .get("contested")
-            .cloned()
-            .flatten()
-            .as_deref(),
-        Some(empty)
+        node_of(client, "ml", "contested").await.as_deref(),
+        Some(*empty)
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pod_deleted_between_placement_and_bind_leaves_its_room_free() {
-    let Some(cluster) = Cluster::start() else {
+    let Some(slow) = slow_writes().await else {
         return;
     };
-    let client = cluster.client().await;
-    for name in ["gpu-a", "gpu-b"] {
-        create(&client, &node(name, 32, 8)).await;
-    }
-    // One write every 2 s: the scheduler's second bind waits for its token, and the pod is
-    // deleted meanwhile.
-    let _scheduler = SchedulerProcess::start_scheduling(
-        &cluster,
-        &[
-            "--leader-elect=false",
-            "--kube-api-qps=0.5",
-            "--kube-api-burst=1",
-        ],
-    );
-    namespace(&client, "ml").await;
-    create_in(&client, "ml", &pod("ml", "warm-up", None, 1, 1)).await;
-    let warm = eventually("the warm-up pod bound", WAIT, || async {
-        placements(&client, "ml")
-            .await
-            .get("warm-up")
-            .cloned()
-            .flatten()
-    })
-    .await;
-    let empty = if warm == "gpu-a" { "gpu-b" } else { "gpu-a" };
-    create_in(&client, "ml", &pod("ml", "gone", None, 1, 8)).await;
+    let (client, empty) = (&slow.client, slow.empty);
+    create_in(client, "ml", &pod("ml", "gone", None, 1, 8)).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    delete_pod(&client, "ml", "gone").await;
+    delete_pod(client, "ml", "gone").await;
     // Its reservation is released: a pod needing the whole empty node binds there.
-    create_in(&client, "ml", &pod("ml", "next", None, 1, 8)).await;
-    let next = eventually("the next pod bound", WAIT, || async {
-        placements(&client, "ml")
-            .await
-            .get("next")
-            .cloned()
-            .flatten()
-    })
-    .await;
-    assert_eq!(next, empty);
+    create_in(client, "ml", &pod("ml", "next", None, 1, 8)).await;
+    assert_eq!(bound_node(client, "ml", "next", WAIT).await, empty);
 }

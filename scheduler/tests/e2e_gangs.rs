@@ -148,11 +148,7 @@ async fn two_gangs_then_a_single_pod(
     let start = std::time::Instant::now();
     let mut solo = None;
     while start.elapsed() < within && solo.is_none() {
-        solo = placements(&client, "ml")
-            .await
-            .get("solo")
-            .cloned()
-            .flatten();
+        solo = node_of(&client, "ml", "solo").await;
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(

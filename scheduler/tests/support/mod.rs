@@ -149,6 +149,35 @@ pub async fn placements(client: &Client, namespace: &str) -> BTreeMap<String, Op
         .collect()
 }
 
+/// The node pod `namespace/name` is bound to, if it is.
+pub async fn node_of(client: &Client, namespace: &str, name: &str) -> Option<String> {
+    placements(client, namespace)
+        .await
+        .get(name)
+        .cloned()
+        .flatten()
+}
+
+/// Waits until pod `namespace/name` is bound (panics after `timeout`); its node.
+pub async fn bound_node(client: &Client, namespace: &str, name: &str, timeout: Duration) -> String {
+    let what = format!("{namespace}/{name} bound");
+    eventually(&what, timeout, || node_of(client, namespace, name)).await
+}
+
+/// Binds pod `namespace/name` to `node` through `pods/binding`, as a user or another scheduler
+/// would.
+pub async fn bind_as_someone_else(client: &Client, namespace: &str, name: &str, node: &str) {
+    let binding: k8s_openapi::api::core::v1::Binding = from(json!({
+        "apiVersion": "v1", "kind": "Binding",
+        "metadata": {"name": name, "namespace": namespace},
+        "target": {"kind": "Node", "name": node},
+    }));
+    let _: serde_json::Value = Api::<Pod>::namespaced(client.clone(), namespace)
+        .create_subresource("binding", name, &PostParams::default(), &binding)
+        .await
+        .expect("the other binding");
+}
+
 /// How many pods of `namespace` are bound.
 pub async fn bound_count(client: &Client, namespace: &str) -> usize {
     placements(client, namespace)
