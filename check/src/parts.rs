@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use gangsched::checking::AnyOrderJobs;
 use gangsched::checking::{
-    AttemptWaiting, Batch, Expire, Flaw, GangParts, ModelDriver, NoTally, Parts,
+    AttemptWaiting, Batch, Expire, Flaw, GangFlaw, GangParts, ModelDriver, NoTally, Parts,
 };
 use gangsched::gang::{GangRules, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlugins, QueueState};
@@ -30,6 +30,8 @@ pub(super) struct ClusterParts<'a> {
     pub(super) c: &'a mut Cluster,
     mode: Mode,
     flaw: Option<Flaw>,
+    /// A bug planted in the gang plugin's operations (a witness's).
+    pub(super) gang_flaw: Option<GangFlaw>,
     /// The placement and the Permit plugins the model runs.
     plugins: &'a Plugins,
     /// How the placement broke its contract in this step, if it did.
@@ -57,6 +59,7 @@ impl<'a> ClusterParts<'a> {
             c,
             mode,
             flaw,
+            gang_flaw: None,
             plugins,
             fault: None,
             bind: Ok(()),
@@ -159,6 +162,10 @@ impl Parts for ClusterParts<'_> {
 
 impl GangParts for ClusterParts<'_> {
     type Registration = ();
+
+    fn planted(&self, flaw: GangFlaw) -> bool {
+        self.gang_flaw == Some(flaw)
+    }
 
     fn rules(&self) -> GangRules {
         GangRules::new(self.mode, TIMEOUT)

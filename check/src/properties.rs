@@ -38,6 +38,11 @@ pub fn conservation(s: &Cluster) -> Result<(), String> {
         if *stage == Stage::Absent && s.groups.is_member(id) {
             return Err(format!("{id} has not arrived but its group counts it"));
         }
+        // A deleted pod has left its group in the step that deleted it (the bug corpus's
+        // kubernetes#138422: a deleted member counted on).
+        if matches!(stage, Stage::Deleting | Stage::Deleted) && s.groups.is_member(id) {
+            return Err(format!("{id} was deleted but its group counts it"));
+        }
     }
     Ok(())
 }
@@ -69,11 +74,22 @@ pub fn accounting(s: &Cluster) -> Result<(), String> {
 /// own check, over the same states: a scheduling cycle records a pod's assignment in the step
 /// that assumes it); and once a waiting member is deleted its gang attempt is lost, so no
 /// sibling that was waiting with it may go on waiting and holding its reservation (Hardened
-/// rejects them at once; Upstream lets each wait for its own timer).
+/// rejects them at once; Upstream lets each wait for its own timer). A pod deleted while it
+/// waits is itself decided at once, in both modes (upstream's `RejectWaitingPod` since
+/// kubernetes PR #84578): it waits no longer, holding its room.
 pub fn held_for_lost_member(s: &Cluster) -> Option<String> {
     if let Some(leaked) = leaked(&s.cache, &s.driver).first() {
         return Some(format!(
             "{leaked} is assumed on a node with no binding cycle to end its reservation"
+        ));
+    }
+    let deleted_waiting = s
+        .stages
+        .iter()
+        .find(|(id, stage)| **stage == Stage::Deleting && s.waiting.get(id).is_some());
+    if let Some((id, _)) = deleted_waiting {
+        return Some(format!(
+            "{id} was deleted but still waits at Permit, holding its reservation"
         ));
     }
     s.held.iter().next().map(|held| {

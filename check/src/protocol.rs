@@ -19,6 +19,7 @@ use super::properties::{
     accounting, conservation, held_for_lost_member, hold_and_wait, lost_event, stuck_gang,
 };
 use super::steps::Flaw;
+use gangsched::checking::GangFlaw;
 
 /// One critical section of the concurrent core, by the thread that runs it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -107,6 +108,8 @@ pub struct GangProtocol {
     pub config: ClusterConfig,
     /// A deliberate bug, for witnesses: the checker must find what it breaks.
     pub flaw: Option<Flaw>,
+    /// A deliberate bug in the gang plugin's operations, for witnesses (the bug corpus's).
+    pub gang_flaw: Option<GangFlaw>,
     /// Explore every order of interchangeable pods: of the pods tied at the head of the queue,
     /// any member of the first one's gang may pop (the core pops the smallest name, whose
     /// gang is the first tied gang; upstream's heap breaks ties arbitrarily), and a gang's
@@ -132,6 +135,7 @@ impl GangProtocol {
         GangProtocol {
             config,
             flaw: None,
+            gang_flaw: None,
             symmetric: false,
             hold_and_wait: false,
             plugins: Plugins::gangways(),

@@ -81,6 +81,7 @@ impl GangProtocol {
         };
         let (now, pods) = (next.now, next.pods.share());
         let mut p = ClusterParts::new(&mut next, self.config.mode, self.flaw, &self.plugins);
+        p.gang_flaw = self.gang_flaw;
         if self.config.permit_rejections > 0 {
             p.unhinted = &QUOTA;
         }

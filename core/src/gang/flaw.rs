@@ -21,4 +21,10 @@ pub enum GangFlaw {
     /// the embedder — keeps counting until its binding cycle unreserves it, and a sibling
     /// passes alone (I3; the `scheduler_events` fuzz target's fourth find).
     ConversionForgetsOnlyWaiters,
+    /// The Unreserve of a member deleted while assumed puts it back among its group's
+    /// unscheduled pods (kubernetes#138422: the cache's `ForgetPod` of an assumed pod with a
+    /// deletion timestamp moved it from assumed back to unscheduled, where it was counted for
+    /// ever): the group counts a pod that no longer exists, and its gate lets a gang through
+    /// that is missing a member.
+    ForgetRestoresDeletedMember,
 }

@@ -404,7 +404,14 @@ pub fn unreserve<G: GangParts>(g: &mut G, pod: &Pod) {
         return;
     };
     let rules = g.rules();
+    #[cfg(feature = "checking")]
+    let restores = g.planted(GangFlaw::ForgetRestoresDeletedMember)
+        && g.read_group(key, |groups| !groups.is_member(pod.id()));
     let failed = g.write_group(key, |groups, waiting| groups.unreserve(waiting, rules, pod));
+    #[cfg(feature = "checking")]
+    if restores {
+        let _ = g.write_group(key, |groups, _| groups.add_pod(pod.clone(), false));
+    }
     if let Some(reason) = failed {
         gang_failed(Some(key), &reason);
     }

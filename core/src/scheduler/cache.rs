@@ -492,6 +492,19 @@ impl CacheState {
         Some(removed)
     }
 
+    /// A planted flaw's second release ([`Flaw::BindFailureReleasesTwice`]): `requests` taken
+    /// off `node`'s requested resources again, though no pod leaves it — breaks I5.
+    ///
+    /// [`Flaw::BindFailureReleasesTwice`]: super::flaw::Flaw::BindFailureReleasesTwice
+    #[cfg(feature = "checking")]
+    pub(crate) fn release_again(&mut self, node: &str, requests: &Resources) {
+        if let Some(entry) = self.nodes.get_mut(node) {
+            let now = entry.requested.saturating_sub(requests);
+            let was = std::mem::replace(&mut entry.requested, now);
+            self.index.requested_changed(node, was, entry);
+        }
+    }
+
     /// Test-only corruption: puts `pod` on `node` (which must exist) without adding its
     /// requests there — the witness that [`check`](CacheState::check) finds a broken I5.
     #[cfg(test)]

@@ -48,4 +48,19 @@ pub enum Flaw {
     /// Reserve is left unactivated, where the full walk over the group activates it (issue
     /// #23's "nothing observable changes").
     ActivationTrustsItsFirstStamp,
+    /// A failed bind releases the pod's reservation on its node twice — the failure path's
+    /// release and then the Unreserve's — taking its requests off the node a second time
+    /// (kubernetes PR #139418: a DRA claim's reservation count decremented in PreBind's failure
+    /// path and again in Unreserve): the node's requested resources fall below its pods' sum,
+    /// I5.
+    BindFailureReleasesTwice,
+    /// A pod whose Permit wait timed out has its reservation released twice by its binding
+    /// cycle (YUNIKORN-2953: a gang's placeholder timeout released its allocated placeholders
+    /// once as asks and again as allocations): the node's requested resources fall below its
+    /// pods' sum, I5.
+    TimeoutReleasesTwice,
+    /// A pod deleted while it waits at Permit is marked deleted but left in the waiting map
+    /// (kubernetes#84554, fixed by PR #84578: the delete handler did not reject the waiting
+    /// pod): nothing decides it until its Permit deadline, and meanwhile it holds its room.
+    DeleteLeavesPodWaiting,
 }

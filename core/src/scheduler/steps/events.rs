@@ -131,7 +131,9 @@ fn remove_pod<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> bool {
     if in_binding {
         // Its binding cycle (running, or started by its Permit decision) cleans up; make sure
         // a decision comes if it is still waiting (upstream's `RejectWaitingPod`).
-        p.gang().remove_waiting(id);
+        if !planted!(p, Flaw::DeleteLeavesPodWaiting) {
+            p.gang().remove_waiting(id);
+        }
         // Upstream, a pod whose binding cycle is under way (past Permit, its bind may take
         // long) has its room freed now and announced, as kube-scheduler's
         // handleAssumedPodDeletion forgets a deleted assumed pod that is no longer waiting;
