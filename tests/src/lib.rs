@@ -19,6 +19,8 @@
 #![deny(missing_docs)]
 
 pub mod broken;
+#[cfg(not(any(loom, shuttle)))]
+pub mod bug_corpus;
 mod decision_point;
 pub mod gang_batch;
 #[cfg(not(any(loom, shuttle)))]
