@@ -2,12 +2,16 @@
 //! queue races the operations that make a pod active — `add`, `move_all_to_active_or_backoff`,
 //! `activate` — and `close`. No wake-up may be lost (I2 for the queue): loom reports a popper
 //! that sleeps forever as a deadlock. The `witness_*` tests run the same models on
-//! `BrokenQueue`s that forget a notify or sleep in a second critical section.
+//! `BrokenQueue`s that forget a notify or sleep in a second critical section, and on the real
+//! queue with a `QueueFlaw` planted in its wake-ups (the bug corpus's kubernetes PR #119784 and
+//! kubernetes#130976).
 //!
 //! Run: `RUSTFLAGS="--cfg loom -C debug-assertions" LOOM_MAX_PREEMPTIONS=2 cargo test -p
 //! gangway-tests --release --test loom_queue --target-dir target/loom`.
 
-use gangsched::queue::{ClusterEvent, EventKind, PluginSet, QueueConfig, SchedulingQueue};
+use gangsched::queue::{
+    ClusterEvent, EventKind, PluginSet, QueueConfig, QueuePlace, SchedulingQueue,
+};
 use gangsched::sync::{model, thread, Arc};
 use gangsched::{Pod, PodId, QueueingHint, Time};
 
@@ -52,10 +56,7 @@ impl BlockingQueue for SchedulingQueue {
 
     fn with_parked_pod() -> Self {
         let q = Self::empty();
-        q.add(pod("a"), Time::ZERO).unwrap();
-        let popped = q.try_pop().unwrap();
-        q.add_unschedulable_if_not_present(popped.info.rejected_by(NODE), Time::ZERO)
-            .unwrap();
+        park_a(&q);
         q
     }
 
@@ -82,6 +83,51 @@ impl BlockingQueue for SchedulingQueue {
     fn check(&self) {
         self.snapshot().check().expect("I4");
     }
+}
+
+/// Adds `a` and parks it in the unschedulable pool (popped, rejected by NodeResourcesFit).
+fn park_a(q: &SchedulingQueue) {
+    q.add(pod("a"), Time::ZERO).unwrap();
+    let popped = q.try_pop().unwrap();
+    q.add_unschedulable_if_not_present(popped.info.rejected_by(NODE), Time::ZERO)
+        .unwrap();
+}
+
+/// A popper blocked on the empty queue vs the hand-back of `a`, whose attempt saw the room it
+/// needs freed: rejected by NodeResourcesFit, it is poppable at once — backing off for a
+/// rejection, which a pop takes when nothing is active (1.36's pop from backoff, the default)
+/// — and the popper gets it.
+fn blocked_pop_vs_hand_back(build: fn() -> SchedulingQueue) {
+    model(move || {
+        let q = Arc::new(build());
+        q.add(pod("a"), Time::ZERO).unwrap();
+        let popped = q.try_pop().unwrap();
+        assert_eq!(
+            q.move_all_to_active_or_backoff(freed(), None, Time::ZERO),
+            0
+        );
+        let popper = thread::spawn("popper", {
+            let q = q.clone();
+            move || BlockingQueue::pop(&*q)
+        });
+        let hand_back = thread::spawn("hand-back", {
+            let q = q.clone();
+            move || {
+                let info = popped.info.rejected_by(NODE);
+                q.add_unschedulable_if_not_present(info, LATER).unwrap()
+            }
+        });
+        let place = hand_back.join().unwrap();
+        assert!(
+            matches!(
+                place,
+                Some(QueuePlace::Active(_) | QueuePlace::Backoff(_)) | None
+            ),
+            "poppable at once (or popped already): {place:?}"
+        );
+        assert_eq!(popper.join().unwrap(), Some(PodId::from("a")));
+        BlockingQueue::check(&*q);
+    });
 }
 
 /// A popper blocked on the empty queue vs `make_active` on another thread: the popper gets
@@ -238,6 +284,11 @@ fn blocked_pop_vs_activate() {
 }
 
 #[test]
+fn blocked_pop_vs_hand_back_to_the_active_queue() {
+    blocked_pop_vs_hand_back(<SchedulingQueue as BlockingQueue>::empty);
+}
+
+#[test]
 fn blocked_poppers_vs_add_and_close() {
     two_poppers_add_close::<SchedulingQueue>();
 }
@@ -326,39 +377,71 @@ mod witnesses {
         };
     }
 
-    /// The real queue with [`gangsched::checking::QueueFlaw::WakesOneOnlyWhenEmpty`] planted
-    /// in its wake-ups (`checking::scheduling_queue_with_flaw`).
-    struct WakesOneOnlyWhenEmpty(SchedulingQueue);
+    /// The real queue with a `QueueFlaw` planted in its own wake-ups
+    /// (`checking::scheduling_queue_with_flaw`).
+    macro_rules! planted_queue {
+        ($name:ident) => {
+            struct $name(SchedulingQueue);
 
-    impl BlockingQueue for WakesOneOnlyWhenEmpty {
-        fn empty() -> Self {
-            WakesOneOnlyWhenEmpty(gangsched::checking::scheduling_queue_with_flaw(
-                QueueConfig::default(),
-                Arc::new(plugins()),
-                gangsched::checking::QueueFlaw::WakesOneOnlyWhenEmpty,
-            ))
-        }
-        fn with_parked_pod() -> Self {
-            unreachable!("the two-popper models start empty")
-        }
-        fn add(&self, pod: Pod) {
-            BlockingQueue::add(&self.0, pod);
-        }
-        fn pop(&self) -> Option<PodId> {
-            BlockingQueue::pop(&self.0)
-        }
-        fn move_all(&self) -> usize {
-            BlockingQueue::move_all(&self.0)
-        }
-        fn activate(&self, id: &PodId) -> usize {
-            BlockingQueue::activate(&self.0, id)
-        }
-        fn close(&self) {
-            BlockingQueue::close(&self.0);
-        }
-        fn check(&self) {
-            BlockingQueue::check(&self.0);
-        }
+            impl $name {
+                fn planted() -> SchedulingQueue {
+                    gangsched::checking::scheduling_queue_with_flaw(
+                        QueueConfig::default(),
+                        Arc::new(plugins()),
+                        gangsched::checking::QueueFlaw::$name,
+                    )
+                }
+            }
+
+            impl BlockingQueue for $name {
+                fn empty() -> Self {
+                    $name(Self::planted())
+                }
+                fn with_parked_pod() -> Self {
+                    let q = Self::empty();
+                    park_a(&q.0);
+                    q
+                }
+                fn add(&self, pod: Pod) {
+                    BlockingQueue::add(&self.0, pod);
+                }
+                fn pop(&self) -> Option<PodId> {
+                    BlockingQueue::pop(&self.0)
+                }
+                fn move_all(&self) -> usize {
+                    BlockingQueue::move_all(&self.0)
+                }
+                fn activate(&self, id: &PodId) -> usize {
+                    BlockingQueue::activate(&self.0, id)
+                }
+                fn close(&self) {
+                    BlockingQueue::close(&self.0);
+                }
+                fn check(&self) {
+                    BlockingQueue::check(&self.0);
+                }
+            }
+        };
+    }
+
+    planted_queue!(WakesOneOnlyWhenEmpty);
+    planted_queue!(ChecksThenSleeps);
+    planted_queue!(HandBackWakesNobody);
+
+    /// The bug corpus's kubernetes#130976 (open): a `pop` that looks for a pod in one critical
+    /// section and sleeps in another misses an add in between; loom finds the popper asleep.
+    #[test]
+    #[should_panic(expected = "deadlock")]
+    fn kubernetes_130976_a_pop_that_checks_then_sleeps_misses_an_add() {
+        blocked_pop_vs::<ChecksThenSleeps>(false, add_a);
+    }
+
+    /// The bug corpus's kubernetes PR #119784: a hand-back straight to the active queue that
+    /// wakes nobody leaves the popper asleep beside the pod.
+    #[test]
+    #[should_panic(expected = "deadlock")]
+    fn kubernetes_pr_119784_a_hand_back_to_the_active_queue_wakes_nobody() {
+        blocked_pop_vs_hand_back(HandBackWakesNobody::planted);
     }
 
     /// Waking one popper, and only when the queue was empty, leaves the second popper asleep

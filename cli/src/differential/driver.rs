@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use gangsched::checking::steps::Binding;
-use gangsched::checking::{self, Parts};
+use gangsched::checking::{self, Flaw, Parts, Planted};
 use gangsched::queue::QueuePlace;
 use gangsched::scheduler::PodPhase;
 use gangsched::scheduler::{
@@ -80,6 +80,9 @@ pub struct DriverRunner {
     groups: BTreeMap<String, PodGroup>,
     group_conditions: BTreeMap<String, PodGroupScheduled>,
     steps: usize,
+    /// A bug planted in the scheduler's steps (`checking::Planted`), for the bug corpus: the
+    /// differential must see the real code differ.
+    flaw: Option<Flaw>,
 }
 
 impl Default for DriverRunner {
@@ -136,7 +139,15 @@ impl DriverRunner {
             groups: BTreeMap::new(),
             group_conditions: BTreeMap::new(),
             steps: 0,
+            flaw: None,
         }
+    }
+
+    /// This runner with `flaw` planted in its scheduler's steps: its scheduling cycles, cluster
+    /// events, timers and binding cycles run them through `checking::Planted`.
+    pub fn planted(mut self, flaw: Flaw) -> DriverRunner {
+        self.flaw = Some(flaw);
+        self
     }
 
     /// Applies `op`; what it saw.
@@ -246,7 +257,10 @@ impl DriverRunner {
                 self.scripts.set(plugins)?;
                 let s = &self.scheduler;
                 let head = s.queue().snapshot().heads().next().cloned();
-                let cycle = s.schedule_one(now);
+                let cycle = match self.flaw {
+                    Some(flaw) => checking::schedule_one_with_flaw(s, flaw, now),
+                    None => s.schedule_one(now),
+                };
                 self.scripts.clear();
                 let outcome = cycle.ok_or("nothing to pop")?;
                 // A pod-group cycle pops the queue's head and then its siblings.
@@ -344,10 +358,19 @@ impl DriverRunner {
     /// Runs `op` through the driver's operation vocabulary on the scheduler's own parts: the
     /// steps its public methods and its threads are made of.
     fn run(&self, op: SchedulerOp) -> SchedulerOutcome {
-        let mut parts = checking::scheduler_parts(&self.scheduler);
+        let parts = checking::scheduler_parts(&self.scheduler);
         // Cluster events, timers and binding cycles leave nothing in the scheduling slot.
         let mut slot = None;
-        ops::scheduler::apply(&mut parts, &mut slot, &op, self.now)
+        match self.flaw {
+            Some(flaw) => {
+                let mut planted = Planted { parts, flaw };
+                ops::scheduler::apply(&mut planted, &mut slot, &op, self.now)
+            }
+            None => {
+                let mut parts = parts;
+                ops::scheduler::apply(&mut parts, &mut slot, &op, self.now)
+            }
+        }
     }
 
     /// Time moves by `by`: at each instant something is due — a Permit deadline, the backoff
@@ -544,30 +567,35 @@ fn waiting_pods(outcome: &CycleOutcome) -> Vec<&PodId> {
     }
 }
 
+/// Each driver trace in `dir` (`driver_*.jsonl`) with the real code's observations recorded
+/// beside it (`.jsonl.upstream`), by name.
+pub fn recorded(dir: &std::path::Path) -> Vec<(String, Vec<DriverOp>, Vec<DriverObservation>)> {
+    use super::driver_trace::{parse, parse_observations};
+    let mut traces = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("the traces' directory") {
+        let path = entry.expect("an entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.starts_with("driver_") && name.ends_with(".jsonl")) {
+            continue;
+        }
+        let ops = parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let upstream = std::fs::read_to_string(path.with_extension("jsonl.upstream"))
+            .unwrap_or_else(|e| panic!("{name}: its recorded observations: {e}"));
+        traces.push((name, ops, parse_observations(&upstream).unwrap()));
+    }
+    traces.sort_by(|a, b| a.0.cmp(&b.0));
+    traces
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::compare;
-    use super::super::driver_trace::{parse, parse_observations};
     use super::*;
 
     const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../upstream/traces");
 
-    /// Each driver trace with the real code's observations recorded beside it.
     fn recorded() -> Vec<(String, Vec<DriverOp>, Vec<DriverObservation>)> {
-        let mut traces = Vec::new();
-        for entry in std::fs::read_dir(TRACES).expect("upstream/traces") {
-            let path = entry.expect("an entry").path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if !(name.starts_with("driver_") && name.ends_with(".jsonl")) {
-                continue;
-            }
-            let ops = parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
-            let upstream = std::fs::read_to_string(path.with_extension("jsonl.upstream"))
-                .unwrap_or_else(|e| panic!("{name}: its recorded observations: {e}"));
-            traces.push((name, ops, parse_observations(&upstream).unwrap()));
-        }
-        traces.sort_by(|a, b| a.0.cmp(&b.0));
-        traces
+        super::recorded(std::path::Path::new(TRACES))
     }
 
     #[test]

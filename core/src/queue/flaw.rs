@@ -18,4 +18,26 @@ pub enum QueueFlaw {
     /// blocked pops wake one popper twice or once in all, and the other sleeps with a pod
     /// waiting for it, a lost wake-up (I2).
     WakesOneOnlyWhenEmpty,
+    /// An update of a pod in flight, found in none of the queue's pools, adds it to the
+    /// active queue (kubernetes#118226: `PriorityQueue.Update` looked for the pod in activeQ,
+    /// backoffQ and unschedulablePods only): the pod is in flight and queued at once, and can
+    /// be popped a second time while its first attempt runs (I4).
+    UpdateQueuesPodInFlight,
+    /// A pop keeps the rejectors of the pod's last attempt (kubernetes PR #120334:
+    /// `UnschedulablePlugins` never cleared between attempts): an attempt that then fails with
+    /// an error parks the pod as unschedulable by a plugin that did not reject it this time,
+    /// waiting for an event that may never come, where it should back off (I7).
+    KeepsStaleRejectors,
+    /// A hand-back that makes its pod poppable at once (an event it waited for came while it
+    /// was in flight: straight to the active queue, or backing off with 1.36's pop from
+    /// backoff) wakes no blocked `pop` (kubernetes PR #119784: with
+    /// queueing hints `AddUnschedulableIfNotPresent` could requeue a pod to activeQ without
+    /// `cond.Broadcast()`): a popper asleep on the empty queue sleeps on with a pod there, a lost
+    /// wake-up (I2). Planted through `checking::scheduling_queue_with_flaw`.
+    HandBackWakesNobody,
+    /// A blocking `pop` looks for a pod in one critical section and goes to sleep in another
+    /// (kubernetes#130976, open: `Pop` checks the backoff queue's length under one lock and
+    /// waits on a condition broadcast under none): a pod made poppable in between, and its
+    /// wake-up, are missed (I2). Planted through `checking::scheduling_queue_with_flaw`.
+    ChecksThenSleeps,
 }

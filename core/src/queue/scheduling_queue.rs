@@ -95,6 +95,10 @@ impl SchedulingQueue {
             if state.is_closed() {
                 return None;
             }
+            if planted!(self, QueueFlaw::ChecksThenSleeps) {
+                drop(state);
+                state = self.lock();
+            }
             self.shared.active.wait(&mut state);
         }
     }
@@ -115,9 +119,14 @@ impl SchedulingQueue {
         info: QueuedPodInfo,
         now: Time,
     ) -> Result<Option<QueuePlace>, QueueError> {
-        self.critical_section(|state, plugins| {
+        let hand_back = |state: &mut QueueState, plugins: &dyn QueuePlugins| {
             state.add_unschedulable_if_not_present(info, now, plugins)
-        })
+        };
+        if planted!(self, QueueFlaw::HandBackWakesNobody) {
+            let mut state = self.lock();
+            return hand_back(&mut state, &*self.shared.plugins);
+        }
+        self.critical_section(hand_back)
     }
 
     /// See [`QueueState::add_gang_unschedulable`].

@@ -270,6 +270,9 @@ impl QueueState {
             new: new.clone(),
         };
         match self.place(&id) {
+            Some(QueuePlace::InFlight) if planted!(self, QueueFlaw::UpdateQueuesPodInFlight) => {
+                self.move_to_active(QueuedPodInfo::new(new, now), now, plugins);
+            }
             Some(QueuePlace::InFlight) => {
                 self.record(event, Some(id.clone()));
                 self.set_pod_refiled(&id, new);
@@ -388,7 +391,12 @@ impl QueueState {
     pub(super) fn start_attempt(&mut self, id: &PodId) -> Popped {
         let id = id.clone();
         let mut info = self.remove_entry(&id).expect("queued pods are placed");
+        let stale = planted!(self, QueueFlaw::KeepsStaleRejectors)
+            .then(|| info.unschedulable_plugins.clone());
         info.start_attempt();
+        if let Some(stale) = stale {
+            info.unschedulable_plugins = stale;
+        }
         self.cycle += 1;
         self.in_flight.insert(
             id,

@@ -63,4 +63,9 @@ pub enum Flaw {
     /// (kubernetes#84554, fixed by PR #84578: the delete handler did not reject the waiting
     /// pod): nothing decides it until its Permit deadline, and meanwhile it holds its room.
     DeleteLeavesPodWaiting,
+    /// A pod rejected while it waited at Permit goes back to the queue without the plugin
+    /// that rejected it (kubernetes PR #119785: `WaitOnPermit`'s rejection was returned as it
+    /// was, so the rejecting plugin was not recorded): it backs off as after an error and is
+    /// retried whatever happens, where it should wait for an event its rejector cares about.
+    WaitRejectionForgetsItsPlugin,
 }

@@ -19,4 +19,10 @@ pub enum WaitingFlaw {
     /// sink — and tells telemetry — while still holding its shard's write lock: a sink or a
     /// subscriber that looks at the map blocks on that lock for ever (H5).
     DeliversUnderLock,
+    /// A rejection or preemption of a pod that is no longer waiting — already allowed, or
+    /// decided by someone else — still reports that it decided (before kubernetes PR #135719,
+    /// `Reject` returned nothing and the preemption executor assumed it had stopped the victim:
+    /// a victim already allowed at Permit went on to bind while the preemptor counted on its
+    /// room): two callers each believe the decision was theirs (H4).
+    RejectClaimsADecidedPod,
 }

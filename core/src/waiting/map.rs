@@ -458,7 +458,7 @@ impl WaitingPods {
         let decided = {
             let mut state = self.shared.shards.write(id);
             let Some(decided) = state.reject(id, ticket, status, cause) else {
-                return false;
+                return planted!(self, WaitingFlaw::RejectClaimsADecidedPod);
             };
             decided.latch.publish(decided.status.clone(), decided.cause);
             if planted!(self, WaitingFlaw::DeliversUnderLock) {

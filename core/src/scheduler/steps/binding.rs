@@ -275,7 +275,9 @@ fn failed<P: Parts>(
             if planted!(p, Flaw::RejectedNotRequeued) {
                 p.queue(|q, _| q.done(&id));
             } else {
-                requeue(p, &id, rejector(&status, plugin), now);
+                let forgets = planted!(p, Flaw::WaitRejectionForgetsItsPlugin);
+                let rejector = (!forgets).then(|| rejector(&status, plugin)).flatten();
+                requeue(p, &id, rejector, now);
             }
             if !planted!(p, Flaw::ReleaseAnnouncesNothing) {
                 let not_this_pod = |other: &QueuedPodInfo| other.id() != &id;
