@@ -15,6 +15,8 @@
 //! 9. [`gang_flow`] — upstream's `TestGangSchedulingFlow` as data, and as gang traces.
 //! 10. [`queue_ops`] — random op sequences for the queue's lockstep driver (proptest).
 //! 11. [`generated_differential`] — proptest over the differential against kube-scheduler.
+//! 12. [`waiting_ops`] — random op sequences for the waiting map's lockstep driver (proptest).
+//! 13. [`bug_corpus`] — real bugs planted in gangway's code, and the checkers that find them.
 
 #![deny(missing_docs)]
 
@@ -37,6 +39,8 @@ pub mod replay;
 mod simulate_options;
 #[cfg(not(any(loom, shuttle)))]
 pub mod waiting_gang;
+#[cfg(not(any(loom, shuttle)))]
+pub mod waiting_ops;
 
 pub use decision_point::{DecisionPoint, RealPod, GANG, OTHER};
 #[cfg(not(any(loom, shuttle)))]

@@ -10,7 +10,9 @@ use std::path::Path;
 
 use gangsched::checking::{Flaw, GangFlaw};
 use gangsched::{GangCycle, Mode};
-use gangway_check::{discover, timeline, GangProtocol, Preset, I9};
+use gangway_check::{discover, timeline, ClusterConfig, GangProtocol, Preset, I9};
+use gangway_cli::differential::compare;
+use gangway_cli::differential::driver::{recorded, DriverRunner};
 use gangway_tests::bug_corpus::model_checker::{find, Found, Planted, Where};
 use gangway_tests::bug_corpus::{render, BUGS, GAPS, UPSTREAM_BUGS};
 
@@ -19,6 +21,7 @@ const I4: &str = "I4 conservation";
 const I5: &str = "I5 accounting";
 const I6: &str = "I6 no reservation held for a lost gang";
 const I7: &str = "I7 no lost event";
+const I8: &str = "I8 no stuck gang";
 
 fn at(preset: Preset, mode: Mode, cycle: GangCycle) -> Where {
     Where {
@@ -31,17 +34,27 @@ fn at(preset: Preset, mode: Mode, cycle: GangCycle) -> Where {
 /// The model checker's counterexample to `property` with `planted` at `where_`, printed with
 /// the time it took; its last step must carry `telling`.
 fn found(bug: &str, planted: Planted, where_: Where, property: &'static str, telling: &str) {
+    let place = format!("{:?}, {:?}, {:?}", where_.preset, where_.mode, where_.cycle);
+    found_in(bug, planted, &place, where_.config(), property, telling);
+}
+
+/// [`found`] in a cluster of the test's own, described as `place`.
+fn found_in(
+    bug: &str,
+    planted: Planted,
+    place: &str,
+    config: ClusterConfig,
+    property: &'static str,
+    telling: &str,
+) {
     let Found {
         elapsed,
         timeline,
         steps,
-    } = find(planted, where_, property)
-        .unwrap_or_else(|| panic!("{bug}: no counterexample to {property} at {where_:?}"));
+    } = find(planted, config, property)
+        .unwrap_or_else(|| panic!("{bug}: no counterexample to {property} in {place}"));
     println!(
-        "corpus {bug}: found by the model checker ({:?}, {:?}, {:?}) in {:.2} s, {steps} steps: {property}",
-        where_.preset,
-        where_.mode,
-        where_.cycle,
+        "corpus {bug}: found by the model checker ({place}) in {:.2} s, {steps} steps: {property}",
         elapsed.as_secs_f64()
     );
     let last = timeline
@@ -149,6 +162,119 @@ fn yunikorn_2953_a_timeout_releases_twice() {
         I5,
         "I5",
     );
+}
+
+#[test]
+fn yunikorn_3355_a_failed_bind_keeps_the_node_reservation() {
+    found(
+        "YUNIKORN-3355",
+        Planted::Step(Flaw::BindFailureKeepsNodeReservation),
+        at(Preset::Small, Mode::Hardened, BARRIER),
+        I5,
+        "is Pending but the cache has it Some(Assumed)",
+    );
+}
+
+#[test]
+fn kubernetes_49314_a_failed_bind_loses_the_pod() {
+    found(
+        "kubernetes#49314",
+        Planted::Step(Flaw::BindFailureLosesPod),
+        at(Preset::Small, Mode::Hardened, BARRIER),
+        I4,
+        "the queue has it nowhere",
+    );
+}
+
+#[test]
+fn kubernetes_93830_a_release_keeps_the_node_reservation() {
+    found(
+        "kubernetes#93830",
+        Planted::Step(Flaw::ReleaseKeepsNodeReservation),
+        at(Preset::Small, Mode::Hardened, BARRIER),
+        I5,
+        "but the cache has it Some(Assumed)",
+    );
+}
+
+#[test]
+fn kubernetes_139186_a_rejected_pod_is_in_no_queue() {
+    found(
+        "kubernetes#139186",
+        Planted::Step(Flaw::RejectedNotRequeued),
+        at(Preset::Small, Mode::Hardened, BARRIER),
+        I4,
+        "the queue has it nowhere",
+    );
+}
+
+#[test]
+fn kubernetes_pr_134157_a_delete_in_binding_wakes_nobody() {
+    found(
+        "kubernetes PR #134157",
+        Planted::Step(Flaw::DeleteAnnouncesNothing),
+        at(Preset::Medium, Mode::Hardened, BARRIER),
+        I7,
+        "a node has room for it",
+    );
+}
+
+/// Two gangs of two arriving one pod at a time on one node with room for one gang (a gang
+/// whose member reaches Permit is rescued by Permit's activation of its siblings; the second
+/// gang's never does).
+#[test]
+fn scheduler_plugins_125_a_sibling_arrival_wakes_nobody() {
+    let config = ClusterConfig {
+        gangs: vec![(2, 2), (2, 2)],
+        nodes: vec![2],
+        arrivals: true,
+        group_updates: 0,
+        ..Preset::Tiny.config(Mode::Hardened)
+    };
+    found_in(
+        "kubernetes-sigs/scheduler-plugins#125",
+        Planted::Step(Flaw::ArrivalSkipsMoveEvent),
+        "two gangs of two arriving, room for one, Hardened, Permit barrier",
+        config,
+        I8,
+        "still gated",
+    );
+}
+
+/// The driver differential against kube-scheduler v1.36.3's `ScheduleOne`, on the recorded
+/// traces (`upstream/traces/driver_*.jsonl` and the real code's observations beside them):
+/// with `flaw` planted in Upstream mode, at least one trace must differ from the real code.
+/// Returns how many differ, and the first difference.
+fn differs_from_the_real_code(bug: &str, flaw: Flaw) -> (usize, String) {
+    let started = std::time::Instant::now();
+    let traces = recorded(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../upstream/traces"));
+    let mut differing = Vec::new();
+    for (name, ops, upstream) in &traces {
+        let mut runner = DriverRunner::in_mode(Mode::Upstream).planted(flaw);
+        let ours: Vec<_> = ops.iter().map(|op| runner.step(op)).collect();
+        if let Some(first) = compare(ops, upstream, &ours).first {
+            differing.push(format!("{name}: {first}"));
+        }
+    }
+    assert!(
+        !differing.is_empty(),
+        "{bug}: every one of {} recorded traces agrees with the real code",
+        traces.len()
+    );
+    println!(
+        "corpus {bug}: found by the driver differential in {:.2} s, {} of {} recorded traces differ",
+        started.elapsed().as_secs_f64(),
+        differing.len(),
+        traces.len()
+    );
+    (differing.len(), differing.swap_remove(0))
+}
+
+#[test]
+fn kubernetes_pr_119785_a_rejection_at_wait_on_permit_forgets_its_plugin() {
+    let (_, first) =
+        differs_from_the_real_code("kubernetes PR #119785", Flaw::WaitRejectionForgetsItsPlugin);
+    assert!(first.contains("driver_permit_reject"), "{first}");
 }
 
 /// scheduler-plugins#117 and koordinator#872, in `Mode::Upstream` itself: two gangs on a node

@@ -200,10 +200,16 @@ pub const BUGS: &[Bug] = &[
         planted: "A pod handed back after its attempt ignores the cluster events recorded \
                   while it was in flight: the same lost event, on gangway's per-pod log.",
         breaks: "I7",
-        found_by: &[Find {
-            checker: "cargo-fuzz queue_moves (differential against the reference model): its committed witness",
-            test: "fuzz/src/queue_moves/tests.rs::queue_moves_witnesses_find_their_planted_flaws",
-        }],
+        found_by: &[
+            Find {
+                checker: "proptest: the queue in lockstep with the reference model, 10 seeds",
+                test: "tests/tests/prop_bug_corpus.rs::kubernetes_pr_73309_an_event_during_the_attempt_is_lost",
+            },
+            Find {
+                checker: "cargo-fuzz queue_moves (differential against the reference model): its committed witness",
+                test: "fuzz/src/queue_moves/tests.rs::queue_moves_witnesses_find_their_planted_flaws",
+            },
+        ],
     },
     Bug {
         id: "kubernetes-sigs/scheduler-plugins PR #957",
@@ -255,6 +261,218 @@ pub const BUGS: &[Bug] = &[
         found_by: &[Find {
             checker: "model checker: tiny, Hardened, Permit barrier",
             test: "tests/tests/regression_bug_corpus.rs::yunikorn_2953_a_timeout_releases_twice",
+        }],
+    },
+    Bug {
+        id: "kubernetes#118226",
+        sources: &[
+            "https://github.com/kubernetes/kubernetes/issues/118226",
+            "https://github.com/kubernetes/kubernetes/pull/125578",
+        ],
+        upstream: "An update of a pod being scheduled found it in none of activeQ, backoffQ \
+                   and unschedulablePods, and added it to activeQ: in flight and queued at \
+                   once, popped a second time (fixed by recording the update as an event of \
+                   the attempt, PR #125578).",
+        flaw: "QueueFlaw::UpdateQueuesPodInFlight",
+        planted: "The queue's update of a pod in flight adds it to the active queue.",
+        breaks: "I4",
+        found_by: &[Find {
+            checker: "proptest: the queue in lockstep with the reference model, 10 seeds",
+            test: "tests/tests/prop_bug_corpus.rs::kubernetes_118226_an_update_queues_a_pod_in_flight",
+        }],
+    },
+    Bug {
+        id: "kubernetes PR #120334",
+        sources: &["https://github.com/kubernetes/kubernetes/pull/120334"],
+        upstream: "A pod's UnschedulablePlugins were never cleared between attempts: after a \
+                   rejection by X, an attempt that failed with a transient error parked the \
+                   pod as unschedulable by X, waiting for an event that was not coming, until \
+                   the flush.",
+        flaw: "QueueFlaw::KeepsStaleRejectors",
+        planted: "A pop keeps the rejectors of the pod's last attempt.",
+        breaks: "I7",
+        found_by: &[Find {
+            checker: "proptest: the queue in lockstep with the reference model, 10 seeds",
+            test: "tests/tests/prop_bug_corpus.rs::kubernetes_pr_120334_stale_rejectors_park_a_failed_pod",
+        }],
+    },
+    Bug {
+        id: "kubernetes PR #119785",
+        sources: &["https://github.com/kubernetes/kubernetes/pull/119785"],
+        upstream: "A rejection at WaitOnPermit was returned as it was, so the rejecting plugin \
+                   was not recorded: the pod was retried after a backoff whatever happened, \
+                   ignoring that plugin's events (fixed in 1.29).",
+        flaw: "Flaw::WaitRejectionForgetsItsPlugin",
+        planted: "A pod rejected while it waited at Permit goes back to the queue without \
+                  the plugin that rejected it.",
+        breaks: "fidelity to v1.36.3",
+        found_by: &[Find {
+            checker: "the driver differential against kube-scheduler v1.36.3's ScheduleOne, on its recorded traces",
+            test: "tests/tests/regression_bug_corpus.rs::kubernetes_pr_119785_a_rejection_at_wait_on_permit_forgets_its_plugin",
+        }],
+    },
+    Bug {
+        id: "kubernetes PR #135719",
+        sources: &["https://github.com/kubernetes/kubernetes/pull/135719"],
+        upstream: "Preemption stopped a victim waiting at Permit with Reject, which the \
+                   executor trusted unconditionally: a victim already allowed, now binding, was \
+                   taken as preempted and never deleted, and the preemptor counted on its room \
+                   (fixed in 1.36: Preempt and Reject report whether they decided).",
+        flaw: "WaitingFlaw::RejectClaimsADecidedPod",
+        planted: "A rejection or preemption of a pod no longer waiting still reports that it \
+                  decided.",
+        breaks: "H4",
+        found_by: &[Find {
+            checker: "proptest: the sharded waiting map in lockstep with the reference model, 10 seeds",
+            test: "tests/tests/prop_bug_corpus.rs::kubernetes_pr_135719_a_rejection_claims_a_decided_pod",
+        }],
+    },
+    Bug {
+        id: "kubernetes PR #119784",
+        sources: &["https://github.com/kubernetes/kubernetes/pull/119784"],
+        upstream: "With queueing hints, AddUnschedulableIfNotPresent could requeue a pod \
+                   straight to activeQ without cond.Broadcast(): a Pop asleep on the empty \
+                   queue was not woken, and on a quiet cluster the pod was not scheduled \
+                   (fixed in 1.28).",
+        flaw: "QueueFlaw::HandBackWakesNobody",
+        planted: "A hand-back that makes its pod poppable at once wakes no blocked pop.",
+        breaks: "I2",
+        found_by: &[Find {
+            checker: "loom: a popper blocked on the empty queue vs the hand-back",
+            test: "tests/tests/loom_queue.rs::kubernetes_pr_119784_a_hand_back_to_the_active_queue_wakes_nobody",
+        }],
+    },
+    Bug {
+        id: "kubernetes#130976",
+        sources: &[
+            "https://github.com/kubernetes/kubernetes/issues/130976",
+            "https://github.com/kubernetes/kubernetes/pull/139884",
+        ],
+        upstream: "Pop checks the backoff queue's length under one lock and waits on a \
+                   condition that is broadcast under none: a pod entering backoffQ, and its \
+                   broadcast, between the check and the wait are missed (open in 1.36 and \
+                   1.37).",
+        flaw: "QueueFlaw::ChecksThenSleeps",
+        planted: "A blocking pop looks for a pod in one critical section and sleeps in another.",
+        breaks: "I2",
+        found_by: &[Find {
+            checker: "loom: a popper blocked on the empty queue vs an add",
+            test: "tests/tests/loom_queue.rs::kubernetes_130976_a_pop_that_checks_then_sleeps_misses_an_add",
+        }],
+    },
+    Bug {
+        id: "YUNIKORN-3355",
+        sources: &[
+            "https://issues.apache.org/jira/browse/YUNIKORN-3355",
+            "https://github.com/apache/yunikorn-k8shim/pull/1066",
+        ],
+        upstream: "After a failed bind, the shim's forgetPod re-added the cached pod, which \
+                   still carried its assumed node, to that node before clearing the assumed \
+                   mark: the node's capacity stayed booked to a pod that never ran (unfixed at \
+                   the k8shim's head in August 2026; kubernetes#28883 is the 2016 original).",
+        flaw: "Flaw::BindFailureKeepsNodeReservation",
+        planted: "A failed bind releases the gang's reservation but not the node's.",
+        breaks: "I5",
+        found_by: &[Find {
+            checker: "model checker: small, Hardened, Permit barrier",
+            test: "tests/tests/regression_bug_corpus.rs::yunikorn_3355_a_failed_bind_keeps_the_node_reservation",
+        }],
+    },
+    Bug {
+        id: "kubernetes#49314",
+        sources: &[
+            "https://github.com/kubernetes/kubernetes/issues/49314",
+            "https://github.com/kubernetes/kubernetes/pull/50106",
+        ],
+        upstream: "When ForgetPod failed after a failed bind, bind returned at once, skipping \
+                   Error(), the only call that requeued the pod: Pending for ever, until the \
+                   scheduler restarted (fixed in 2017).",
+        flaw: "Flaw::BindFailureLosesPod",
+        planted: "A failed bind ends the pod's attempt without handing it back to the queue.",
+        breaks: "I4",
+        found_by: &[Find {
+            checker: "model checker: small, Hardened, Permit barrier",
+            test: "tests/tests/regression_bug_corpus.rs::kubernetes_49314_a_failed_bind_loses_the_pod",
+        }],
+    },
+    Bug {
+        id: "kubernetes#93830",
+        sources: &[
+            "https://github.com/kubernetes/kubernetes/issues/93830",
+            "https://github.com/kubernetes/kubernetes/pull/93831",
+        ],
+        upstream: "PR #93511 moved the assume before Reserve, but the Reserve-failure path ran \
+                   Unreserve and no ForgetPod: the plugins' reservations were released and the \
+                   pod stayed assumed on its node (a regression fixed before 1.19).",
+        flaw: "Flaw::ReleaseKeepsNodeReservation",
+        planted: "The release of a pod rejected at Permit runs the plugins' Unreserve but not \
+                  the cache's forget (the same omission on gangway's Permit path, where \
+                  upstream's was at Reserve).",
+        breaks: "I5",
+        found_by: &[
+            Find {
+                checker: "model checker: small, Hardened, Permit barrier",
+                test: "tests/tests/regression_bug_corpus.rs::kubernetes_93830_a_release_keeps_the_node_reservation",
+            },
+            Find {
+                checker: "loom: a rejected pod's binding cycle vs a sibling's cycle and a delete",
+                test: "tests/tests/loom_binding_cycle.rs::witness_a_release_that_keeps_the_node_reservation_leaks",
+            },
+        ],
+    },
+    Bug {
+        id: "kubernetes#139186",
+        sources: &[
+            "https://github.com/kubernetes/kubernetes/issues/139186",
+            "https://github.com/kubernetes/kubernetes/pull/139450",
+        ],
+        upstream: "AddUnschedulableIfNotPresent woke Pop before the deferred Done: a Pop in \
+                   that window found the pod still in flight, discarded it as a duplicate, and \
+                   the pod was in no queue (in 1.36.3; the fix is merged, and 1.37.2 still \
+                   defers Done for a pod outside a pod group).",
+        flaw: "Flaw::RejectedNotRequeued",
+        planted: "The same loss by a shorter road: a rejected pod's binding cycle ends its \
+                  attempt without handing it back (gangway's hand-back and pop take one lock, \
+                  so the window itself cannot open).",
+        breaks: "I4",
+        found_by: &[Find {
+            checker: "model checker: small, Hardened, Permit barrier",
+            test: "tests/tests/regression_bug_corpus.rs::kubernetes_139186_a_rejected_pod_is_in_no_queue",
+        }],
+    },
+    Bug {
+        id: "kubernetes PR #134157",
+        sources: &["https://github.com/kubernetes/kubernetes/pull/134157"],
+        upstream: "A pod deleted during its binding cycle stayed assumed until the cycle \
+                   failed, holding its room with no event to tell the pods waiting for it \
+                   (fixed in 1.35: forget it at the delete and announce the assigned-pod \
+                   delete).",
+        flaw: "Flaw::DeleteAnnouncesNothing",
+        planted: "The binding cycle of a pod deleted while in binding frees its room without \
+                  announcing it.",
+        breaks: "I7",
+        found_by: &[Find {
+            checker: "model checker: medium, Hardened, Permit barrier",
+            test: "tests/tests/regression_bug_corpus.rs::kubernetes_pr_134157_a_delete_in_binding_wakes_nobody",
+        }],
+    },
+    Bug {
+        id: "kubernetes-sigs/scheduler-plugins#125",
+        sources: &[
+            "https://github.com/kubernetes-sigs/scheduler-plugins/issues/125",
+            "https://github.com/kubernetes-sigs/scheduler-plugins/issues/397",
+        ],
+        upstream: "Coscheduling parked a member its PreFilter turned away for too few \
+                   siblings; the siblings' arrival was an unscheduled-pod add that moved \
+                   nobody, so the member waited 60-90 s for the flush, or never met its \
+                   siblings (#397, still open).",
+        flaw: "Flaw::ArrivalSkipsMoveEvent",
+        planted: "A pod's arrival does not announce the pod-add event, so gated siblings are \
+                  never asked again.",
+        breaks: "I8",
+        found_by: &[Find {
+            checker: "model checker: two gangs of two arriving, room for one, Hardened, Permit barrier",
+            test: "tests/tests/regression_bug_corpus.rs::scheduler_plugins_125_a_sibling_arrival_wakes_nobody",
         }],
     },
 ];

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use gangsched::checking::{Flaw, GangFlaw};
 use gangsched::{GangCycle, Mode};
-use gangway_check::{discover, timeline, GangProtocol, Preset};
+use gangway_check::{discover, timeline, ClusterConfig, GangProtocol, Preset};
 
 /// A flaw the model checker can plant: in the driver's steps or in the gang plugin's
 /// operations.
@@ -40,10 +40,17 @@ pub struct Found {
     pub steps: usize,
 }
 
-/// The model of `at` with `planted` in it.
-pub fn model(planted: Planted, at: Where) -> GangProtocol {
-    let mut config = at.preset.config(at.mode);
-    config.gang_cycle = at.cycle;
+impl Where {
+    /// The cluster the model checker explores here.
+    pub fn config(self) -> ClusterConfig {
+        let mut config = self.preset.config(self.mode);
+        config.gang_cycle = self.cycle;
+        config
+    }
+}
+
+/// The model of `config` with `planted` in it.
+pub fn model(planted: Planted, config: ClusterConfig) -> GangProtocol {
     let mut model = GangProtocol::new(config);
     match planted {
         Planted::Step(flaw) => model.flaw = Some(flaw),
@@ -52,10 +59,10 @@ pub fn model(planted: Planted, at: Where) -> GangProtocol {
     model
 }
 
-/// The model checker's shortest counterexample to `property` with `planted` at `at`, if it
-/// has one (two threads, as CI's machines have).
-pub fn find(planted: Planted, at: Where, property: &'static str) -> Option<Found> {
-    let model = model(planted, at);
+/// The model checker's shortest counterexample to `property` with `planted` in `config`, if
+/// it has one (two threads, as CI's machines have).
+pub fn find(planted: Planted, config: ClusterConfig, property: &'static str) -> Option<Found> {
+    let model = model(planted, config);
     let started = Instant::now();
     let path = discover(&model, property, 2)?;
     let elapsed = started.elapsed();
