@@ -184,8 +184,13 @@ impl GangProtocol {
                         next.stages.insert(pod.id().clone(), Stage::Pending);
                     }
                 }
-                BindingOutcome::BindFailed { pod, .. } => {
+                BindingOutcome::BindFailed { pod, released, .. } => {
                     next.stages.insert(pod.id().clone(), Stage::Pending);
+                    // Hardened: the siblings its failure released came back with it (H2).
+                    for decision in released {
+                        next.stages
+                            .insert(decision.pod.id().clone(), Stage::Pending);
+                    }
                 }
                 // A decision nobody was waiting for: nothing moved.
                 _ => {}

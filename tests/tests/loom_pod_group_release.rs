@@ -88,12 +88,11 @@ fn release_vs_next_attempt(name: &'static str, workers: usize, flaw: Option<Flaw
             matches!(cycle, CycleOutcome::PodGroup { .. }),
             "g's next pod-group cycle: {cycle:?}"
         );
-        for binder in binders {
-            assert!(
-                binder.join().unwrap(),
-                "g-0's and g-1's decisions were there"
-            );
-        }
+        // One worker runs g-0's cycle. Another finds g-1's allowed job if it takes it before
+        // the release — or nothing, once g-0's failed bind has handed g-1 back with it in one
+        // backoff (H2), job and all — or g-2's, if its commit came first.
+        let ran: Vec<bool> = binders.into_iter().map(|b| b.join().unwrap()).collect();
+        assert!(ran.iter().any(|r| *r), "g-0's decision was there");
         settled(&core, |_| None);
         if workers > 1 {
             return;
@@ -130,14 +129,23 @@ fn witness_d_release_without_the_recheck_leaves_the_next_attempt_short() {
 }
 
 /// (d2) The same with two binding workers, so that `g-1`'s binding cycle may run beside the
-/// release (each runs one; the I3 check at the end is skipped, see the module docs). It found
-/// another race on the real code: a worker takes `g-1`'s allowed job
+/// release (each runs at most one; the I3 check at the end is skipped, see the module docs).
+/// It found another race on the real code: a worker takes `g-1`'s allowed job
 /// (`DriverState::next_job`, one critical section) before the release and claims it
 /// (`begin_binding`, the next) after; `release_admitted` in between found `g-1` unclaimed,
 /// marked it rejected, unreserved it and queued its rejection beside the job already taken, and
 /// the worker's claim still succeeded and bound `g-1` — leaving the rejection queued for a pod
 /// no longer in binding (`check()`: "I4 violated: g-1 has a decision but is not in binding").
 /// Fixed: `release_admitted` leaves a member whose job a worker has taken to that worker.
+///
+/// Once a failed bind handed its released siblings back with it (H2, issue #43) it found a
+/// third: a worker took `g-1`'s *rejection* and had not claimed it when `g-0`'s failed bind
+/// handed `g-1` back; `g-1` came back at once (`g-2`'s arrival, recorded while it was in
+/// flight, is an event the gang plugin queues it for), was admitted again with `g-0` and
+/// `g-2`, and the worker's claim met the new attempt and ended it with the old rejection,
+/// leaving the new attempt's allow queued for a pod no longer in binding. Fixed: taking a job
+/// claims its pod in the same critical section (`DriverState::next_job`), so no decision
+/// outlives its attempt.
 #[test]
 fn d2_release_vs_next_attempt_commit_two_workers_hardened() {
     release_vs_next_attempt("d2", 2, None);

@@ -23,4 +23,13 @@ pub enum HandBackError {
     /// The pod is not in flight.
     #[error("pod {0} is not in flight")]
     NotInFlight(PodId),
+    /// A record handed back with a gang ([`QueueState::hand_back_gang_with`](super::QueueState::hand_back_gang_with))
+    /// is of a pod queued again meanwhile.
+    #[error("pod {} is already in the scheduling queue ({place:?})", .pod.id())]
+    AlreadyQueued {
+        /// The pod.
+        pod: Pod,
+        /// Where it already is.
+        place: QueuePlace,
+    },
 }

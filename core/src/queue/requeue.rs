@@ -78,13 +78,28 @@ impl QueueState {
         now: Time,
         plugins: &dyn QueuePlugins,
     ) -> Result<Vec<Option<QueuePlace>>, HandBackError> {
-        let infos = members
-            .iter()
-            .map(|(id, rejector)| self.in_flight_record(id, rejector.clone()))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(self
-            .add_gang_unschedulable(infos, now, plugins)
-            .expect("pods in flight are not queued"))
+        self.hand_back_gang_with(Vec::new(), members, now, plugins)
+    }
+
+    /// [`hand_back_gang`](Self::hand_back_gang), with `taken` first: records of members whose
+    /// attempt already left the queue ([`take_done`](Self::take_done): a member whose bind
+    /// failed) coming back with the members in flight, in the same backoff (H2). The places
+    /// returned follow `taken`, then `members`. Fails, changing nothing, if a member is not in
+    /// flight or a taken record's pod is queued again.
+    pub fn hand_back_gang_with(
+        &mut self,
+        taken: Vec<QueuedPodInfo>,
+        members: &[(PodId, Option<PluginName>)],
+        now: Time,
+        plugins: &dyn QueuePlugins,
+    ) -> Result<Vec<Option<QueuePlace>>, HandBackError> {
+        let mut infos = taken;
+        for (id, rejector) in members {
+            infos.push(self.in_flight_record(id, rejector.clone())?);
+        }
+        self.add_gang_unschedulable(infos, now, plugins).map_err(
+            |QueueError::AlreadyQueued { pod, place }| HandBackError::AlreadyQueued { pod, place },
+        )
     }
 
     /// A copy of in-flight pod `id`'s record, rejected by `rejector` if there is one.

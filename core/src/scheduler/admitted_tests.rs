@@ -77,15 +77,13 @@ fn a_failed_bind_that_leaves_the_gang_short_releases_the_members_still_waiting_t
     let (s, outcomes) = scheduler(Mode::Hardened, &["g-1"]);
     admitted_gang(&s, 3, 3);
     assert!(s.run_binding_cycle(Time::ZERO), "g-0 binds");
+    // g-1's bind fails. In the same step g-2 — allowed, its binding cycle not begun — is
+    // released and comes back with g-1, in one backoff (H2): a g-1 back alone would find its
+    // gang short in its own pod-group cycle and park it, g-2 would follow the same way, and
+    // the gang, which fits, would wait for the leftover flush.
     assert!(s.run_binding_cycle(Time::ZERO), "g-1's bind fails");
-    // In the same step, g-2 — allowed, its binding cycle not begun — is released: its
-    // decision is a rejection now, and no check sees it holding room for a short gang.
     s.check().unwrap();
-    assert_eq!(
-        s.run_binding_cycles(Time::ZERO),
-        1,
-        "g-2's cycle hands it back"
-    );
+    assert_eq!(s.run_binding_cycles(Time::ZERO), 0, "g-2 went with g-1");
     let all = drain(&outcomes);
     assert!(matches!(&all[0], PodOutcome::Bound { pod, .. } if pod.name() == "g-0"));
     assert!(matches!(&all[1], PodOutcome::BindFailed { pod, .. } if pod.name() == "g-1"));
@@ -99,7 +97,22 @@ fn a_failed_bind_that_leaves_the_gang_short_releases_the_members_still_waiting_t
     assert_eq!(all.len(), 3);
     assert!(s.in_binding().is_empty());
     assert_eq!(s.cache().snapshot().assumed_count(), 0, "nothing reserved");
-    assert!(queued(&s, 1) && queued(&s, 2), "both back in the queue");
+    // g-1 in the error backoff (its bind failed), g-2 in the backoff (its gang did), with
+    // one expiry.
+    let expiry = |i: usize| match s.queue().place(member(i).id()) {
+        Some(QueuePlace::Backoff(at) | QueuePlace::ErrorBackoff(at)) => Some(at),
+        _ => None,
+    };
+    assert!(expiry(1).is_some(), "g-1 backs off");
+    assert_eq!(expiry(1), expiry(2), "one backoff for both");
+    s.check().unwrap();
+    // When it ends, the pair comes back together, and one pod-group cycle admits it beside
+    // g-0 — no leftover flush needed.
+    let later = Time::ZERO + Duration::from_secs(11);
+    s.tick(later);
+    assert!(queued(&s, 1) && queued(&s, 2));
+    s.schedule_one(later).expect("the pair is active");
+    assert_eq!(s.in_binding().len(), 2, "admitted together");
     s.check().unwrap();
 }
 

@@ -201,12 +201,12 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
             let Some(a) = self.assigned.get_mut(&id) else {
                 continue;
             };
+            // A worker that took the allowed job (`next_job`) has claimed it: its binding cycle
+            // has begun and stays (found by loom, loom_pod_group_release's d2: rejected here,
+            // the member still bound and left a stale rejection behind).
             if a.claimed || a.deleted || a.rejected {
                 continue;
             }
-            // A worker that took the allowed job (`next_job`) is about to claim it: its
-            // binding cycle has begun and stays (found by loom, loom_pod_group_release's d2:
-            // rejected here, the member still bound and left a stale rejection behind).
             let Some(job) = self.jobs.take(&id) else {
                 continue;
             };
@@ -234,8 +234,13 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
     /// H2: the members of `pod`'s gang whose rejection is marked leave with `pod`'s binding
     /// cycle — their assignments and their jobs together, so no later binding cycle acts on a
     /// decision of an attempt already handed back. Deleted members, and members whose own
-    /// binding cycle has begun (which ends them), stay.
-    pub fn take_rejected_siblings(&mut self, pod: &Pod) -> Vec<Assignment<T::Stamp>> {
+    /// binding cycle has begun (which ends them), stay. Each comes with its rejection, unless
+    /// a worker had already taken its job (its binding cycle, about to claim it, will find
+    /// nothing to do).
+    pub fn take_rejected_siblings(
+        &mut self,
+        pod: &Pod,
+    ) -> Vec<(Assignment<T::Stamp>, Option<Decision>)> {
         let ids: Vec<PodId> = self
             .assigned
             .iter()
@@ -246,8 +251,8 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
             .collect();
         ids.iter()
             .filter_map(|id| {
-                self.jobs.take(id);
-                self.finish(id)
+                let decision = self.jobs.take(id).map(|job| job.decision);
+                Some((self.finish(id)?, decision))
             })
             .collect()
     }
@@ -268,15 +273,43 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
         &self.jobs
     }
 
-    /// The next job, in the queue's order.
+    /// The next job, in the queue's order, its pod's assignment claimed in the same critical
+    /// section: the worker that takes a decision owns that attempt's binding cycle from here,
+    /// so no sibling's hand-back (H2) or release takes the assignment from under it, and no
+    /// decision outlives its attempt to meet the pod's next one. (Found by loom,
+    /// `loom_pod_group_release`'s d2: a worker held a sibling's rejection unclaimed while a
+    /// failed bind's hand-back took the sibling, which came back, was admitted again, and had
+    /// its new attempt ended by the old rejection.) A job whose pod is not in binding or is
+    /// claimed already — none while [`check`](Self::check) holds — is dropped.
     pub fn next_job(&mut self) -> Option<Job> {
-        self.jobs.pop()
+        while let Some(job) = self.jobs.pop() {
+            if self.claim(job.decision.pod.id()).is_some() {
+                return Some(job);
+            }
+        }
+        None
     }
 
     #[cfg(any(test, feature = "checking"))]
-    /// Pod `id`'s job, out of turn (a model checker's binding worker picking it).
+    /// Pod `id`'s job, out of turn (a model checker's binding worker picking it), its
+    /// assignment claimed as [`next_job`](Self::next_job) does. `None` if it has no job, or
+    /// its pod cannot be claimed (the job is then dropped).
     pub fn take_job(&mut self, id: &PodId) -> Option<Job> {
+        let job = self.jobs.take(id)?;
+        self.claim(id)?;
+        Some(job)
+    }
+
+    #[cfg(test)]
+    /// Pod `id`'s job, taken without claiming its pod (a test's way to a broken state).
+    pub(crate) fn drop_job(&mut self, id: &PodId) -> Option<Job> {
         self.jobs.take(id)
+    }
+
+    /// The assignment of pod `id` if a binding cycle has claimed it (the worker that took its
+    /// job, [`next_job`](Self::next_job)).
+    pub fn claimed(&self, id: &PodId) -> Option<&Assignment<T::Stamp>> {
+        self.assigned.get(id).filter(|a| a.claimed)
     }
 
     /// The counters.
@@ -329,14 +362,20 @@ impl<J: JobQueue, T: Tally> DriverState<J, T> {
         }
     }
 
-    /// Verifies the driver's own invariants: every job names a pod in binding whose rejection
-    /// mark agrees with it. `Err` names the first violation.
+    /// Verifies the driver's own invariants: every job names a pod in binding, not claimed
+    /// by a binding cycle, whose rejection mark agrees with it. `Err` names the first
+    /// violation.
     pub fn check(&self) -> Result<(), String> {
         for job in self.jobs.jobs() {
             let id = job.decision.pod.id();
             let Some(assignment) = self.assigned.get(id) else {
                 return Err(format!("{id} has a decision but is not in binding"));
             };
+            if assignment.claimed {
+                return Err(format!(
+                    "{id} has a decision waiting but its binding cycle has begun"
+                ));
+            }
             if assignment.rejected == job.decision.cause.is_allowed() {
                 return Err(format!(
                     "{id}: its rejection mark ({}) disagrees with its decision ({})",

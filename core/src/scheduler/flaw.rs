@@ -42,6 +42,13 @@ pub enum Flaw {
     /// attempt that counted them between their rejection and their unreserve — admitted, its
     /// own re-check passed on them — is left admitted short with nobody to release it: I9.
     ReleaseSkipsQuorumRecheck,
+    /// A Hardened failed bind that leaves its admitted pod-group gang short of quorum sends the
+    /// failed member to the error backoff alone, its released siblings following in their own
+    /// binding cycle: back first, the failed member's pod-group cycle finds its gang short and
+    /// parks it, the siblings are parked the same way, and the gang — which fits — waits for
+    /// the leftover flush (H2; gangway's own bug, found by the timeliness property): progress
+    /// without timeouts.
+    BindFailureBacksOffAlone,
     /// A Permit's activation of its gang's unscheduled members (`steps/activate.rs`) keeps the
     /// candidates the queue listed at the group's first unscheduled stamp although a member
     /// became unscheduled before the registry was asked: a member the queue skipped as past

@@ -9,7 +9,7 @@
 
 use gangsched::checking::steps::{self, Binding, BindingOutcome, GroupVerdict, Placed, Simulation};
 use gangsched::checking::symmetry::{Relabel, Renamed};
-use gangsched::checking::{Flaw, GangParts, Parts};
+use gangsched::checking::{Flaw, GangParts, JobQueue, Parts};
 use gangsched::scheduler::{
     AddGroupError, AddNodeError, AddPodError, BindError, CycleOutcome, DeleteGroupError,
     DeletePodError, Node, RemoveNodeError, UpdateGroupError, UpdateNodeError, UpdatePodError,
@@ -324,10 +324,20 @@ pub fn apply<P: Parts>(
             };
             Out::Committed(steps::commit(p, simulation, now))
         }
-        SchedulerOp::BindingCycle(id) => match p.driver(|d| d.take_job(id)) {
-            Some(job) => Out::Bound(steps::binding_cycle(p, job, now)),
-            None => Out::NotNow,
-        },
+        SchedulerOp::BindingCycle(id) => {
+            // Taking a job claims its pod (`DriverState::take_job`, as `next_job` for the
+            // scheduler's workers): a job whose pod cannot be claimed — not in binding, a
+            // planted flaw's doing — is taken and ignored, as the workers drop it.
+            let (had, job) = p.driver(|d| {
+                let had = d.jobs().jobs().any(|j| j.decision.pod.id() == id);
+                (had, d.take_job(id))
+            });
+            match (had, job) {
+                (_, Some(job)) => Out::Bound(steps::binding_cycle(p, job, now)),
+                (true, None) => Out::Bound(BindingOutcome::Ignored),
+                (false, None) => Out::NotNow,
+            }
+        }
         SchedulerOp::NextBindingCycle => match p.driver(|d| d.next_job()) {
             Some(job) => Out::Bound(steps::binding_cycle(p, job, now)),
             None => Out::NotNow,

@@ -4,12 +4,15 @@
 //! at once when it was an error), then requeue. Hardened, the first binding cycle of a failed
 //! gang attempt hands the whole gang back at once (H2), and a failed bind that leaves a gang
 //! the pod-group cycle admitted short of quorum releases its members still waiting to bind
-//! (`admitted.rs`).
+//! (`admitted.rs`) and hands them back with the failed member, in one backoff (H2): a member
+//! that came back alone would find its gang short in its own pod-group cycle, and the gang
+//! would wait for the leftover flush though it fits (found by the timeliness property,
+//! `gangway_check`'s progress without timeouts).
 
 use crate::gang::{ops, GANG_SCHEDULING};
 use crate::queue::{ClusterEvent, QueuedPodInfo};
 use crate::telemetry::{self, BindingResult, ScheduleResult};
-use crate::{Cause, Code, Mode, PluginName, Pod, PodId, Status, Time};
+use crate::{Cause, Code, Decision, Mode, PluginName, Pod, PodId, Status, Time};
 
 #[cfg(feature = "checking")]
 use super::super::flaw::Flaw;
@@ -51,12 +54,17 @@ pub enum BindingOutcome {
         /// Why it was rejected.
         cause: Cause,
     },
-    /// The binder failed: released, and back in the error backoff.
+    /// The binder failed: released, and back in the error backoff — Hardened, with the members
+    /// of its admitted gang that the failure left short of quorum (H2).
     BindFailed {
         /// The pod.
         pod: Pod,
         /// The binder's error.
         error: BindError,
+        /// Hardened, pod-group cycle: the members of the pod's admitted gang whose binding had
+        /// not begun, released because the failed bind left the gang short of its quorum and
+        /// handed back with it, in one backoff (H2) — each with its rejection.
+        released: Vec<Decision>,
     },
 }
 
@@ -112,16 +120,17 @@ pub fn binding_cycle<P: Parts>(p: &mut P, job: Job, now: Time) -> BindingOutcome
     end_binding(p, binding, bound, now)
 }
 
-/// A binding cycle begins: it claims its pod's assignment — so a sibling's whole-gang
-/// hand-back (H2) cannot take it while this cycle runs — and notes the Permit wait. A pod that
+/// A binding cycle begins on the assignment its job's worker claimed when it took the job
+/// (`DriverState::next_job`) — so a sibling's whole-gang hand-back (H2) cannot take it while
+/// this cycle runs — and notes the Permit wait. A pod that
 /// binds (allowed, not deleted) is done with the queue from here: its attempt ends and the
 /// events recorded for it go, its record kept in the cycle for a failed bind's hand-back — as
 /// kube-scheduler calls `Done` once `WaitOnPermit` has passed, before PreBind and Bind.
-/// `None`: no pod in binding has this decision.
+/// `None`: no claimed pod in binding has this decision (a job not taken from the driver).
 pub fn begin_binding<P: Parts>(p: &mut P, job: Job, now: Time) -> Option<Binding> {
     let id = job.decision.pod.id().clone();
     let (node, deleted, wait) = p.driver(|d| {
-        let a = d.claim(&id)?;
+        let a = d.claimed(&id)?;
         let (node, deleted, since) = (a.node.clone(), a.deleted, a.since);
         let wait = d.tally_mut().permit_wait(since, now);
         Some((node, deleted, wait))
@@ -298,7 +307,15 @@ fn failed<P: Parts>(
                 // The binder's own error is the failed member's outcome; its siblings' says
                 // which bind failed.
                 let why = format!("the bind of {} failed", pod.full_name());
-                admitted::release_if_short(p, group, &why);
+                let released = admitted::release_if_short(p, group, &why);
+                if !released.is_empty() && !planted!(p, Flaw::BindFailureBacksOffAlone) {
+                    let fallback = Decision::new(
+                        pod.clone(),
+                        Status::unschedulable(why).with_plugin(GANG_SCHEDULING),
+                        Cause::GangFailed,
+                    );
+                    return bind_failed_with_siblings(p, pod, error, record, &fallback, now);
+                }
             }
             announce(p, freed, None, now);
             match record {
@@ -314,9 +331,110 @@ fn failed<P: Parts>(
                 }
                 None => requeue(p, &id, None, now),
             }
-            BindingOutcome::BindFailed { pod, error }
+            BindingOutcome::BindFailed {
+                pod,
+                error,
+                released: Vec::new(),
+            }
         }
     }
+}
+
+/// H2 after a failed bind (Hardened, pod-group cycle): the failed member comes back with the
+/// siblings its failure released (`admitted::release_if_short`), in one `hand_back_gang` —
+/// one backoff, the error backoff's strategy for all, since the failed member has no
+/// rejector. The freed resources are announced once, excluding the gang.
+fn bind_failed_with_siblings<P: Parts>(
+    p: &mut P,
+    pod: Pod,
+    error: BindError,
+    record: Option<QueuedPodInfo>,
+    fallback: &Decision,
+    now: Time,
+) -> BindingOutcome {
+    let released = release_rejected_siblings(p, &pod, fallback, now);
+    let mut members: Vec<(PodId, Option<PluginName>)> = released
+        .iter()
+        .map(|d| (d.pod.id().clone(), sibling_rejector(d)))
+        .collect();
+    let mut ids: Vec<PodId> = vec![pod.id().clone()];
+    ids.extend(members.iter().map(|(id, _)| id.clone()));
+    let taken = match record {
+        // The failed member lost; its siblings still go back.
+        _ if planted!(p, Flaw::BindFailureLosesPod) => {
+            p.queue(|q, _| q.done(pod.id()));
+            Vec::new()
+        }
+        Some(record) => vec![record],
+        // Its binding cycle found no record in flight to take: it is handed back as a member
+        // in flight, with no rejector.
+        None => {
+            members.insert(0, (pod.id().clone(), None));
+            Vec::new()
+        }
+    };
+    // Every sibling is in flight until handed back, and the failed member's record left the
+    // queue with its binding cycle: nothing is queued twice.
+    let _ = p.queue(|q, plugins| q.hand_back_gang_with(taken, &members, now, plugins));
+    let not_the_gang = |other: &QueuedPodInfo| !ids.contains(other.id());
+    announce(
+        p,
+        ClusterEvent::AssignedPodDelete(pod.clone()),
+        Some(&not_the_gang),
+        now,
+    );
+    BindingOutcome::BindFailed {
+        pod,
+        error,
+        released,
+    }
+}
+
+/// H2: the members of `pod`'s gang whose rejection is marked, taken out of the driver with
+/// their jobs — so their own binding cycles have nothing left to do — and their reservations
+/// released. Each with its rejection; `fallback`'s status and cause for one whose job a worker
+/// had already taken.
+fn release_rejected_siblings<P: Parts>(
+    p: &mut P,
+    pod: &Pod,
+    fallback: &Decision,
+    now: Time,
+) -> Vec<Decision> {
+    let siblings = p.driver(|d| {
+        let siblings = d.take_rejected_siblings(pod);
+        siblings
+            .into_iter()
+            .map(|(a, decision)| {
+                let decision = decision.unwrap_or_else(|| {
+                    Decision::new(a.pod.clone(), fallback.status.clone(), fallback.cause)
+                });
+                let timed_out = decision.cause == Cause::TimedOut;
+                d.tally_mut().count(Counted::PermitRejection { timed_out });
+                (decision, d.tally_mut().permit_wait(a.since, now))
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut released = Vec::with_capacity(siblings.len());
+    for (decision, wait) in siblings {
+        // Each sibling waited at Permit, and this is its binding cycle too.
+        if let Some(wait) = wait {
+            telemetry::permit_waited(wait, decision.status.code());
+        }
+        telemetry::binding_attempt(BindingResult::Rejected);
+        telemetry::schedule_attempt(attempt_result(&decision.status));
+        ops::unreserve(p.gang(), &decision.pod);
+        if !planted!(p, Flaw::ReleaseKeepsNodeReservation) {
+            p.cache(|c| c.forget(decision.pod.id()));
+        }
+        released.push(decision);
+    }
+    released
+}
+
+/// The plugin a released sibling goes back rejected by.
+fn sibling_rejector(decision: &Decision) -> Option<PluginName> {
+    let plugin = decision.status.plugin().cloned().unwrap_or(GANG_SCHEDULING);
+    rejector(&decision.status, plugin)
 }
 
 /// H2: a member of a failed Hardened gang attempt comes back with every sibling whose
@@ -332,33 +450,13 @@ fn hand_back_gang<P: Parts>(
     plugin: PluginName,
     now: Time,
 ) -> BindingOutcome {
-    let (siblings, waits) = p.driver(|d| {
-        let siblings = d.take_rejected_siblings(&pod);
-        let waits: Vec<_> = siblings
-            .iter()
-            .map(|a| {
-                let timed_out = cause == Cause::TimedOut;
-                d.tally_mut().count(Counted::PermitRejection { timed_out });
-                d.tally_mut().permit_wait(a.since, now)
-            })
-            .collect();
-        (siblings, waits)
-    });
+    let fallback = Decision::new(pod.clone(), status.clone(), cause);
+    let siblings = release_rejected_siblings(p, &pod, &fallback, now);
     let mut members = vec![(pod.id().clone(), rejector(&status, plugin.clone()))];
     let mut pods = vec![pod.clone()];
-    for (sibling, wait) in siblings.into_iter().map(|a| a.pod).zip(waits) {
-        // Each sibling waited at Permit, and this is its binding cycle too.
-        if let Some(wait) = wait {
-            telemetry::permit_waited(wait, status.code());
-        }
-        telemetry::binding_attempt(BindingResult::Rejected);
-        telemetry::schedule_attempt(attempt_result(&status));
-        ops::unreserve(p.gang(), &sibling);
-        if !planted!(p, Flaw::ReleaseKeepsNodeReservation) {
-            p.cache(|c| c.forget(sibling.id()));
-        }
-        members.push((sibling.id().clone(), Some(plugin.clone())));
-        pods.push(sibling);
+    for sibling in siblings {
+        members.push((sibling.pod.id().clone(), Some(plugin.clone())));
+        pods.push(sibling.pod);
     }
     let ids: Vec<PodId> = members.iter().map(|(id, _)| id.clone()).collect();
     if planted!(p, Flaw::RejectedNotRequeued) {
@@ -420,8 +518,18 @@ impl BindingOutcome {
                     cause,
                 })
                 .collect(),
-            BindingOutcome::BindFailed { pod, error } => {
-                vec![PodOutcome::BindFailed { pod, error }]
+            BindingOutcome::BindFailed {
+                pod,
+                error,
+                released,
+            } => {
+                let mut outcomes = vec![PodOutcome::BindFailed { pod, error }];
+                outcomes.extend(released.into_iter().map(|d| PodOutcome::Rejected {
+                    pod: d.pod,
+                    status: d.status,
+                    cause: d.cause,
+                }));
+                outcomes
             }
         }
     }
