@@ -98,8 +98,8 @@ impl Check {
         self
     }
 
-    /// Checks I9 and progress without timeouts with the Permit barrier too (the pod-group
-    /// cycle always does).
+    /// Checks I9 with the Permit barrier too (the pod-group cycle always does; progress
+    /// without timeouts is checked in both).
     pub fn hold_and_wait(mut self, on: bool) -> Check {
         self.model.hold_and_wait = on;
         self

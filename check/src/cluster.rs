@@ -6,7 +6,7 @@ use std::fmt;
 use std::time::Duration;
 
 use gangsched::checking::steps;
-use gangsched::checking::ModelDriver;
+use gangsched::checking::{queue_state_with_flaw, ModelDriver, QueueFlaw};
 use gangsched::gang::Groups;
 use gangsched::queue::{QueueConfig, QueueState};
 use gangsched::scheduler::{CacheState, Node};
@@ -243,6 +243,20 @@ impl Cluster {
 
     /// [`initial`](Cluster::initial) with `plugins`' parts, and their budget of denials.
     pub fn initial_with(config: &ClusterConfig, plugins: &Plugins) -> Cluster {
+        Cluster::initial_planted(config, plugins, None)
+    }
+
+    /// [`initial_with`](Cluster::initial_with) on a queue with `queue_flaw` planted in its own
+    /// code, if any (a witness's: [`GangProtocol::queue_flaw`](super::GangProtocol::queue_flaw)).
+    pub fn initial_planted(
+        config: &ClusterConfig,
+        plugins: &Plugins,
+        queue_flaw: Option<QueueFlaw>,
+    ) -> Cluster {
+        let queue = match queue_flaw {
+            Some(flaw) => queue_state_with_flaw(QueueConfig::default(), flaw),
+            None => QueueState::new(QueueConfig::default()),
+        };
         let mut pods = BTreeMap::new();
         let mut groups = Vec::new();
         for (g, &(members, min)) in config.gangs.iter().enumerate() {
@@ -259,7 +273,7 @@ impl Cluster {
             groups: Shared::new(Groups::new()),
             waiting: Shared::new(WaitingState::new()),
             cache: Shared::new(CacheState::new()),
-            queue: Shared::new(QueueState::new(QueueConfig::default())),
+            queue: Shared::new(queue),
             driver: Shared::new(ModelDriver::new()),
             cycle: Shared::new(None),
             stages: Shared::new(pods.keys().map(|id| (id.clone(), Stage::Absent)).collect()),

@@ -111,6 +111,7 @@ mod paths;
 mod plugins;
 mod properties;
 mod protocol;
+mod rest;
 mod run;
 mod serve;
 mod settling;
@@ -120,6 +121,7 @@ mod steps;
 mod successor;
 mod symmetry;
 mod timeline;
+mod timeliness;
 mod words;
 
 #[cfg(test)]
@@ -135,6 +137,8 @@ mod symmetry_tests;
 #[cfg(test)]
 mod timeline_tests;
 #[cfg(test)]
+mod timeliness_tests;
+#[cfg(test)]
 mod witness;
 
 pub use check::{Check, CheckError};
@@ -144,8 +148,11 @@ pub use drive::{drive, Driven, InCycle};
 pub use explorer::{NamedAction, NamedActions};
 pub use paths::{discover, random_path, random_path_from, Path};
 pub use plugins::Plugins;
-pub use properties::{accounting, conservation, held_for_lost_member, lost_event, stuck_gang};
+pub use properties::{
+    accounting, conservation, held_for_lost_member, lost_event, parked_with_room, stuck_gang,
+};
 pub use protocol::{Action, GangProtocol, Quota, I9, PLACEMENT, PROGRESS};
+pub use rest::{at_rest, AtRest};
 pub use run::{
     check, check_model, check_with, timeline, CheckReport, PluginsChecked, Preset, Search, Verdict,
 };
@@ -155,4 +162,5 @@ pub use shared::Shared;
 pub use steps::Flaw;
 pub use symmetry::representative;
 pub use timeline::{Step, Timeline};
+pub use timeliness::{gangs_with_room, rescue_only, RoomFor};
 pub use words::{action_label, action_step};

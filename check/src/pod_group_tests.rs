@@ -1,6 +1,6 @@
 //! The pod-group cycle in the model checker: Hardened keeps I3–I9 and progress without
-//! timeouts on the CI presets; the Permit barrier breaks I9 and progress where two gangs fit
-//! alone but not together (their witness); Upstream's pod-group cycle leaves a member waiting
+//! timeouts on the CI presets; the Permit barrier breaks I9 where two gangs fit alone but not
+//! together (its witness); Upstream's pod-group cycle leaves a member waiting
 //! at Permit when its gang lost a member between the snapshot and the commit, as 1.36's code
 //! does.
 
@@ -53,8 +53,8 @@ fn the_pod_group_cycle_binds_one_of_two_gangs_without_a_timeout() {
     }
 }
 
-/// I9's and progress's witness: the same cluster with the Permit barrier. Both gangs hold a
-/// member's reservation waiting at Permit, and only a deadline moves them.
+/// I9's witness: the same cluster with the Permit barrier, where a member holds its
+/// reservation waiting at Permit for its gang.
 #[test]
 fn the_barrier_holds_and_waits_until_a_timeout() {
     for mode in [Mode::Upstream, Mode::Hardened] {
@@ -67,8 +67,7 @@ fn the_barrier_holds_and_waits_until_a_timeout() {
         };
         let trace = counterexample(&barrier, I9);
         assert!(trace.contains("waits at Permit for its gang"), "{trace}");
-        let trace = counterexample(&barrier, PROGRESS);
-        assert!(trace.contains("only a permit deadline can move"), "{trace}");
+        // Progress without timeouts: `timeliness_tests.rs` (it takes a failed bind).
     }
 }
 

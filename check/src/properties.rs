@@ -6,7 +6,7 @@ use gangsched::checking::{leaked, parked_for_room, short_gangs_binding};
 use gangsched::gang::{GroupState, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlace, QueueState};
 use gangsched::scheduler::{CacheState, PodPhase};
-use gangsched::{PluginName, PodId, WaitingState};
+use gangsched::{PluginName, Pod, PodId, WaitingState};
 
 use super::cluster::{Cluster, Stage};
 use super::plugins::Plugins;
@@ -110,11 +110,29 @@ pub fn lost_event(
     plugins: &Plugins,
     placements: impl Fn(&PluginName) -> bool,
 ) -> Option<String> {
-    let fits = |pod: &gangsched::Pod| match s.groups.state_of(pod) {
-        Some(state) if by_group && state.min_count().is_some() => quorum_fits(s, state, plugins),
-        _ => plugins.place(pod, &s.cache).0.is_ok(),
+    let place = |pod: &Pod, cache: &CacheState| plugins.place(pod, cache).0.ok();
+    parked_with_room(&s.queue, &s.groups, &s.cache, by_group, placements, place)
+}
+
+/// [`lost_event`] on the core's own states — the model's, or a running scheduler's at rest
+/// (`gangway simulate`, the shuttle suite): the first pod `queue` parks for want of room
+/// (turned away by a plugin `placements` names) that `place` finds on `cache` — for a gang
+/// member with the pod-group cycle (`by_group`), room for its gang's quorum.
+pub fn parked_with_room(
+    queue: &QueueState,
+    groups: &Groups,
+    cache: &CacheState,
+    by_group: bool,
+    placements: impl Fn(&PluginName) -> bool,
+    place: impl Fn(&Pod, &CacheState) -> Option<String>,
+) -> Option<String> {
+    let fits = |pod: &Pod| match groups.state_of(pod) {
+        Some(state) if by_group && state.min_count().is_some() => {
+            quorum_fits(queue, cache, state, &place)
+        }
+        _ => place(pod, cache).is_some(),
     };
-    let mut parked = parked_for_room(&s.queue, placements, fits);
+    let mut parked = parked_for_room(queue, placements, fits);
     parked
         .next()
         .map(|id| format!("{id} is parked as unschedulable though a node has room for it"))
@@ -122,20 +140,24 @@ pub fn lost_event(
 
 /// Whether the room the gang of `state` still needs for its quorum is free: its members in
 /// the queue (not in flight) placed one after another, in name order, on a copy of the cache.
-fn quorum_fits(s: &Cluster, state: &GroupState, plugins: &Plugins) -> bool {
+fn quorum_fits(
+    queue: &QueueState,
+    cache: &CacheState,
+    state: &GroupState,
+    place: impl Fn(&Pod, &CacheState) -> Option<String>,
+) -> bool {
     let min = state.min_count().unwrap_or(0) as usize;
     let need = min.saturating_sub(state.scheduled_pods_count());
-    let mut cache = (*s.cache).clone();
+    let mut cache = cache.clone();
     let mut placed = 0;
     for pod in state.pods() {
-        let queued = s
-            .queue
+        let queued = queue
             .place(pod.id())
             .is_some_and(|p| p != QueuePlace::InFlight);
         if placed >= need || !queued {
             continue;
         }
-        if let Ok(node) = plugins.place(pod, &cache).0 {
+        if let Some(node) = place(pod, &cache) {
             if cache.assume(pod, &node).is_ok() {
                 placed += 1;
             }

@@ -19,7 +19,7 @@ use super::properties::{
     accounting, conservation, held_for_lost_member, hold_and_wait, lost_event, stuck_gang,
 };
 use super::steps::Flaw;
-use gangsched::checking::GangFlaw;
+use gangsched::checking::{GangFlaw, QueueFlaw};
 
 /// One critical section of the concurrent core, by the thread that runs it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -110,6 +110,9 @@ pub struct GangProtocol {
     pub flaw: Option<Flaw>,
     /// A deliberate bug in the gang plugin's operations, for witnesses (the bug corpus's).
     pub gang_flaw: Option<GangFlaw>,
+    /// A deliberate bug in the scheduling queue's own code, for witnesses: the model's queue
+    /// is built with it planted (`checking::queue_state_with_flaw`).
+    pub queue_flaw: Option<QueueFlaw>,
     /// Explore every order of interchangeable pods: of the pods tied at the head of the queue,
     /// any member of the first one's gang may pop (the core pops the smallest name, whose
     /// gang is the first tied gang; upstream's heap breaks ties arbitrarily), and a gang's
@@ -117,8 +120,8 @@ pub struct GangProtocol {
     /// which symmetry reduction needs ([`Search::Symmetric`](super::Search)); every path of the
     /// exact model is still a path of this one.
     pub symmetric: bool,
-    /// Check I9 and progress without timeouts with the Permit barrier too: their witness (the
-    /// pod-group cycle always checks them).
+    /// Check I9 with the Permit barrier too: its witness (the pod-group cycle always checks
+    /// it).
     pub hold_and_wait: bool,
     /// The placement and the Permit plugins the model runs: gangway's own by default, or an
     /// embedder's ([`Plugins`]).
@@ -136,6 +139,7 @@ impl GangProtocol {
             config,
             flaw: None,
             gang_flaw: None,
+            queue_flaw: None,
             symmetric: false,
             hold_and_wait: false,
             plugins: Plugins::gangways(),
@@ -149,7 +153,11 @@ impl Model for GangProtocol {
     type Action = Action;
 
     fn init_states(&self) -> Vec<Cluster> {
-        vec![Cluster::initial_with(&self.config, &self.plugins)]
+        vec![Cluster::initial_planted(
+            &self.config,
+            &self.plugins,
+            self.queue_flaw,
+        )]
     }
 
     fn actions(&self, s: &Cluster, actions: &mut Vec<Action>) {
@@ -171,10 +179,11 @@ impl AsRef<GangProtocol> for GangProtocol {
     }
 }
 
-/// I3–I8 (`always`) and the vacuity guards (`sometimes`), for [`GangProtocol`] or a model that
-/// wraps it (the explorer's [`NamedActions`](super::NamedActions)); with the pod-group cycle
-/// (or [`GangProtocol::hold_and_wait`] asked of the barrier, its witness) also I9 and progress
-/// without timeouts; with an embedder's placement, P1 (its contract).
+/// I3–I8 and progress without timeouts (`always`) and the vacuity guards (`sometimes`), for
+/// [`GangProtocol`] or a model that wraps it (the explorer's
+/// [`NamedActions`](super::NamedActions)); with the pod-group cycle (or
+/// [`GangProtocol::hold_and_wait`] asked of the barrier, its witness) also I9; with an
+/// embedder's placement, P1 (its contract).
 pub(super) fn protocol_properties<M>(model: &GangProtocol) -> Vec<Property<M>>
 where
     M: Model<State = Cluster> + AsRef<GangProtocol>,
@@ -195,13 +204,13 @@ where
         }));
     }
     if model.checks_hold_and_wait() {
-        properties.extend([
-            Property::always(I9, |_, s: &Cluster| hold_and_wait(s).is_none()),
-            Property::always(PROGRESS, |m: &M, s: &Cluster| {
-                m.as_ref().only_a_timeout_moves(s).is_none()
-            }),
-        ]);
+        properties.push(Property::always(I9, |_, s: &Cluster| {
+            hold_and_wait(s).is_none()
+        }));
     }
+    properties.push(Property::always(PROGRESS, |m: &M, s: &Cluster| {
+        m.as_ref().waits_for_a_timeout(s).is_none()
+    }));
     properties
 }
 
@@ -211,7 +220,8 @@ pub const I9: &str = "I9 no hold-and-wait";
 /// The name of the property that an embedder's placement keeps its contract ([`Plugins`]).
 pub const PLACEMENT: &str = "P1 the placement keeps its contract";
 
-/// The name of the property that gangs progress without a timeout.
+/// The name of the property that a gang with room binds without a timeout: neither a permit
+/// deadline nor the leftover flush (`timeliness.rs`).
 pub const PROGRESS: &str = "progress without timeouts";
 
 /// I3–I8 and the vacuity guards.
@@ -248,8 +258,8 @@ where
 }
 
 impl GangProtocol {
-    /// Whether I9 and progress without timeouts are checked: with the pod-group cycle, or
-    /// asked of the barrier ([`hold_and_wait`](Self::hold_and_wait)).
+    /// Whether I9 is checked: with the pod-group cycle, or asked of the barrier
+    /// ([`hold_and_wait`](Self::hold_and_wait)).
     pub fn checks_hold_and_wait(&self) -> bool {
         self.config.gang_cycle == GangCycle::PodGroup || self.hold_and_wait
     }
@@ -269,30 +279,6 @@ impl GangProtocol {
         } else {
             None
         }
-    }
-
-    /// Progress without timeouts on `s`: a state in which only a permit deadline can move
-    /// anything (every other action disabled) while no gang is bound is gangs holding part of
-    /// the cluster each and waiting for each other — the barrier's deadlock, which the
-    /// pod-group cycle never enters.
-    pub fn only_a_timeout_moves(&self, s: &Cluster) -> Option<String> {
-        if s.broken() || self.next_deadline(s).is_none() || self.permit_past_budget(s) {
-            return None;
-        }
-        let bound = s.groups.iter().any(|g| {
-            g.min_count()
-                .is_some_and(|min| g.assigned().len() >= min as usize)
-        });
-        let mut actions = Vec::new();
-        self.actions(s, &mut actions);
-        if bound || actions.iter().any(|a| *a != Action::Deadline) {
-            return None;
-        }
-        let waiting: Vec<&PodId> = s.waiting.iter().map(|w| w.pod().id()).collect();
-        Some(format!(
-            "no gang is bound and only a permit deadline can move: {waiting:?} hold their \
-             reservations, waiting at Permit"
-        ))
     }
 
     /// Whether `plugin` is one the placement names when it turns a pod away: not the gang's,

@@ -110,9 +110,9 @@ struct CheckArgs {
         conflicts_with_all = ["json", "trace_svg", "expect_counterexample"]
     )]
     serve: Option<String>,
-    /// Check I9 (no hold-and-wait) and progress without timeouts with the Permit barrier too:
-    /// the pod-group cycle's guarantees, which the barrier breaks (their witness, with
-    /// --expect-counterexample). The pod-group cycle always checks them.
+    /// Check I9 (no hold-and-wait) with the Permit barrier too: the pod-group cycle's
+    /// guarantee, which the barrier breaks (its witness, with --expect-counterexample). The
+    /// pod-group cycle always checks it; progress without timeouts is checked in both.
     #[arg(long)]
     hold_and_wait: bool,
     /// Change any dimension of the preset's cluster.

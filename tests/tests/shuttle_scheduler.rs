@@ -11,6 +11,10 @@
 //!
 //! - `Scheduler::check()` — I4 (each pod in one place), I5 (node reservations), I6 (nothing
 //!   assumed without a binding cycle);
+//! - at quiescence, before the shutdown (`harness::check_at_rest`, as `gangway simulate`
+//!   judges its rests): I5 (the groups' partition agreeing with the cache), I7 (no pod parked
+//!   for room a node has) and progress without timeouts (no gang with room for its quorum
+//!   left to wait for a permit deadline or the leftover flush: a delay);
 //! - nothing leaked: no pod assumed, waiting or in binding once shut down;
 //! - every pod accounted for: bound once at most (the binder refuses a second binding and the
 //!   test counts every call), a deleted pod never bound after its delete returned, every other
@@ -181,12 +185,13 @@ impl PermitPlugin for HoldsW {
 }
 
 /// The binding cycle's error path and the room it frees: `w` fills the node's two CPUs and
-/// waits at Permit for `Hold`; `y`, as large, arrives and finds no room (parked, or in flight
+/// waits at Permit for `Hold`; `y`, as large (a gang of one), arrives and finds no room (parked, or in flight
 /// as the room is freed); the event thread rejects `w` through the waiting map, and deletes it
 /// once its binding cycle is over. That cycle unreserves `w`, forgets it in the cache and
 /// announces the freed room (deferred, and not to `w` itself), so `y` is asked again and binds.
 /// A release that announces nothing leaves `y` parked beside a free node — unless `w`, placed
-/// again, is deleted from the node and that delete announces it: I7 at quiescence.
+/// again, is deleted from the node and that delete announces it: I7 at quiescence, and its
+/// gang left to wait for the leftover flush (progress without timeouts).
 fn release_announces_room(flaw: Option<Flaw>) {
     admissions::reset();
     let clock = ManualClock::new(Time::ZERO);
@@ -194,11 +199,15 @@ fn release_announces_room(flaw: Option<Flaw>) {
     let (s, calls, outcomes) = scheduler_with(Mode::Hardened, &clock, |_| false, holds, 2, 2);
     let running = start(&s, &clock, flaw);
     let w = Pod::new("w", "ml", "w").with_requests(Resources::new(2 * CPU, GIB));
-    let y = Pod::new("y", "ml", "y").with_requests(Resources::new(2 * CPU, GIB));
+    let y = Pod::new("y", "ml", "y")
+        .with_group("b")
+        .with_requests(Resources::new(2 * CPU, GIB));
     let added = vec![w.clone(), y.clone()];
     let events = thread::spawn("events", {
         let (s, clock) = (s.clone(), clock.clone());
         move || {
+            s.add_group(PodGroup::gang("ml", "b", 1).unwrap(), clock.now())
+                .unwrap();
             s.add_pod(w.clone(), clock.now()).unwrap();
             let waits = |s: &Scheduler| s.waiting().get(w.id()).is_some();
             yield_until(|| waits(&s));
@@ -323,5 +332,8 @@ fn a_release_that_keeps_the_node_reservation_is_found() {
 #[test]
 fn a_release_that_skips_the_deferred_move_all_is_found() {
     let flaw = Some(Flaw::ReleaseAnnouncesNothing);
-    witness("a lost event", "I7", move || release_announces_room(flaw));
+    let found = witness("a lost event", "I7", move || release_announces_room(flaw));
+    // The same quiescence seen as a delay: y's gang has its room and waits for the flush.
+    assert!(found.contains("progress without timeouts"), "{found}");
+    assert!(found.contains("has room for 1 more (y)"), "{found}");
 }

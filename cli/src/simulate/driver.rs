@@ -9,6 +9,7 @@ use gangsched::{Clock, Pod, PodGroup, PodId, Resources, SystemClock, Time};
 
 use super::generate::SplitMix64;
 use super::ledger::Ledger;
+use super::rest::{at_rest, Rests};
 use super::workload::RUN_AFTER_LAST_TIME;
 use super::{percentile, Options, Progress, Report, Workload, WorkloadError};
 
@@ -29,6 +30,8 @@ pub enum SimulateError {
 /// After the last event, how long virtual time may run on (retries, timeouts) before the run
 /// ends with whatever did not bind.
 const HORIZON: Duration = Duration::from_secs(30 * 60);
+/// How many of the gangs that waited for a timer the report describes.
+const TIMER_WAITS_SHOWN: usize = 10;
 /// The latest a generated delete (`--delete-rate`) comes after its pod's arrival, in ms.
 const LATEST_DELETE_MS: u64 = 120_000;
 // A workload's latest time leaves the clock room for both (see `LATEST_MS`).
@@ -58,7 +61,8 @@ enum Event {
 
 /// Runs `workload` as `options` say: in deterministic virtual time (the default: the same
 /// seed gives the same run) or, with `--real-time`, on the scheduler's own threads and the
-/// system clock. Checks I3, I4 and I6 at the end.
+/// system clock. Checks I3, I4 and I6 at the end; in virtual time also I5 and I7 at each rest
+/// and the gangs that waited for a timer they should not have needed (`rest.rs`).
 ///
 /// # Errors
 ///
@@ -115,15 +119,19 @@ pub fn run(options: &Options, workload: &Workload) -> Result<Report, SimulateErr
     let events = timeline(&pods, workload, options.delete_rate, &mut rng.lock());
     let started = Instant::now();
     let mut progress = Progress::new(pods.len() as u64, !options.json);
+    let mut rests = None;
     let end = match clock {
         Some(clock) => run_real_time(&scheduler, workload, &events, &ledger, clock, &mut progress)?,
         None => {
             let mut rng = rng.lock().clone();
-            let run = Run {
+            let mut run = Run {
                 scheduler: &scheduler,
                 ledger: &ledger,
+                rests: Rests::default(),
             };
-            run.virtual_time(workload, &events, &mut progress, &mut rng)?
+            let end = run.virtual_time(workload, &events, &mut progress, &mut rng)?;
+            rests = Some(run.rests);
+            end
         }
     };
     progress.finish();
@@ -135,6 +143,17 @@ pub fn run(options: &Options, workload: &Workload) -> Result<Report, SimulateErr
         ledger: &ledger,
     };
     let mut report = summarise(&scheduler, seen, workload, &pods, &events, options, end);
+    if let Some(rests) = rests {
+        report.violations.extend(rests.violations);
+        report.waited_for_a_timer = rests.waited.len() as u64;
+        let mut seen: Vec<String> = Vec::new();
+        for (_, what) in rests.waited.into_values() {
+            if !seen.contains(&what) {
+                seen.push(what);
+            }
+        }
+        report.timer_waits = seen.into_iter().take(TIMER_WAITS_SHOWN).collect();
+    }
     report.virtual_seconds = end.as_nanos() as f64 / 1e9;
     report.wall_seconds = started.elapsed().as_secs_f64();
     report.compute_rates();
@@ -216,6 +235,8 @@ fn apply(scheduler: &Scheduler, event: &Event, now: Time) -> Result<(), Simulate
 struct Run<'a> {
     scheduler: &'a Scheduler,
     ledger: &'a Mutex<Ledger>,
+    /// What the run's rests found (`rest.rs`).
+    rests: Rests,
 }
 
 impl Run<'_> {
@@ -229,13 +250,14 @@ impl Run<'_> {
     /// seed decides, before each scheduling cycle, whether the pending binding cycles run
     /// first — the same seed, the same interleaving.
     fn virtual_time(
-        &self,
+        &mut self,
         workload: &Workload,
         events: &[(Time, Event)],
         progress: &mut Progress,
         rng: &mut SplitMix64,
     ) -> Result<Time, SimulateError> {
         let scheduler = self.scheduler;
+        let gang_cycle = scheduler.config().gang_cycle;
         let mut now = Time::ZERO;
         setup(scheduler, workload, now)?;
         // The latest instant something was fed in: an event or a completion.
@@ -272,21 +294,40 @@ impl Run<'_> {
             }
             let stats = scheduler.stats();
             progress.set(stats.bound.min(total));
-            let upcoming = [
+            let workload = [
                 events.get(next).map(|(at, _)| *at),
-                scheduler.next_deadline(),
                 self.ledger.lock().next_completion(),
-            ];
-            let Some(then) = upcoming.into_iter().flatten().min() else {
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let timer = scheduler.next_deadline();
+            let backoff = scheduler.queue().next_backoff_expiry();
+            let Some(then) = [workload, timer].into_iter().flatten().min() else {
+                self.rest(gang_cycle, now);
                 return Ok(now);
             };
             let all_bound = next == events.len() && stats.bound >= total;
-            if then > latest + HORIZON || all_bound {
+            let ends = then > latest + HORIZON || all_bound;
+            if ends || at_rest(backoff, timer, workload) {
+                self.rest(gang_cycle, now);
+            }
+            if ends {
                 return Ok(now);
             }
             // A deadline at `now` was applied by `tick`; never stand still.
             now = then.max(now + Duration::from_nanos(1));
         }
+    }
+}
+
+impl Run<'_> {
+    /// The checks at a rest of the run (`rest.rs`), the gangs a deadline decided left out of
+    /// progress.
+    fn rest(&mut self, gang_cycle: gangsched::GangCycle, now: Time) {
+        let ledger = self.ledger.lock();
+        let timed_out = |gang: &gangsched::GroupKey| ledger.timed_out(gang);
+        self.rests.check(self.scheduler, gang_cycle, now, timed_out);
     }
 }
 

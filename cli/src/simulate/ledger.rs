@@ -3,11 +3,11 @@
 //! delivers), the reservation-seconds held by attempts that did not bind, and the completions
 //! of pods that run for a while once bound.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
 use gangsched::scheduler::{CycleOutcome, PodOutcome};
-use gangsched::{Clock, Pod, PodId, SystemClock, Time};
+use gangsched::{Cause, Clock, GroupKey, Pod, PodId, SystemClock, Time};
 
 /// The simulation's record of reservations, binds and completions.
 ///
@@ -37,6 +37,9 @@ pub struct Ledger {
     scheduled: u64,
     /// Pods that completed (deleted after running their time).
     completed: Vec<PodId>,
+    /// Gangs a permit deadline rejected a member of: what follows is the timeout's doing
+    /// (`rest.rs` does not judge their progress).
+    timed_out: HashSet<GroupKey>,
 }
 
 impl Ledger {
@@ -54,6 +57,7 @@ impl Ledger {
             completions: BTreeMap::new(),
             scheduled: 0,
             completed: Vec::new(),
+            timed_out: HashSet::new(),
         }
     }
 
@@ -96,6 +100,13 @@ impl Ledger {
         let now = self.now();
         let pod = outcome.pod();
         let held = self.reserved_at.remove(pod.id());
+        if let PodOutcome::Rejected {
+            cause: Cause::TimedOut,
+            ..
+        } = outcome
+        {
+            self.timed_out.extend(pod.group_key().cloned());
+        }
         match outcome {
             PodOutcome::Bound { .. } => {
                 self.bound_at.insert(pod.id().clone(), now);
@@ -111,6 +122,11 @@ impl Ledger {
                 }
             }
         }
+    }
+
+    /// Whether a permit deadline rejected a member of `gang`.
+    pub fn timed_out(&self, gang: &GroupKey) -> bool {
+        self.timed_out.contains(gang)
     }
 
     /// When the next completion is due.

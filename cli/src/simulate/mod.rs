@@ -12,12 +12,15 @@ mod locate;
 mod options;
 mod progress;
 mod report;
+mod rest;
 mod workload;
 
 #[cfg(test)]
 mod contention_tests;
 #[cfg(test)]
 mod report_tests;
+#[cfg(test)]
+mod rest_tests;
 #[cfg(test)]
 mod workload_tests;
 

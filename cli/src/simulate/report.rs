@@ -66,7 +66,17 @@ pub struct Report {
     pub pods_per_sec: f64,
     /// Gangs fully bound per wall-clock second.
     pub gangs_per_sec: f64,
-    /// Invariant violations found at the end, one line each (empty when all held).
+    /// Pods of gangs that had room for their quorum at a rest (nothing left to do but wait for
+    /// a permit deadline or the leftover flush) and waited for that timer all the same:
+    /// progress without timeouts, measured in virtual time (0 on the wall clock). A
+    /// delay — a wake-up or an announcement that did not happen, a pod parked where it should
+    /// back off — or the Permit barrier's gangs holding each other off; not an invariant, so
+    /// not counted by `is_clean`.
+    pub waited_for_a_timer: u64,
+    /// The first of those gangs, each as the rest that saw it (at most 10).
+    pub timer_waits: Vec<String>,
+    /// Invariant violations found at the end (I4, I5, I6) and, in virtual time, at each rest
+    /// (I5, I7), one line each (empty when all held).
     pub violations: Vec<String>,
 }
 
@@ -136,7 +146,7 @@ impl Report {
             .map_or("not measured on the wall clock".to_owned(), |s| {
                 format!("{s:.1} s")
             });
-        let lines: [(&str, String); 22] = [
+        let lines: [(&str, String); 23] = [
             ("mode", self.mode.clone()),
             ("gang cycle", self.gang_cycle.clone()),
             ("seed", self.seed.to_string()),
@@ -176,6 +186,13 @@ impl Report {
                     self.pods_per_sec, self.gangs_per_sec
                 ),
             ),
+            (
+                "waited for a timer",
+                format!(
+                    "{} pods (progress without timeouts)",
+                    self.waited_for_a_timer
+                ),
+            ),
             ("invariants", self.invariants_line()),
         ];
         let width = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
@@ -184,6 +201,9 @@ impl Report {
         }
         for v in &self.violations {
             writeln!(out, "{:<width$}  {v}", "violation")?;
+        }
+        for w in &self.timer_waits {
+            writeln!(out, "{:<width$}  {w}", "timer wait")?;
         }
         Ok(())
     }

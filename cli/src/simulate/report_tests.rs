@@ -112,6 +112,10 @@ fn text_summary_is_aligned_and_reports_invariants() {
         lines.contains(&"throughput           300 pods/s, 12 gangs/s"),
         "{t}"
     );
+    assert!(
+        lines.contains(&"waited for a timer   0 pods (progress without timeouts)"),
+        "{t}"
+    );
     assert_eq!(
         *lines.last().unwrap(),
         "invariants           I3 ok / I4 ok / I6 ok"
@@ -191,11 +195,13 @@ fn json_has_every_field() {
         "wall_seconds",
         "pods_per_sec",
         "gangs_per_sec",
+        "waited_for_a_timer",
+        "timer_waits",
         "violations",
     ] {
         assert!(keys.contains(&key), "missing {key}: {json}");
     }
-    assert_eq!(keys.len(), 27);
+    assert_eq!(keys.len(), 29);
     assert_eq!(v["pods_bound"], 150);
     assert_eq!(v["lost_pods"], 1);
     assert_eq!(v["permit_wait_p99_ms"], 2500.5);

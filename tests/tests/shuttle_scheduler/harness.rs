@@ -5,14 +5,17 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use gangsched::checking::{check_nothing_parked_for_room, Flaw};
+use gangsched::checking::Flaw;
 use gangsched::scheduler::{
-    outcome_channel, BindError, Node, OutcomeSink, PodOutcome, RunningScheduler, Scheduler,
-    SchedulerConfig,
+    outcome_channel, BindError, Node, OutcomeSink, PodOutcome, ResourceFit, RunningScheduler,
+    Scheduler, SchedulerConfig,
 };
 use gangsched::sync::channel::Receiver;
 use gangsched::sync::{thread, Arc, Mutex};
-use gangsched::{Clock, ManualClock, Mode, PermitPlugins, Pod, Resources};
+use gangsched::{
+    Cause, Clock, GangCycle, GroupKey, ManualClock, Mode, PermitPlugins, Pod, Resources,
+};
+use gangway_check::at_rest;
 
 pub(crate) const CPU: u64 = 1_000;
 pub(crate) const GIB: u64 = 1 << 30;
@@ -234,9 +237,8 @@ pub(crate) fn settle(s: &Scheduler, calls: &Calls, outcomes: &Outcomes) -> bool 
     false
 }
 
-/// I4 and I7 at quiescence, before the shutdown (a closed queue takes nothing back): every
-/// pod not deleted is bound or back in the queue, and none is parked for want of room that a
-/// node has (every release of room was announced).
+/// I4 at quiescence, before the shutdown (a closed queue takes nothing back): every pod not
+/// deleted is bound or back in the queue; then [`check_at_rest`].
 pub(crate) fn check_settled(
     s: &Scheduler,
     (calls, outcomes): (&Calls, &Outcomes),
@@ -273,8 +275,56 @@ pub(crate) fn check_settled(
         }
     }
     drop(calls);
-    check_nothing_parked_for_room(&s.queue().snapshot(), &s.cache().snapshot())
-        .map_err(|v| format!("at quiescence: {v}"))
+    check_at_rest(s, outcomes)
+}
+
+/// I5, I7 and progress without timeouts at quiescence, as `gangway check` judges its states
+/// and `gangway simulate` its rests (`gangway_check::at_rest`): the groups' partition, the
+/// nodes' accounting and the two agreeing; no pod parked for room a node has (every release
+/// of room was announced); no gang with room for its quorum left to wait for a permit
+/// deadline or the leftover flush (but for the gangs a deadline already decided). Every
+/// finding, in one failure.
+pub(crate) fn check_at_rest(s: &Scheduler, outcomes: &Outcomes) -> Result<(), String> {
+    // What follows a timeout is the timeout's doing: a gang a deadline rejected a member of is
+    // not judged for progress.
+    let timed_out: Vec<GroupKey> = outcomes
+        .told()
+        .iter()
+        .filter_map(|o| match o {
+            PodOutcome::Rejected {
+                pod,
+                cause: Cause::TimedOut,
+                ..
+            } => pod.group_key().cloned(),
+            _ => None,
+        })
+        .collect();
+    let found = at_rest(
+        &s.gang().registry().snapshot(),
+        &s.cache().snapshot(),
+        &s.queue().snapshot(),
+        s.config().gang_cycle == GangCycle::PodGroup,
+        &ResourceFit,
+        ResourceFit::PLUGIN,
+        |gang| timed_out.contains(gang),
+    );
+    let queue = s.queue().snapshot();
+    let waits = found.waiting_for_a_timer.iter().map(|room| {
+        let places: Vec<String> = room
+            .pods
+            .iter()
+            .map(|id| {
+                let rejectors = queue.info(id).map(|i| i.unschedulable_plugins().clone());
+                format!("{id} {:?} {rejectors:?}", queue.place(id))
+            })
+            .collect();
+        format!("progress without timeouts: {room} ({})", places.join(", "))
+    });
+    let findings: Vec<String> = found.violations.into_iter().chain(waits).collect();
+    match findings.is_empty() {
+        true => Ok(()),
+        false => Err(format!("at quiescence: {}", findings.join("; "))),
+    }
 }
 
 /// Starts `s`'s threads, with `flaw` planted in its cycles if there is one.
