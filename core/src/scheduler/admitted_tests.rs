@@ -97,14 +97,15 @@ fn a_failed_bind_that_leaves_the_gang_short_releases_the_members_still_waiting_t
     assert_eq!(all.len(), 3);
     assert!(s.in_binding().is_empty());
     assert_eq!(s.cache().snapshot().assumed_count(), 0, "nothing reserved");
-    // g-1 in the error backoff (its bind failed), g-2 in the backoff (its gang did), with
-    // one expiry.
-    let expiry = |i: usize| match s.queue().place(member(i).id()) {
-        Some(QueuePlace::Backoff(at) | QueuePlace::ErrorBackoff(at)) => Some(at),
-        _ => None,
+    // g-1 in the error backoff (its bind failed: no plugin rejected it), g-2 in the backoff
+    // (the gang plugin rejected it), with one expiry.
+    let place = |i: usize| s.queue().place(member(i).id());
+    let (Some(QueuePlace::ErrorBackoff(failed)), Some(QueuePlace::Backoff(released))) =
+        (place(1), place(2))
+    else {
+        panic!("g-1 and g-2 back off: {:?}, {:?}", place(1), place(2));
     };
-    assert!(expiry(1).is_some(), "g-1 backs off");
-    assert_eq!(expiry(1), expiry(2), "one backoff for both");
+    assert_eq!(failed, released, "one backoff for both");
     s.check().unwrap();
     // When it ends, the pair comes back together, and one pod-group cycle admits it beside
     // g-0 — no leftover flush needed.
@@ -113,6 +114,61 @@ fn a_failed_bind_that_leaves_the_gang_short_releases_the_members_still_waiting_t
     assert!(queued(&s, 1) && queued(&s, 2));
     s.schedule_one(later).expect("the pair is active");
     assert_eq!(s.in_binding().len(), 2, "admitted together");
+    s.check().unwrap();
+}
+
+/// The room a failed bind and its released siblings free reaches the other gangs: the
+/// announcement leaves out only the gang handed back. Gang `h`, parked for want of room while
+/// `g` holds three of the node's four CPUs, is moved once `g-1`'s bind fails and `g-2` is
+/// released with it.
+#[test]
+fn the_room_a_failed_bind_frees_with_its_siblings_reaches_the_gang_parked_for_it() {
+    let (s, outcomes) = scheduler(Mode::Hardened, &["g-1"]);
+    admitted_gang(&s, 3, 3);
+    s.add_group(PodGroup::gang("ml", "h", 2).unwrap(), Time::ZERO)
+        .unwrap();
+    let h: Vec<Pod> = (0..2)
+        .map(|i| {
+            let name = format!("h-{i}");
+            Pod::new(name.as_str(), "ml", &name)
+                .with_group("h")
+                .with_requests(Resources::new(CPU, 1 << 30))
+        })
+        .collect();
+    for pod in &h {
+        s.add_pod(pod.clone(), Time::ZERO).unwrap();
+    }
+    s.schedule_one(Time::ZERO).expect("h is active");
+    let parked = |pod: &Pod| s.queue().place(pod.id()) == Some(QueuePlace::Unschedulable);
+    assert!(h.iter().all(parked), "h waits for room");
+    assert!(s.run_binding_cycle(Time::ZERO), "g-0 binds");
+    assert!(s.run_binding_cycle(Time::ZERO), "g-1's bind fails");
+    // The member NodeResourcesFit turned away moves; its sibling, parked by the gang plugin,
+    // is gathered with it by its next pod-group cycle, and h binds within seconds — not at the
+    // leftover flush.
+    assert!(
+        !h.iter().all(parked),
+        "the room freed reached h: {:?}",
+        h.iter()
+            .map(|p| s.queue().place(p.id()))
+            .collect::<Vec<_>>()
+    );
+    s.check().unwrap();
+    let bound = |outcomes: &[PodOutcome]| {
+        outcomes
+            .iter()
+            .filter(|o| matches!(o, PodOutcome::Bound { pod, .. } if pod.group() == Some("h")))
+            .count()
+    };
+    let mut seen = drain(&outcomes);
+    for second in 1..=10 {
+        let now = Time::ZERO + Duration::from_secs(second);
+        s.tick(now);
+        while s.schedule_one(now).is_some() {}
+        s.run_binding_cycles(now);
+        seen.extend(drain(&outcomes));
+    }
+    assert_eq!(bound(&seen), 2, "h bound within ten seconds: {seen:?}");
     s.check().unwrap();
 }
 
@@ -287,5 +343,68 @@ fn after_a_transient_bind_failure_the_gang_binds_whole_on_its_next_attempt() {
         now <= Time::from_secs(2),
         "the gang's one backoff, not a leftover flush: {now:?}"
     );
+    s.check().unwrap();
+}
+
+/// Holds the pod named `g-1` at Permit for a minute; allows every other.
+struct HoldsG1;
+
+impl crate::PermitPlugin for HoldsG1 {
+    fn name(&self) -> crate::PluginName {
+        "Hold".into()
+    }
+
+    fn permit(&self, pod: &Pod, _: &str) -> crate::PermitVerdict {
+        if pod.name() == "g-1" {
+            crate::PermitVerdict::wait(Duration::from_secs(60))
+        } else {
+            crate::PermitVerdict::Allow
+        }
+    }
+}
+
+/// The contrast of the Hardened hand-back above, at the Permit barrier in Upstream: a failed
+/// bind hands back its own pod only. `g-1`, rejected while it waited at Permit, is its own
+/// binding cycle's to hand back, as kube-scheduler's is — the failed bind of `g-0` does not
+/// take it along.
+#[test]
+fn upstream_a_failed_bind_leaves_a_rejected_sibling_to_its_own_binding_cycle() {
+    let config = SchedulerConfig::default().with_mode(Mode::Upstream);
+    let holds =
+        crate::PermitPlugins::new([Arc::new(HoldsG1) as Arc<dyn crate::PermitPlugin>]).unwrap();
+    let binder = InMemoryBinder::new().with_failures(|pod, _| pod.name() == "g-0");
+    let (sink, outcomes) = outcome_channel();
+    let s = Scheduler::builder(config)
+        .binder(binder)
+        .permit_plugins(holds)
+        .outcomes(sink)
+        .build();
+    s.add_node(
+        Node::new("n", Resources::new(4 * CPU, 64 << 30)),
+        Time::ZERO,
+    )
+    .unwrap();
+    s.add_group(PodGroup::gang("ml", "g", 1).unwrap(), Time::ZERO)
+        .unwrap();
+    for i in 0..2 {
+        s.add_pod(member(i), Time::ZERO).unwrap();
+    }
+    s.schedule_one(Time::ZERO).expect("g-0 is allowed");
+    s.schedule_one(Time::ZERO).expect("g-1 waits for Hold");
+    assert!(s.waiting().reject(member(1).id(), "Hold", "no quota"));
+    assert!(s.run_binding_cycle(Time::ZERO), "g-0's bind fails");
+    let first = drain(&outcomes);
+    assert!(
+        matches!(&first[..], [PodOutcome::BindFailed { pod, .. }] if pod.name() == "g-0"),
+        "{first:?}"
+    );
+    assert_eq!(
+        s.in_binding(),
+        [member(1).id().clone()],
+        "g-1 is still in binding"
+    );
+    assert!(s.run_binding_cycle(Time::ZERO), "g-1's own cycle");
+    let second = drain(&outcomes);
+    assert!(rejected(&second[0]).is_some_and(|(pod, ..)| pod.name() == "g-1"));
     s.check().unwrap();
 }

@@ -583,3 +583,7 @@ impl fmt::Debug for WaitingPods {
             .finish()
     }
 }
+
+#[cfg(test)]
+#[path = "map_tests.rs"]
+mod tests;

@@ -1,0 +1,92 @@
+//! Unit tests of [`WaitingPods`] and its [`WaitingPod`] handles that the pure state's tests
+//! (`state_tests.rs`) cannot make: each handle call's own answer (H4), and the shard check a
+//! checker relies on. Found missing by mutation testing (issue #43, docs/mutation.md): these
+//! answers and that check were asserted nowhere a mutant of them could fail.
+
+use std::time::Duration;
+
+use super::WaitingPods;
+use crate::{Cause, Code, PluginName, Pod, Time};
+
+const MIN: Duration = Duration::from_secs(60);
+
+fn pod(name: &str) -> Pod {
+    Pod::new(name, "ml", name)
+}
+
+fn waits(plugins: &[&'static str]) -> Vec<(PluginName, Duration)> {
+    plugins
+        .iter()
+        .map(|&p| (PluginName::from(p), MIN))
+        .collect()
+}
+
+/// H4: `allow` answers `true` only for the call that decided — the last pending plugin's —
+/// and `false` after a decision, whoever made it.
+#[test]
+fn a_handle_s_allow_says_whether_it_decided() {
+    let map = WaitingPods::new();
+    let handle = map.add(pod("a"), waits(&["p", "q"]), Time::ZERO).unwrap();
+    assert!(!handle.allow("p"), "q is still pending");
+    assert_eq!(handle.decision(), None);
+    assert!(handle.allow("q"), "the last pending plugin's allow decides");
+    assert_eq!(handle.decision().map(|s| s.code()), Some(Code::Success));
+    assert!(!handle.allow("q"), "decided already");
+    assert!(
+        !handle.reject("p", "too late"),
+        "the first decision wins (I1)"
+    );
+    assert_eq!(handle.cause(), Some(Cause::Allowed));
+}
+
+/// H4 for `reject` and `preempt`: `true` for the call that decided, `false` afterwards.
+#[test]
+fn a_handle_s_reject_and_preempt_say_whether_they_decided() {
+    let map = WaitingPods::new();
+    let rejected = map.add(pod("a"), waits(&["p"]), Time::ZERO).unwrap();
+    assert!(rejected.reject("p", "no"));
+    assert!(!rejected.reject("p", "no again"));
+    assert!(!rejected.preempt("p", "and preempted"));
+    assert_eq!(rejected.cause(), Some(Cause::Rejected));
+    let preempted = map.add(pod("b"), waits(&["p"]), Time::ZERO).unwrap();
+    assert!(preempted.preempt("p", "victim"));
+    assert!(!preempted.allow("p"));
+    assert_eq!(preempted.cause(), Some(Cause::Preempted));
+}
+
+/// The shard check finds a pod kept in a shard its uid does not hash to — what a wrong
+/// `index_of` would do to lookups — and a latch that holds another pod.
+#[cfg(feature = "checking")]
+#[test]
+fn the_shard_check_finds_a_pod_in_the_wrong_shard_and_a_foreign_latch() {
+    use super::super::latch::Latch;
+    use crate::sync::Arc;
+
+    let map = WaitingPods::new();
+    map.add(pod("a"), waits(&["p"]), Time::ZERO).unwrap();
+    assert_eq!(map.check_shards(), Ok(()));
+    let shards = &map.shared.shards;
+    let stray = pod("stray");
+    let home = shards.index_of(stray.id());
+    let away = (home + 1) % shards.count();
+    assert_ne!(home, away, "more than one shard");
+    let latch = Arc::new(Latch::new(stray.clone()));
+    shards
+        .write_at(away)
+        .add(stray, waits(&["p"]), Time::ZERO, latch)
+        .unwrap();
+    let found = map.check_shards().expect_err("a pod away from its shard");
+    assert!(found.contains("pod stray is in shard"), "{found}");
+
+    let map = WaitingPods::new();
+    let own = pod("own");
+    let home = map.shared.shards.index_of(own.id());
+    let latch = Arc::new(Latch::new(pod("other")));
+    map.shared
+        .shards
+        .write_at(home)
+        .add(own, waits(&["p"]), Time::ZERO, latch)
+        .unwrap();
+    let found = map.check_shards().expect_err("a latch holding another pod");
+    assert!(found.contains("latch holds other"), "{found}");
+}
