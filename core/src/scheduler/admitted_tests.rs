@@ -25,10 +25,21 @@ fn scheduler(mode: Mode, fails: &'static [&'static str]) -> (Scheduler, Receiver
         .with_mode(mode)
         .with_gang_cycle(GangCycle::PodGroup)
         .with_permit_timeout(TIMEOUT);
+    built(config, fails, crate::PermitPlugins::none())
+}
+
+/// A scheduler with `config`, `permit` beside the gang plugin, a node with room for four
+/// members, and a binder that fails the pods `fails` names.
+fn built(
+    config: SchedulerConfig,
+    fails: &'static [&'static str],
+    permit: crate::PermitPlugins,
+) -> (Scheduler, Receiver<PodOutcome>) {
     let binder = InMemoryBinder::new().with_failures(|pod, _| fails.contains(&pod.name()));
     let (sink, outcomes) = outcome_channel();
     let s = Scheduler::builder(config)
         .binder(binder)
+        .permit_plugins(permit)
         .outcomes(sink)
         .build();
     let node = Node::new("n", Resources::new(4 * CPU, 64 << 30));
@@ -372,18 +383,7 @@ fn upstream_a_failed_bind_leaves_a_rejected_sibling_to_its_own_binding_cycle() {
     let config = SchedulerConfig::default().with_mode(Mode::Upstream);
     let holds =
         crate::PermitPlugins::new([Arc::new(HoldsG1) as Arc<dyn crate::PermitPlugin>]).unwrap();
-    let binder = InMemoryBinder::new().with_failures(|pod, _| pod.name() == "g-0");
-    let (sink, outcomes) = outcome_channel();
-    let s = Scheduler::builder(config)
-        .binder(binder)
-        .permit_plugins(holds)
-        .outcomes(sink)
-        .build();
-    s.add_node(
-        Node::new("n", Resources::new(4 * CPU, 64 << 30)),
-        Time::ZERO,
-    )
-    .unwrap();
+    let (s, outcomes) = built(config, &["g-0"], holds);
     s.add_group(PodGroup::gang("ml", "g", 1).unwrap(), Time::ZERO)
         .unwrap();
     for i in 0..2 {
