@@ -107,6 +107,9 @@ fn in_user_code() {
     }
 }
 
+/// A scheduler as [`scheduler_with`] builds it, with its binder's calls and its outcomes.
+pub(crate) type Run = (Scheduler, Calls, Outcomes);
+
 /// Every call the binder got: (pod, node, whether it bound), in order.
 pub(crate) type Calls = Arc<Mutex<Vec<(String, String, bool)>>>;
 
@@ -153,11 +156,7 @@ pub(crate) fn config(mode: Mode) -> SchedulerConfig {
 
 /// A scheduler built as an embedder builds it, two binding workers, its binder recording every
 /// call and failing those `fails` says; a node with room for four members.
-pub(crate) fn scheduler(
-    mode: Mode,
-    clock: &ManualClock,
-    fails: fn(&str) -> bool,
-) -> (Scheduler, Calls, Outcomes) {
+pub(crate) fn scheduler(mode: Mode, clock: &ManualClock, fails: fn(&str) -> bool) -> Run {
     scheduler_with(mode, clock, fails, PermitPlugins::none(), 4, 2)
 }
 
@@ -170,7 +169,19 @@ pub(crate) fn scheduler_with(
     permit: PermitPlugins,
     cpus: u64,
     workers: usize,
-) -> (Scheduler, Calls, Outcomes) {
+) -> Run {
+    let config = config(mode).with_workers(workers);
+    scheduler_configured(config, clock, fails, permit, cpus)
+}
+
+/// [`scheduler_with`] on `config` as it is (its gang cycle, say).
+pub(crate) fn scheduler_configured(
+    config: SchedulerConfig,
+    clock: &ManualClock,
+    fails: fn(&str) -> bool,
+    permit: PermitPlugins,
+    cpus: u64,
+) -> Run {
     let calls: Calls = Arc::new(Mutex::new(Vec::new()));
     let binder = {
         let calls = calls.clone();
@@ -191,7 +202,7 @@ pub(crate) fn scheduler_with(
         in_user_code();
         sink.deliver(outcome);
     };
-    let s = Scheduler::builder(config(mode).with_workers(workers))
+    let s = Scheduler::builder(config)
         .binder(binder)
         .outcomes(sink)
         .permit_plugins(permit)

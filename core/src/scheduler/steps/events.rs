@@ -1,5 +1,6 @@
 //! Cluster events, in upstream's order — the group registry, then the cache, then the queue —
-//! each followed by the move-all it announces.
+//! each followed by the move-all it announces. A bound pod's arrival is the one exception: the
+//! cache first, where its node is found (`bound_pod_added`).
 
 use crate::gang::ops;
 use crate::gang::parts::GangParts;
@@ -36,8 +37,9 @@ pub fn announce<P: Parts>(
 
 /// A pod was created (or first seen). Unbound: the group registry learns it, then the queue
 /// (gated by PreEnqueue if its gang is incomplete), and its gated siblings are asked again.
-/// Bound (it names a node): the registry counts it assigned and the cache reserves its
-/// resources. Refused before anything changes.
+/// Bound (it names a node): the cache reserves its resources and the registry counts it
+/// assigned, in one step the scheduler's check never sees half done. Refused before anything
+/// changes.
 pub fn pod_added<P: Parts>(p: &mut P, pod: Pod, now: Time) -> Result<(), AddPodError> {
     if p.read_driver(|d| d.is_shut_down()) {
         return Err(AddPodError::ShutDown(pod));
@@ -47,22 +49,46 @@ pub fn pod_added<P: Parts>(p: &mut P, pod: Pod, now: Time) -> Result<(), AddPodE
     if known {
         return Err(AddPodError::AlreadyKnown(pod));
     }
-    if let Some(node) = pod.node() {
-        if p.read_cache(|c| c.node(node).is_none()) {
-            let node = node.to_owned();
-            return Err(AddPodError::UnknownNode { pod, node });
-        }
-        ops::pod_added(p.gang(), pod.clone(), true)?;
-        p.cache(|c| c.add_bound(&pod))
-            .expect("the node is known and the pod names it");
-        announce(p, ClusterEvent::AssignedPodAdd(pod), None, now);
-        return Ok(());
+    if pod.node().is_some() {
+        return p.unobserved(|p| bound_pod_added(p, pod, now));
     }
     ops::pod_added(p.gang(), pod.clone(), false)?;
     p.queue(|q, plugins| q.add(pod.clone(), now, plugins))?;
     if !planted!(p, Flaw::ArrivalSkipsMoveEvent) {
         announce(p, ClusterEvent::UnscheduledPodAdd(pod), None, now);
     }
+    Ok(())
+}
+
+/// [`pod_added`] for a pod that names a node: the cache takes it first, in the one critical
+/// section that also finds its node and that the pod is new there — a node the informer deletes concurrently is either gone
+/// before (the pod refused, nothing changed) or after (the pod on it, as on any node that
+/// leaves). Checked in a read and added in a second section, a delete in between panicked the
+/// informer's thread with the registry already counting the pod (shuttle_step_races,
+/// `a_bound_pod_arrives_as_its_node_leaves`). Then the registry: a refusal there undoes the
+/// cache's add (and announces the room it held a moment, I7).
+fn bound_pod_added<P: Parts>(p: &mut P, pod: Pod, now: Time) -> Result<(), AddPodError> {
+    // New to the cache, in the same section: an undo below removes only what this call added.
+    let added = p.cache(|c| match c.phase(pod.id()) {
+        Some(_) => Ok(false),
+        None => c.add_bound(&pod).map(|()| true),
+    });
+    match added {
+        Ok(true) => {}
+        Ok(false) => return Err(AddPodError::AlreadyKnown(pod)),
+        Err(e) => {
+            tracing::debug!(pod = %pod.id(), error = %e, "bound pod refused: its node is unknown");
+            let node = pod.node().unwrap_or_default().to_owned();
+            return Err(AddPodError::UnknownNode { pod, node });
+        }
+    }
+    if let Err(e) = ops::pod_added(p.gang(), pod.clone(), true) {
+        tracing::debug!(pod = %pod.id(), error = %e, "bound pod refused by its group, undone");
+        p.cache(|c| c.remove_pod(pod.id()));
+        announce(p, ClusterEvent::AssignedPodDelete(pod), None, now);
+        return Err(e.into());
+    }
+    announce(p, ClusterEvent::AssignedPodAdd(pod), None, now);
     Ok(())
 }
 
@@ -79,12 +105,12 @@ pub fn pod_updated<P: Parts>(
         return Err(UpdatePodError::ShutDown(new));
     }
     if let (Some(node), None) = (new.node(), old.node()) {
-        if p.read_cache(|c| c.node(node).is_none()) {
+        // The node found and the pod added in one critical section (see `bound_pod_added`).
+        if let Err(e) = p.cache(|c| c.add_bound(&new)) {
+            tracing::debug!(pod = %new.id(), error = %e, "binding observed on an unknown node, refused");
             let node = node.to_owned();
             return Err(UpdatePodError::UnknownNode { pod: new, node });
         }
-        p.cache(|c| c.add_bound(&new))
-            .expect("the node is known and the pod names it");
         ops::pod_bound(p.gang(), &new);
         if p.read_queue(|q| q.place(new.id()).is_some()) {
             p.queue(|q, _| q.delete(new.id()));
