@@ -334,3 +334,42 @@ fn no_node_at_all_is_each_members_own_verdict_not_the_groups_error() {
     assert_eq!(condition.message, "pod group is unschedulable");
     s.check().unwrap();
 }
+
+/// Found by `shuttle_step_races` (a node leaving as pods are placed): the node a Hardened
+/// pod-group cycle placed its gang on left between the snapshot and the commit. The commit's
+/// assume failed — an error, not the gang plugin's verdict — but the gang went back rejected
+/// by the gang plugin, parked for an event the new node's arrival is not, and waited for the
+/// leftover flush although it fit. It backs off as after an error now, as Upstream's member by
+/// member commit (the scheduling cycle's own assume) always did.
+#[test]
+fn regression_a_node_leaving_before_the_commit_backs_the_gang_off_as_an_error() {
+    for mode in MODES {
+        let s = scheduler(mode, GangCycle::PodGroup, 4);
+        add_gang(&s, "g", 2, 2);
+        let popped = s.queue().pop().expect("a member is active");
+        let group = popped.info.pod().group_key().cloned().unwrap();
+        let mut p = s.parts();
+        let gathered = super::steps::gather(&mut p, popped, group, Time::ZERO).unwrap();
+        let sim = super::steps::simulate(&mut p, gathered);
+        s.delete_node("n", Time::ZERO).unwrap();
+        s.add_node(
+            Node::new("m", Resources::new(4 * CPU, 64 << 30)),
+            Time::ZERO,
+        )
+        .unwrap();
+        let outcome = super::steps::commit(&mut p, sim, Time::ZERO);
+        let (admitted, each) = members(&outcome);
+        // Upstream's group status is the simulation's (feasible); its members failed one by one.
+        assert_eq!(admitted, mode == Mode::Upstream, "{mode:?}: {outcome:?}");
+        assert_eq!(each.len(), 2, "{mode:?}");
+        for i in 0..2 {
+            let place = s.queue().place(member("g", i).id());
+            assert!(
+                matches!(place, Some(QueuePlace::ErrorBackoff(_))),
+                "{mode:?}: g-{i} is {place:?}, not in the error backoff"
+            );
+        }
+        s.check().unwrap();
+        assert_eq!(s.cache().with(|c| c.assumed_count()), 0, "{mode:?}");
+    }
+}

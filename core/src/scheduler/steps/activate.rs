@@ -25,6 +25,7 @@ pub fn activate_siblings<P: Parts>(
         |groups: &crate::gang::Groups| groups.get(key).map(GroupState::unscheduled_stamp);
     // A group the registry does not hold has no unscheduled member to activate.
     let Some(stamp) = p.gang().read_group(key, stamp_of) else {
+        tracing::debug!(group = %key, "activation: group not in the registry");
         return 0;
     };
     let candidates = p.queue(|q, _| q.activation_candidates(key, stamp));
@@ -47,6 +48,7 @@ pub fn activate_siblings<P: Parts>(
     } else {
         // A member became unscheduled between the two reads: perhaps one the queue skipped as
         // past Reserve. Every candidate again, as the registry has them now.
+        tracing::debug!(group = %key, "activation: a member became unscheduled meanwhile, candidates read again");
         let candidates = p.queue(|q, _| q.group_members_not_active(key));
         p.gang().read_group(key, |groups| {
             candidates

@@ -219,6 +219,7 @@ fn finish<P: Parts>(
             p.queue(|q, _| q.done(&id));
             count(p, Counted::DeletedInFlight);
             telemetry::binding_attempt(BindingResult::Deleted);
+            tracing::debug!(pod = %id, node = &*node, "bound, but deleted meanwhile");
             if removed.is_some() {
                 announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
             }
@@ -267,6 +268,7 @@ fn failed<P: Parts>(
             telemetry::binding_attempt(BindingResult::Deleted);
             p.queue(|q, _| q.done(&id));
             count(p, Counted::DeletedInFlight);
+            tracing::debug!(pod = %id, "deleted before it bound: released");
             if announces && !planted!(p, Flaw::DeleteAnnouncesNothing) {
                 announce(p, freed, None, now);
             }
@@ -406,6 +408,7 @@ fn release_rejected_siblings<P: Parts>(
             .into_iter()
             .map(|(a, decision)| {
                 let decision = decision.unwrap_or_else(|| {
+                    tracing::debug!(pod = %a.pod.id(), "sibling's decision already taken: released with the gang's");
                     Decision::new(a.pod.clone(), fallback.status.clone(), fallback.cause)
                 });
                 let timed_out = decision.cause == Cause::TimedOut;

@@ -59,6 +59,7 @@ fn release<P: Parts>(p: &mut P, pod: Pod, status: Status, cause: Cause, now: Tim
         // `handleSchedulingFailure` finds the pod gone from the informer: `Done`, no requeue.
         p.queue(|q, _| q.done(&id));
         count(p, Counted::DeletedInFlight);
+        tracing::debug!(pod = %id, "deleted during its cycle: dropped");
         return CycleOutcome::Dropped { pod: id };
     }
     if planted!(p, Flaw::RejectedNotRequeued) {

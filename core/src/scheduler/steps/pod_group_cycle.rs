@@ -105,6 +105,7 @@ pub fn gather<P: Parts>(
     });
     let Some(unscheduled) = unscheduled else {
         count(p, Counted::Cycle);
+        tracing::debug!(pod = %id, group = %group, "pod group state not found: error backoff");
         let status = Status::with_reason(
             Code::Error,
             format!(
@@ -378,10 +379,11 @@ fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (Status, 
         Ok(())
     });
     if let Err(status) = admitted {
-        let sim = Simulation {
-            verdict: GroupVerdict::Infeasible(status.clone()),
-            ..sim
+        let verdict = match status.code() {
+            Code::Error => GroupVerdict::Error(status.clone()),
+            _ => GroupVerdict::Infeasible(status.clone()),
         };
+        let sim = Simulation { verdict, ..sim };
         return (status, hand_back_group(p, sim, now));
     }
     let mut outcomes = Vec::with_capacity(sim.members.len());
@@ -422,10 +424,15 @@ fn reserve_all<P: Parts>(
     let mut failure = None;
     for (pod, node) in placed {
         if let Err(e) = p.cache(|c| c.assume(pod, node)) {
-            failure = Some(Status::unschedulable(e.to_string()));
+            tracing::debug!(pod = %pod.id(), group = %group, error = %e, "commit: assume failed");
+            // An error, not a plugin's verdict (as the scheduling cycle's own assume): the
+            // gang backs off as after an error, so no event has to wake it — the node that
+            // left may be the only news (shuttle_step_races).
+            failure = Some(Status::with_reason(Code::Error, e.to_string()));
             break;
         }
         if let Err(e) = ops::reserve(p.gang(), pod) {
+            tracing::debug!(pod = %pod.id(), group = %group, error = %e, "commit: reserve failed");
             p.cache(|c| c.forget(pod.id()));
             failure = Some(Status::unschedulable(e.to_string()).with_plugin(GANG_SCHEDULING));
             break;
@@ -447,6 +454,7 @@ fn reserve_all<P: Parts>(
         match answer {
             Some(Feasibility::Satisfied) => return Ok(()),
             Some(Feasibility::NotYet(status) | Feasibility::CannotBeSatisfied(status)) => {
+                tracing::debug!(group = %group, reason = status.message(), "commit: quorum lost since the snapshot");
                 failure = Some(status)
             }
             None => failure = Some(Status::unschedulable(POD_GROUP_UNSCHEDULABLE)),
