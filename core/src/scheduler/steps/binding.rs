@@ -331,7 +331,9 @@ fn failed<P: Parts>(
                         q.add_unschedulable_if_not_present(record, now, plugins)
                     });
                 }
-                None => requeue(p, &id, None, now),
+                None => {
+                    requeue(p, &id, None, now);
+                }
             }
             BindingOutcome::BindFailed {
                 pod,

@@ -109,8 +109,7 @@ pub(super) fn assume_reserve<P: Parts>(
         telemetry::schedule_attempt(ScheduleResult::Error);
         tracing::debug!(pod = %id, error = %e, "assume failed");
         // An error, not a plugin's verdict: error backoff.
-        requeue(p, &id, None, now);
-        return Err(CycleOutcome::Unschedulable { pod: id, status });
+        return Err(unschedulable(p, &id, None, status, now));
     }
     if let Err(e) = ops::reserve(p.gang(), pod) {
         p.cache(|c| c.forget(&id));
@@ -122,8 +121,7 @@ pub(super) fn assume_reserve<P: Parts>(
             plugin = GANG_SCHEDULING.as_str(),
             "reserve failed"
         );
-        requeue(p, &id, Some(GANG_SCHEDULING), now);
-        return Err(CycleOutcome::Unschedulable { pod: id, status });
+        return Err(unschedulable(p, &id, Some(GANG_SCHEDULING), status, now));
     }
     Ok(())
 }
@@ -139,8 +137,7 @@ pub fn hand_back_unfit<P: Parts>(p: &mut P, pod: Pod, status: Status, now: Time)
         count(p, Counted::PlacementError);
         telemetry::schedule_attempt(ScheduleResult::Error);
         tracing::debug!(pod = %id, error = status.message(), "placement failed");
-        requeue(p, &id, None, now);
-        return CycleOutcome::Unschedulable { pod: id, status };
+        return unschedulable(p, &id, None, status, now);
     }
     count(p, Counted::Unschedulable);
     telemetry::schedule_attempt(ScheduleResult::Unschedulable);
@@ -149,8 +146,7 @@ pub fn hand_back_unfit<P: Parts>(p: &mut P, pod: Pod, status: Status, now: Time)
         .plugin()
         .cloned()
         .unwrap_or(ResourceFit::PLUGIN.into());
-    requeue(p, &id, Some(plugin), now);
-    CycleOutcome::Unschedulable { pod: id, status }
+    unschedulable(p, &id, Some(plugin), status, now)
 }
 
 /// Permit for the pod its cycle reserved on `node`. Allowed at once: the decision goes to the
@@ -197,8 +193,41 @@ pub fn permit<P: Parts>(p: &mut P, pod: Pod, node: Arc<str>, now: Time) -> Cycle
 
 /// A pod's attempt ends and it goes back to the queue with the queue's record of it, rejected
 /// by `rejector` (`None`: an error, so the error backoff); the events recorded during its
-/// attempt are replayed (I7).
-pub(super) fn requeue<P: Parts>(p: &mut P, id: &PodId, rejector: Option<PluginName>, now: Time) {
+/// attempt are replayed (I7). `false`: it was deleted while in flight, and is gone.
+pub(super) fn requeue<P: Parts>(
+    p: &mut P,
+    id: &PodId,
+    rejector: Option<PluginName>,
+    now: Time,
+) -> bool {
     // Not in flight cannot happen: the pod is in flight until handed back.
-    let _ = p.queue(|q, plugins| q.hand_back(id, rejector, now, plugins));
+    let back = p.queue(|q, plugins| q.hand_back(id, rejector, now, plugins));
+    !matches!(back, Ok(None))
+}
+
+/// A scheduling cycle that failed with `status` ends for `id`: back in the queue
+/// ([`requeue`]), its outcome [`CycleOutcome::Unschedulable`] — or, deleted while its cycle
+/// ran, gone: [`CycleOutcome::Dropped`], so the embedder never hears "back in the queue" of a
+/// pod that is not (found by the `scheduler_events` fuzz target's split cycles).
+pub(super) fn unschedulable<P: Parts>(
+    p: &mut P,
+    id: &PodId,
+    rejector: Option<PluginName>,
+    status: Status,
+    now: Time,
+) -> CycleOutcome {
+    if requeue(p, id, rejector, now) {
+        return CycleOutcome::Unschedulable {
+            pod: id.clone(),
+            status,
+        };
+    }
+    dropped(p, id)
+}
+
+/// [`CycleOutcome::Dropped`] for a pod deleted while its scheduling cycle ran, counted.
+pub(super) fn dropped<P: Parts>(p: &mut P, id: &PodId) -> CycleOutcome {
+    count(p, Counted::DeletedInFlight);
+    tracing::debug!(pod = %id, "deleted during its cycle: dropped");
+    CycleOutcome::Dropped { pod: id.clone() }
 }

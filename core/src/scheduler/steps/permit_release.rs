@@ -25,7 +25,7 @@ use super::super::parts::Parts;
 use super::super::tally::Counted;
 use super::super::CycleOutcome;
 use super::binding::{attempt_result, rejector};
-use super::cycle::requeue;
+use super::cycle::{dropped, requeue};
 
 /// Releases `pod`, which Permit rejected with `status` in this scheduling cycle: the gang's
 /// Unreserve, the cache's forget, the driver's record dropped, and the pod back in the queue
@@ -58,9 +58,7 @@ fn release<P: Parts>(p: &mut P, pod: Pod, status: Status, cause: Cause, now: Tim
     if deleted {
         // `handleSchedulingFailure` finds the pod gone from the informer: `Done`, no requeue.
         p.queue(|q, _| q.done(&id));
-        count(p, Counted::DeletedInFlight);
-        tracing::debug!(pod = %id, "deleted during its cycle: dropped");
-        return CycleOutcome::Dropped { pod: id };
+        return dropped(p, &id);
     }
     if planted!(p, Flaw::RejectedNotRequeued) {
         p.queue(|q, _| q.done(&id));

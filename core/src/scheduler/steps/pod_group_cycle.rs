@@ -32,7 +32,9 @@ use super::super::parts::Parts;
 use super::super::tally::Counted;
 use super::super::{CacheState, CycleOutcome, ResourceFit};
 use super::admitted;
-use super::cycle::{assume_reserve, hand_back_unfit, permit, record, requeue};
+use super::cycle::{
+    assume_reserve, dropped, hand_back_unfit, permit, record, requeue, unschedulable,
+};
 
 /// A pod group's members in flight for one pod-group cycle, in the order they are placed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -113,8 +115,7 @@ pub fn gather<P: Parts>(
                  pod group state not found for pod group {group}"
             ),
         );
-        requeue(p, &id, None, now);
-        return Err(CycleOutcome::Unschedulable { pod: id, status });
+        return Err(unschedulable(p, &id, None, status, now));
     };
     let mut members = vec![popped];
     p.queue(|q, plugins| {
@@ -327,11 +328,7 @@ fn commit_upstream<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<Cycle
             Trial::Unfit(status) => hand_back_unfit(p, pod, status, now),
             Trial::NotTried => {
                 let status = Status::unschedulable(POD_GROUP_UNSCHEDULABLE);
-                requeue(p, pod.id(), None, now);
-                CycleOutcome::Unschedulable {
-                    pod: pod.id().clone(),
-                    status,
-                }
+                unschedulable(p, pod.id(), None, status, now)
             }
         };
         outcomes.push(outcome);
@@ -405,11 +402,8 @@ fn commit_hardened<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> (Status, 
 
 /// A feasible simulation tries every member; were one left untried, it goes back as an error.
 fn unreachable_not_tried<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> CycleOutcome {
-    requeue(p, pod.id(), None, now);
-    CycleOutcome::Unschedulable {
-        pod: pod.id().clone(),
-        status: Status::unschedulable(POD_GROUP_UNSCHEDULABLE),
-    }
+    let status = Status::unschedulable(POD_GROUP_UNSCHEDULABLE);
+    unschedulable(p, pod.id(), None, status, now)
 }
 
 /// Hardened commit, one step: assume, reserve and record every placed member, then check the
@@ -530,22 +524,31 @@ fn hand_back_group<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<Cycle
         reason = group_status.message(),
         "pod group not admitted"
     );
-    if p.mode() == Mode::Hardened {
+    // Whether each member went back; one deleted while the cycle ran is gone (dropped).
+    let went_back: Vec<bool> = if p.mode() == Mode::Hardened {
         let members: Vec<_> = back
             .iter()
             .map(|(pod, _, rejector)| (pod.id().clone(), rejector.clone()))
             .collect();
         // Every member is in flight until handed back.
-        let _ = p.queue(|q, plugins| q.hand_back_gang(&members, now, plugins));
-    } else {
-        for (pod, _, rejector) in &back {
-            requeue(p, pod.id(), rejector.clone(), now);
+        let places = p.queue(|q, plugins| q.hand_back_gang(&members, now, plugins));
+        match places {
+            Ok(places) => places.iter().map(Option::is_some).collect(),
+            Err(_) => vec![true; back.len()],
         }
-    }
+    } else {
+        back.iter()
+            .map(|(pod, _, rejector)| requeue(p, pod.id(), rejector.clone(), now))
+            .collect()
+    };
     back.into_iter()
-        .map(|(pod, status, _)| CycleOutcome::Unschedulable {
-            pod: pod.id().clone(),
-            status,
+        .zip(went_back)
+        .map(|((pod, status, _), back)| match back {
+            true => CycleOutcome::Unschedulable {
+                pod: pod.id().clone(),
+                status,
+            },
+            false => dropped(p, pod.id()),
         })
         .collect()
 }
