@@ -6,7 +6,7 @@ use gangsched::checking::{leaked, parked_for_room, short_gangs_binding};
 use gangsched::gang::{GroupState, Groups, GANG_SCHEDULING};
 use gangsched::queue::{QueuePlace, QueueState};
 use gangsched::scheduler::{CacheState, PodPhase};
-use gangsched::{PluginName, Pod, PodId, WaitingState};
+use gangsched::{Mode, PluginName, Pod, PodId, WaitingState};
 
 use super::cluster::{Cluster, Stage};
 use super::plugins::Plugins;
@@ -49,8 +49,10 @@ pub fn conservation(s: &Cluster) -> Result<(), String> {
 
 /// I5 accounting: the group partition, the cache's node accounting, and the cache agreeing
 /// with the stages (assumed exactly while reserved, waiting or decided; bound exactly when
-/// bound).
-pub fn accounting(s: &Cluster) -> Result<(), String> {
+/// bound). A pod deleted in its cycle is assumed until the cycle ends — in `mode` Upstream
+/// only until its delete, when it was not waiting at Permit: kube-scheduler's
+/// handleAssumedPodDeletion forgets it then.
+pub fn accounting(s: &Cluster, mode: Mode) -> Result<(), String> {
     s.groups.checked(Groups::check)?;
     s.cache.checked(CacheState::check)?;
     s.waiting.checked(WaitingState::check)?;
@@ -63,7 +65,9 @@ pub fn accounting(s: &Cluster) -> Result<(), String> {
             Stage::Bound => Some(PodPhase::Bound),
             Stage::Absent | Stage::Pending | Stage::Unfit | Stage::Placing | Stage::Deleted => None,
         };
-        if phase != expected {
+        let freed_at_delete =
+            mode == Mode::Upstream && *stage == Stage::Deleting && phase.is_none();
+        if phase != expected && !freed_at_delete {
             return Err(format!("{id} is {stage:?} but the cache has it {phase:?}"));
         }
     }
@@ -76,17 +80,18 @@ pub fn accounting(s: &Cluster) -> Result<(), String> {
 /// sibling that was waiting with it may go on waiting and holding its reservation (Hardened
 /// rejects them at once; Upstream lets each wait for its own timer). A pod deleted while it
 /// waits is itself decided at once, in both modes (upstream's `RejectWaitingPod` since
-/// kubernetes PR #84578): it waits no longer, holding its room.
+/// kubernetes PR #84578): it waits no longer, holding its room. (Upstream, a member deleted
+/// before its Permit may still wait there, as upstream's does — but without its room, which
+/// its delete freed: `handleAssumedPodDeletion`.)
 pub fn held_for_lost_member(s: &Cluster) -> Option<String> {
     if let Some(leaked) = leaked(&s.cache, &s.driver).first() {
         return Some(format!(
             "{leaked} is assumed on a node with no binding cycle to end its reservation"
         ));
     }
-    let deleted_waiting = s
-        .stages
-        .iter()
-        .find(|(id, stage)| **stage == Stage::Deleting && s.waiting.get(id).is_some());
+    let deleted_waiting = s.stages.iter().find(|(id, stage)| {
+        **stage == Stage::Deleting && s.waiting.get(id).is_some() && s.cache.phase(id).is_some()
+    });
     if let Some((id, _)) = deleted_waiting {
         return Some(format!(
             "{id} was deleted but still waits at Permit, holding its reservation"

@@ -232,7 +232,9 @@ where
     vec![
         Property::always("I3 gang atomicity", |_, s: &Cluster| s.partial.is_none()),
         Property::always("I4 conservation", |_, s: &Cluster| conservation(s).is_ok()),
-        Property::always("I5 accounting", |_, s: &Cluster| accounting(s).is_ok()),
+        Property::always("I5 accounting", |m: &M, s: &Cluster| {
+            accounting(s, m.as_ref().config.mode).is_ok()
+        }),
         Property::always(
             "I6 no reservation held for a lost gang",
             |_, s: &Cluster| held_for_lost_member(s).is_none(),

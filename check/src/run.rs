@@ -441,7 +441,9 @@ pub(super) fn step(
     let violations: Vec<String> = [
         after.partial.clone().map(|p| format!("I3: {p}")),
         conservation(after).err().map(|e| format!("I4: {e}")),
-        accounting(after).err().map(|e| format!("I5: {e}")),
+        accounting(after, model.config.mode)
+            .err()
+            .map(|e| format!("I5: {e}")),
         held_for_lost_member(after).map(|h| format!("I6: {h}")),
         lost_event(
             after,

@@ -9,6 +9,7 @@ use crate::{GroupKey, Mode, Pod, PodGroup, PodId, Time};
 
 #[cfg(feature = "checking")]
 use super::super::flaw::Flaw;
+use super::super::jobs::JobQueue;
 use super::super::parts::Parts;
 use super::super::{
     AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, Node,
@@ -157,17 +158,26 @@ fn remove_pod<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> bool {
     if in_binding {
         // Its binding cycle (running, or started by its Permit decision) cleans up; make sure
         // a decision comes if it is still waiting (upstream's `RejectWaitingPod`).
-        if !planted!(p, Flaw::DeleteLeavesPodWaiting) {
-            p.gang().remove_waiting(id);
-        }
-        // Upstream, a pod whose binding cycle is under way (past Permit, its bind may take
-        // long) has its room freed now and announced, as kube-scheduler's
-        // handleAssumedPodDeletion forgets a deleted assumed pod that is no longer waiting;
-        // its cycle's end then frees and announces nothing more. Hardened keeps the room
-        // until the cycle ends, so the cache and the driver release it in one step.
-        let claimed = p.read_driver(|d| d.assignment(id).is_some_and(|a| a.claimed));
-        if claimed && p.mode() == Mode::Upstream && p.cache(|c| c.forget(id)).is_some() {
-            announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
+        // (A planted DeleteLeavesPodWaiting leaves it waiting, its room held, as the bug did.)
+        let waited = planted!(p, Flaw::DeleteLeavesPodWaiting) || p.gang().remove_waiting(id);
+        // Upstream, a pod not waiting at Permit has its room freed now and announced, as
+        // kube-scheduler's handleAssumedPodDeletion forgets a deleted assumed pod that is not
+        // in its waiting map: one whose binding cycle is under way (past Permit, its bind may
+        // take long), or one whose scheduling cycle has not reached Permit yet (no decision,
+        // not waiting) — whose Permit may still make it wait, without its room, as upstream's
+        // does (found by the scheduler_events fuzz target's split cycles: it held its room
+        // until its timeout). The cycle's end then frees and announces nothing more. Hardened
+        // keeps the room until the cycle ends, so the cache and the driver release it in one
+        // step (its Permit rejects a member deleted before it).
+        if p.mode() == Mode::Upstream && !waited {
+            let (claimed, decided) = p.read_driver(|d| {
+                let claimed = d.assignment(id).is_some_and(|a| a.claimed);
+                (claimed, d.jobs().jobs().any(|j| j.decision.pod.id() == id))
+            });
+            if (claimed || !decided) && p.cache(|c| c.forget(id)).is_some() {
+                tracing::debug!(pod = %id, claimed, "deleted while assumed, not waiting: room freed");
+                announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
+            }
         }
         return true;
     }
