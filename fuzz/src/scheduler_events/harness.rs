@@ -42,12 +42,13 @@ use gangsched::{
     PodId, Policy, Resources, Scheduler, SchedulerConfig, Status, Time,
 };
 use gangsched::{Taint, TaintEffect, Toleration};
-use gangway_model::ops::{self, scheduler::SchedulerOp, scheduler::SchedulerOutcome};
+use gangway_model::ops::scheduler::{SchedulerOp, SchedulerOutcome};
 
 use super::input::{BindAnswer, Input, Op, Setup, Verdict, NODES, PLUGIN_WAITS_MS, PODS, STEPS_MS};
 use super::planted::Planted;
 
 mod checks;
+mod split;
 use checks::refused;
 
 /// The namespace of every pod and group.
@@ -115,14 +116,25 @@ fn run_with(
         what,
         input: format!("{input:?}"),
     };
-    for (i, op) in input.ops.iter().enumerate() {
+    let mut ops = input.ops.iter().enumerate().peekable();
+    while let Some((i, op)) = ops.next() {
         h.trace = trace.as_mut().map(|_| Vec::new());
-        let result = h.apply(op).and_then(|()| h.verify());
+        // A split cycle takes the next op inside it if that is a cluster event (`split.rs`).
+        let inside = ops.next_if(|(_, next)| op.splits() && next.is_cluster_event());
+        let result = match inside {
+            Some((_, event)) => h.split(op, event),
+            None => h.apply(op),
+        };
+        let result = result.and_then(|()| h.verify());
+        let ran = |now| match inside {
+            Some((j, event)) => format!("{op:?} around op {j} {event:?} at {now}"),
+            None => format!("{op:?} at {now}"),
+        };
         if let (Some(lines), Some(steps)) = (trace.as_deref_mut(), h.trace.take()) {
-            lines.push(format!("{i:2} {op:?} at {}", h.now));
+            lines.push(format!("{i:2} {}", ran(h.now)));
             lines.extend(steps.into_iter().map(|step| format!("     {step}")));
         }
-        result.map_err(|what| fail(format!("op {i} {op:?} at {}", h.now), what))?;
+        result.map_err(|what| fail(format!("op {i} {}", ran(h.now)), what))?;
     }
     h.trace = trace.as_mut().map(|_| Vec::new());
     let result = h.finish();
@@ -194,9 +206,9 @@ struct Harness {
     mode: Mode,
     flaw: Option<Flaw>,
     outcomes: Receiver<PodOutcome>,
-    /// The outcomes of binding cycles run on planted parts (the scheduler's sink is not
-    /// reached from there).
-    planted_outcomes: Vec<PodOutcome>,
+    /// The outcomes of the steps the harness runs itself — binding cycles on planted parts,
+    /// split cycles — which the scheduler's sink is not reached from.
+    step_outcomes: Vec<PodOutcome>,
     script: Arc<Mutex<Script>>,
     now: Time,
     /// Each pod slot's current pod and how many it has had.
@@ -211,6 +223,8 @@ struct Harness {
     /// a cycle's condition supersedes it), and the first cycle whose condition broke its shape.
     conditions: BTreeMap<GroupKey, PodGroupScheduled>,
     condition_failure: Option<String>,
+    /// The pods a split cycle holds between its steps (in flight, deleted or not).
+    in_cycle: BTreeSet<PodId>,
 }
 
 impl Harness {
@@ -261,7 +275,7 @@ impl Harness {
             mode: setup.mode,
             flaw,
             outcomes,
-            planted_outcomes: Vec::new(),
+            step_outcomes: Vec::new(),
             script,
             now: Time::ZERO,
             slots: Default::default(),
@@ -271,6 +285,7 @@ impl Harness {
             trace: None,
             conditions: BTreeMap::new(),
             condition_failure: None,
+            in_cycle: BTreeSet::new(),
         }
     }
 
@@ -372,12 +387,12 @@ impl Harness {
                     }
                 }
             }
-            Op::Schedule { plugin } => {
+            Op::Schedule { plugin, .. } => {
                 self.script.lock().plugin = plugin;
                 self.schedule_one();
                 self.script.lock().plugin = Verdict::Allow;
             }
-            Op::Bind { answer } => {
+            Op::Bind { answer, .. } => {
                 self.script.lock().bind = answer;
                 self.bind_one();
                 self.script.lock().bind = BindAnswer::Ok;
@@ -471,7 +486,7 @@ impl Harness {
         }
         match self.run(SchedulerOp::NextBindingCycle) {
             SchedulerOutcome::Bound(outcome) => {
-                self.planted_outcomes
+                self.step_outcomes
                     .extend(checking::binding_outcomes(outcome));
                 true
             }
@@ -483,16 +498,9 @@ impl Harness {
     /// the steps its public methods are made of — or, with a flaw planted, on those parts
     /// with the flaw planted.
     fn run(&self, op: SchedulerOp) -> SchedulerOutcome {
-        let mut parts = checking::scheduler_parts(&self.s);
-        // Cluster events, timers and binding cycles leave nothing in the scheduling slot.
-        let mut slot = None;
-        match self.flaw {
-            None => ops::scheduler::apply(&mut parts, &mut slot, &op, self.now),
-            Some(flaw) => {
-                let mut planted = Planted { parts, flaw };
-                ops::scheduler::apply(&mut planted, &mut slot, &op, self.now)
-            }
-        }
+        // Cluster events, timers and binding cycles leave nothing in the scheduling slot
+        // (`run_in`, in split.rs, keeps a split cycle's).
+        self.run_in(&mut None, op)
     }
 
     fn bind_all(&mut self) -> Result<(), String> {

@@ -4,6 +4,11 @@
 //! is a valid input): the first byte is the setup, then two bytes an op — a tag whose low four
 //! bits pick the kind and whose high four bits are a slot (node, group or pod), and an
 //! argument. Values are taken modulo their range; a last odd byte is ignored.
+//!
+//! [`Op::Schedule`] and [`Op::Bind`] name no slot: the high bit of their tag ([`SPLIT`]) says
+//! that the cycle is *split* — run step by step, with the input's next op, if it is a cluster
+//! event ([`Op::is_cluster_event`]), between the cycle's first step and its last (the
+//! harness's `split.rs` says which steps). A split with no cluster event next runs whole.
 
 use gangsched::{GangCycle, Mode};
 
@@ -17,6 +22,9 @@ pub const GROUPS: u8 = 3;
 pub const PODS: u8 = 12;
 /// How many op kinds there are (the tag's low four bits, modulo this).
 const KINDS: u8 = 16;
+/// The tag bit of a split [`Op::Schedule`] or [`Op::Bind`] (see the module docs): the high bit
+/// of the slot nibble, which neither reads (a `Wait`'s timeout takes the nibble modulo 4).
+pub const SPLIT: u8 = 0x80;
 
 /// The time steps an [`Op::Advance`] takes, by index: ties, the backoff edges (1 s doubled to
 /// 10 s), the flushes (1 s, 30 s, 5 min), the permit timeout (5 min) and the 15-minute cap of
@@ -154,11 +162,18 @@ pub enum Op {
     Schedule {
         /// The scripted plugin's answer.
         plugin: Verdict,
+        /// Split: the next op, if a cluster event, runs between the cycle's first step (the
+        /// pop and placement: `Schedule` or `ScheduleGroup`) and its last (`Permit`,
+        /// `HandBack` or `Commit`).
+        split: bool,
     },
     /// One binding cycle, the binder answering `answer`.
     Bind {
         /// The binder's answer.
         answer: BindAnswer,
+        /// Split: the next op, if a cluster event, runs between the cycle's begin
+        /// (`BeginNextBinding`) and its bind and end (`EndBinding`).
+        split: bool,
     },
     /// Every pending binding cycle, each bind succeeding.
     BindAll,
@@ -221,6 +236,7 @@ impl Op {
     /// The op that `tag` and `arg` say (see the module docs).
     pub fn decode(tag: u8, arg: u8) -> Op {
         let hi = tag >> 4;
+        let split = tag & SPLIT != 0;
         match tag % KINDS {
             0 => Op::AddNode {
                 node: hi % NODES,
@@ -262,6 +278,7 @@ impl Op {
                     6 => Verdict::Error,
                     _ => Verdict::Panic,
                 },
+                split,
             },
             10 => Op::Bind {
                 answer: match arg % 4 {
@@ -269,6 +286,7 @@ impl Op {
                     2 => BindAnswer::Fail,
                     _ => BindAnswer::Panic,
                 },
+                split,
             },
             11 => Op::BindAll,
             12 => Op::Settle,
@@ -308,24 +326,64 @@ impl Op {
             ),
             Op::UpdatePod { pod, priority } => (tag(7, pod), priority),
             Op::DeletePod { pod } => (tag(8, pod), 0),
-            Op::Schedule { plugin } => match plugin {
-                Verdict::Allow => (tag(9, 0), 0),
-                Verdict::Wait { timeout } => (tag(9, timeout), 4),
-                Verdict::Reject => (tag(9, 0), 5),
-                Verdict::Error => (tag(9, 0), 6),
-                Verdict::Panic => (tag(9, 0), 7),
-            },
-            Op::Bind { answer } => match answer {
-                BindAnswer::Ok => (tag(10, 0), 0),
-                BindAnswer::Fail => (tag(10, 0), 2),
-                BindAnswer::Panic => (tag(10, 0), 3),
-            },
+            Op::Schedule { plugin, split } => {
+                let (timeout, arg) = match plugin {
+                    Verdict::Allow => (0, 0),
+                    Verdict::Wait { timeout } => (timeout, 4),
+                    Verdict::Reject => (0, 5),
+                    Verdict::Error => (0, 6),
+                    Verdict::Panic => (0, 7),
+                };
+                (tag(9, timeout) | split_bit(split), arg)
+            }
+            Op::Bind { answer, split } => {
+                let arg = match answer {
+                    BindAnswer::Ok => 0,
+                    BindAnswer::Fail => 2,
+                    BindAnswer::Panic => 3,
+                };
+                (tag(10, 0) | split_bit(split), arg)
+            }
             Op::BindAll => (tag(11, 0), 0),
             Op::Settle => (tag(12, 0), 0),
             Op::Advance { step } => (tag(13, 0), step),
             Op::Decide { pod, allow } => (tag(14, pod), u8::from(!allow)),
             Op::Observe => (tag(15, 0), 0),
         }
+    }
+
+    /// Whether this is a cluster event — a node, group or pod added, updated or deleted —
+    /// which a split [`Op::Schedule`] or [`Op::Bind`] runs inside its cycle.
+    pub fn is_cluster_event(&self) -> bool {
+        matches!(
+            self,
+            Op::AddNode { .. }
+                | Op::DeleteNode { .. }
+                | Op::UpdateNode { .. }
+                | Op::AddGroup { .. }
+                | Op::UpdateGroup { .. }
+                | Op::DeleteGroup { .. }
+                | Op::AddPod { .. }
+                | Op::UpdatePod { .. }
+                | Op::DeletePod { .. }
+        )
+    }
+
+    /// Whether this is a split [`Op::Schedule`] or [`Op::Bind`].
+    pub fn splits(&self) -> bool {
+        matches!(
+            self,
+            Op::Schedule { split: true, .. } | Op::Bind { split: true, .. }
+        )
+    }
+}
+
+/// [`SPLIT`] if `split`.
+fn split_bit(split: bool) -> u8 {
+    if split {
+        SPLIT
+    } else {
+        0
     }
 }
 

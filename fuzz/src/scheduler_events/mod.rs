@@ -5,7 +5,10 @@
 //! added, changed and deleted, nodes added, changed and deleted, binds that fail or panic,
 //! a Permit plugin's answers (allow, wait, reject, error, panic) and its later decisions, the
 //! informer's reports of bindings, and time (the backoffs, the flushes, the permit timeout).
-//! Both modes and both gang cycles, chosen by the input's first byte ([`input`]).
+//! Both modes and both gang cycles, chosen by the input's first byte ([`input`]). A scheduling
+//! or binding cycle may be *split*: run step by step, with the input's next op, a cluster
+//! event, landing between its first step and its last — the races a threaded scheduler runs
+//! into (issue #43; `harness/split.rs`).
 //!
 //! After every step it runs the scheduler's own checks and simple accounting of every pod
 //! ([`harness`] lists them); at the end it runs time on and shuts the scheduler down, and

@@ -6,7 +6,8 @@
 //! `Scheduler::add_pod`, `tick` and `run_binding_cycle` are made of: on the scheduler's own
 //! parts, or — with a flaw — on this wrapper. The scheduling cycles run through
 //! `Scheduler::schedule_one` as always (the scheduler offers no seam to run a whole scheduling
-//! cycle on other parts, so the flaws planted there cannot be planted here).
+//! cycle on other parts, so the flaws planted there are not in [`PLANTABLE`]), except a split
+//! one, whose steps run as the driver's operations too (`harness/split.rs`).
 
 use gangsched::checking::Flaw;
 pub use gangsched::checking::Planted;

@@ -7,6 +7,9 @@ use gangsched::{GangCycle, Mode};
 
 use super::input::{BindAnswer, Input, Op, Setup, Verdict};
 
+mod races;
+pub(super) use races::race_seeds;
+
 fn setup(mode: Mode, cycle: GangCycle, permit_plugin: bool) -> Setup {
     Setup {
         mode,
@@ -66,6 +69,7 @@ fn plain(pod: u8, half_cpus: u8) -> Op {
 
 const SCHEDULE: Op = Op::Schedule {
     plugin: Verdict::Allow,
+    split: false,
 };
 
 fn advance(step: u8) -> Op {
@@ -73,11 +77,22 @@ fn advance(step: u8) -> Op {
 }
 
 fn bind(answer: BindAnswer) -> Op {
-    Op::Bind { answer }
+    Op::Bind {
+        answer,
+        split: false,
+    }
 }
 
-/// The seeds, by file name.
+/// The seeds, by file name: each walking one path of the driver, then the race seeds
+/// (`race_seeds`, in `seeds/races.rs`).
 pub fn seeds() -> Vec<(&'static str, Input)> {
+    let mut seeds = paths();
+    seeds.extend(race_seeds());
+    seeds
+}
+
+/// The seeds that each walk one path of the driver, by file name.
+fn paths() -> Vec<(&'static str, Input)> {
     use GangCycle::{PermitBarrier, PodGroup};
     use Mode::{Hardened, Upstream};
     let input = |setup, ops: Vec<Op>| Input { setup, ops };
@@ -280,9 +295,11 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
                     plain(11, 1),
                     Op::Schedule {
                         plugin: Verdict::Wait { timeout: 1 },
+                        split: false,
                     },
                     Op::Schedule {
                         plugin: Verdict::Wait { timeout: 0 },
+                        split: false,
                     },
                     Op::Decide {
                         pod: 10,
@@ -296,6 +313,7 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
                     plain(9, 1),
                     Op::Schedule {
                         plugin: Verdict::Panic,
+                        split: false,
                     },
                     advance(7),
                     Op::Settle,
@@ -316,11 +334,13 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
                     SCHEDULE,
                     Op::Schedule {
                         plugin: Verdict::Reject,
+                        split: false,
                     },
                     Op::BindAll,
                     advance(6),
                     Op::Schedule {
                         plugin: Verdict::Error,
+                        split: false,
                     },
                     Op::Settle,
                 ],

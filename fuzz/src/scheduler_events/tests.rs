@@ -36,6 +36,8 @@ fn seeds_round_trip_fit_and_pass() {
             "plugin-rejects-gang" => stats.permit_rejections >= 1 && stats.bound >= 1,
             "group-changes" => stats.cycles >= 2,
             "two-gangs-contend" => stats.permit_timeouts >= 1,
+            // Their paths are the error branches they reach: `race_seeds_reach_their_branches`.
+            race if RACES.iter().any(|(name, _)| *name == race) => true,
             other => panic!("{other}: no expectation"),
         };
         if !walked {
@@ -247,5 +249,234 @@ fn survey_flaws_on_seeds() {
             })
             .collect();
         println!("{flaw:?} ({breaks}): {found:?}");
+    }
+}
+
+/// The debug lines (their `message`) the core logs while a closure runs on this thread.
+///
+/// One subscriber for the whole process, the global default, installed on first use: it
+/// keeps the lines of the threads that asked for them. A subscriber scoped to the test's
+/// thread (`with_default`) would miss lines: a callsite first reached on another test's
+/// thread, with no subscriber there, could cache the interest "never" for every thread.
+mod listen {
+    use std::cell::RefCell;
+    use std::fmt;
+    use std::sync::Once;
+
+    use tracing::field::{Field, Visit};
+    use tracing::level_filters::LevelFilter;
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::subscriber::Interest;
+    use tracing::{Event, Level, Metadata, Subscriber};
+
+    thread_local! {
+        /// This thread's lines, while it collects them.
+        static LINES: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+    }
+
+    /// Keeps the message of every event at DEBUG or above on a thread that collects them.
+    struct Listener;
+
+    /// The `message` field of an event.
+    struct Message(String);
+
+    impl Visit for Message {
+        fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+            if field.name() == "message" {
+                self.0 = format!("{value:?}");
+            }
+        }
+    }
+
+    impl Subscriber for Listener {
+        fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
+            match *metadata.level() <= Level::DEBUG {
+                // Asked at each event: only some threads collect.
+                true => Interest::sometimes(),
+                false => Interest::never(),
+            }
+        }
+
+        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+            *metadata.level() <= Level::DEBUG && LINES.with(|lines| lines.borrow().is_some())
+        }
+
+        fn max_level_hint(&self) -> Option<LevelFilter> {
+            Some(LevelFilter::DEBUG)
+        }
+
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            // Spans are not followed: one id for all.
+            Id::from_u64(1)
+        }
+
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+        fn event(&self, event: &Event<'_>) {
+            let mut message = Message(String::new());
+            event.record(&mut message);
+            LINES.with(|lines| {
+                if let Some(lines) = lines.borrow_mut().as_mut() {
+                    lines.push(message.0);
+                }
+            });
+        }
+
+        fn enter(&self, _: &Id) {}
+
+        fn exit(&self, _: &Id) {}
+    }
+
+    /// Runs `f`; what it returned and the debug lines logged on this thread meanwhile.
+    pub fn lines<R>(f: impl FnOnce() -> R) -> (R, Vec<String>) {
+        static INSTALL: Once = Once::new();
+        INSTALL.call_once(|| {
+            tracing::subscriber::set_global_default(Listener).expect("the only global subscriber");
+        });
+        LINES.with(|lines| *lines.borrow_mut() = Some(Vec::new()));
+        let result = f();
+        let lines = LINES.with(|lines| lines.borrow_mut().take());
+        (result, lines.unwrap_or_default())
+    }
+}
+
+/// The debug lines of the core's steps that each race seed reaches (issue #43): the error
+/// branch its event, landing between two steps of a cycle, sends the cycle's last step down —
+/// and none for an event the step after it does not look at (a node gone before Permit or
+/// a bind: the cache keeps a removed node's pods; a min raised before an Upstream Permit or
+/// commit: the members wait for the new quorum, as upstream's do).
+const RACES: &[(&str, &[&str])] = &[
+    (
+        "race-permit-member-deleted-hardened",
+        &["deleted before it bound: released"],
+    ),
+    (
+        "race-permit-member-deleted-upstream",
+        &["deleted during its cycle: dropped"],
+    ),
+    ("race-permit-group-deleted-hardened", &["permit: rejected"]),
+    (
+        "race-permit-group-deleted-upstream",
+        &["rejected at permit, released"],
+    ),
+    ("race-permit-node-deleted-hardened", &[]),
+    ("race-permit-node-deleted-upstream", &[]),
+    (
+        "race-permit-min-raised-hardened",
+        &["gang: attempt timed out"],
+    ),
+    ("race-permit-min-raised-upstream", &[]),
+    (
+        "race-commit-node-deleted-hardened",
+        &["commit: assume failed"],
+    ),
+    ("race-commit-node-deleted-upstream", &["assume failed"]),
+    (
+        "race-commit-min-raised-hardened",
+        &["commit: quorum lost since the snapshot"],
+    ),
+    ("race-commit-min-raised-upstream", &[]),
+    (
+        "race-commit-group-deleted-hardened",
+        &["commit: quorum lost since the snapshot"],
+    ),
+    (
+        "race-commit-group-deleted-upstream",
+        &["rejected at permit, released"],
+    ),
+    (
+        "race-bind-deleted-ok-hardened",
+        &[
+            "bound, but deleted meanwhile",
+            "admitted gang short of quorum",
+        ],
+    ),
+    (
+        "race-bind-deleted-ok-upstream",
+        &["bound, but deleted meanwhile"],
+    ),
+    (
+        "race-bind-deleted-fail-hardened",
+        &[
+            "deleted before it bound: released",
+            "admitted gang short of quorum",
+        ],
+    ),
+    (
+        "race-bind-deleted-fail-upstream",
+        &["deleted before it bound: released"],
+    ),
+    ("race-bind-node-deleted-hardened", &[]),
+    ("race-bind-node-deleted-upstream", &[]),
+    (
+        "race-bind-min-raised-hardened",
+        &["admitted gang short of quorum"],
+    ),
+    (
+        "race-commit-member-deleted-hardened",
+        &[
+            "commit: reserve failed",
+            "deleted during its cycle: dropped",
+        ],
+    ),
+    (
+        "race-commit-member-deleted-upstream",
+        &["reserve failed", "deleted during its cycle: dropped"],
+    ),
+    (
+        "race-permit-member-deleted-gang-upstream",
+        &[
+            "deleted while assumed, not waiting: room freed",
+            "permit: waiting",
+        ],
+    ),
+    (
+        "race-unfit-deleted-hardened",
+        &["no node fits", "deleted during its cycle: dropped"],
+    ),
+    (
+        "race-unfit-deleted-upstream",
+        &["no node fits", "deleted during its cycle: dropped"],
+    ),
+];
+
+/// Each race seed passes every check and reaches the error branches [`RACES`] lists for it:
+/// the core logs each branch's debug line, which a subscriber on the test's thread collects.
+#[test]
+fn race_seeds_reach_their_branches() {
+    quiet_injected_panics();
+    let races = seeds::race_seeds();
+    let names: Vec<&str> = races.iter().map(|(name, _)| *name).collect();
+    let listed: Vec<&str> = RACES.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names, listed, "every race seed has its branches listed");
+    for ((name, input), (_, branches)) in races.into_iter().zip(RACES) {
+        let (result, lines) = listen::lines(|| run(&input, None));
+        if let Err(failure) = result {
+            panic!("{name}: {failure}");
+        }
+        for branch in *branches {
+            assert!(
+                lines.iter().any(|line| line == branch),
+                "{name} does not reach {branch:?}; its lines: {lines:?}"
+            );
+        }
+    }
+}
+
+/// Prints each race seed's trace and the debug lines it logged.
+#[test]
+#[ignore = "a survey: prints what each race does"]
+fn survey_race_seeds() {
+    quiet_injected_panics();
+    for (name, input) in seeds::race_seeds().into_iter() {
+        let ((result, steps), lines) = listen::lines(|| trace(&input, None));
+        println!("== {name}: {:?}", result.map(drop));
+        for step in steps {
+            println!("  {step}");
+        }
+        let lines: std::collections::BTreeSet<_> = lines.into_iter().collect();
+        println!("  lines: {lines:?}");
     }
 }

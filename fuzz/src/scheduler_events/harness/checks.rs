@@ -81,7 +81,7 @@ impl Harness {
         let cache = self.s.cache().snapshot();
         let driver = checking::driver_state(&self.s);
         let mut outcomes = self.outcomes.drain();
-        outcomes.append(&mut self.planted_outcomes);
+        outcomes.append(&mut self.step_outcomes);
         for outcome in &outcomes {
             if let Some(trace) = &mut self.trace {
                 trace.push(format!("outcome: {outcome}"));
@@ -123,9 +123,18 @@ impl Harness {
                 format!("queue {queued:?}, waiting {waits}, in binding {binding}, cache {phase:?}")
             };
             if t.deleted {
-                // In binding it is still in flight until its binding cycle ends the attempt.
-                let in_flight = binding && queued == Some(QueuePlace::InFlight);
-                if (queued.is_some() && !in_flight) || waits || (!binding && phase.is_some()) {
+                // In binding it is still in flight until its binding cycle ends the attempt,
+                // and in a split cycle until the cycle's last step. It may wait at Permit only
+                // without its room: Upstream, a member deleted before its Permit, whose gang
+                // then says wait, waits as upstream's does (handleAssumedPodDeletion freed its
+                // room; its Permit does not look at the deleted member).
+                let in_flight =
+                    (binding || self.in_cycle.contains(id)) && queued == Some(QueuePlace::InFlight);
+                let holds_room = phase.is_some();
+                if (queued.is_some() && !in_flight)
+                    || (waits && holds_room)
+                    || (!binding && holds_room)
+                {
                     return Err(format!("I4/I6: {id} was deleted, yet {}", places()));
                 }
                 continue;
