@@ -11,7 +11,7 @@ use gangsched::queue::QueueConfig;
 use gangsched::scheduler::{
     AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, InMemoryBinder,
     Node, RemoveNodeError, ResourceFit, Scheduler, SchedulerConfig, UpdateGroupError,
-    UpdatePodError,
+    UpdateNodeError, UpdatePodError,
 };
 use gangsched::sync::Arc;
 use gangsched::sync::Mutex;
@@ -207,6 +207,9 @@ fn bad_input_is_refused_with_typed_errors_that_hand_back_what_was_given() {
         s.delete_node("nope", clock.now()).unwrap_err(),
         RemoveNodeError::UnknownNode(_)
     ));
+    let stranger = Node::new("nope", Resources::new(CPU, GIB));
+    let err = s.update_node(stranger.clone(), clock.now()).unwrap_err();
+    assert!(matches!(err, UpdateNodeError::UnknownNode(ref n) if *n == stranger));
     let twice = PodGroup::gang("ml", "g", 1).unwrap();
     s.add_group(twice.clone(), clock.now()).unwrap();
     let err = s.add_group(twice.clone(), clock.now()).unwrap_err();
@@ -241,5 +244,21 @@ fn bad_input_is_refused_with_typed_errors_that_hand_back_what_was_given() {
     assert!(matches!(
         s.add_node(Node::new("n", Resources::new(CPU, GIB)), Time::ZERO),
         Err(AddNodeError::ShutDown(_))
+    ));
+    // Every event is refused once shut down (docs/verification.md lists each error branch
+    // of the steps with the test that reaches it).
+    let moved = late.clone().with_node("node-0");
+    assert!(matches!(
+        s.update_pod(late, moved, Time::ZERO),
+        Err(UpdatePodError::ShutDown(_))
+    ));
+    let node = Node::new("node-0", Resources::new(CPU, GIB));
+    assert!(matches!(
+        s.update_node(node, Time::ZERO),
+        Err(UpdateNodeError::ShutDown(_))
+    ));
+    assert!(matches!(
+        s.delete_node("node-0", Time::ZERO),
+        Err(RemoveNodeError::ShutDown(name)) if name == "node-0"
     ));
 }
