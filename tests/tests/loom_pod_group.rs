@@ -117,6 +117,8 @@ fn settle(core: &Core, cycle: &CycleOutcome, deleted: &[Deleted]) {
     for m in members.iter().filter(|_| !admitted) {
         let id = match m {
             CycleOutcome::Unschedulable { pod, .. } => pod,
+            // A member deleted while the cycle ran is gone, not handed back.
+            CycleOutcome::Dropped { pod } if deleted.iter().any(|d| &d.pod == pod) => pod,
             other => panic!("I9 violated: {group} not admitted, yet {other:?}"),
         };
         let holds = in_binding.contains(id) || s.cache().phase(id).is_some();
