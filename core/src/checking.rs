@@ -97,6 +97,16 @@ pub fn binding_outcomes(outcome: steps::BindingOutcome) -> Vec<crate::scheduler:
     outcome.pod_outcomes()
 }
 
+/// The outcomes a scheduling cycle's result stands for, as the scheduler delivers them to its
+/// sink (`pods`: the pods whose attempt the cycle ended): for a runner that drives the
+/// scheduling cycle's steps itself (the `scheduler_events` fuzz target's split cycles).
+pub fn cycle_outcomes(
+    outcome: &crate::scheduler::CycleOutcome,
+    pods: &[crate::Pod],
+) -> Vec<crate::scheduler::PodOutcome> {
+    crate::scheduler::by_hand::cycle_pod_outcomes(outcome, pods)
+}
+
 /// Builds `queue`'s derived indexes now — its pods by group, its pool by time parked —
 /// whatever its size (a queue builds them only once it holds many pods), so that small queues
 /// take the indexed paths too: for the checks that run them beside the full walks.

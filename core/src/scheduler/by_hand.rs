@@ -51,28 +51,7 @@ impl Scheduler {
     /// Delivers what a cycle did to each pod whose attempt it ended (`pods`: the cycle's),
     /// once no lock is held.
     pub(super) fn deliver_cycle_outcome(&self, outcome: &CycleOutcome, pods: &[Pod]) {
-        let pod_of = |id: &PodId| pods.iter().find(|p| p.id() == id).cloned();
-        let delivered = match outcome {
-            CycleOutcome::Unschedulable { pod, status } => pod_of(pod).map(|pod| {
-                let status = status.clone();
-                PodOutcome::Unschedulable { pod, status }
-            }),
-            CycleOutcome::Released { pod, status, cause } => pod_of(pod).map(|pod| {
-                let (status, cause) = (status.clone(), *cause);
-                PodOutcome::Rejected { pod, status, cause }
-            }),
-            CycleOutcome::Dropped { pod } => pod_of(pod).map(|pod| PodOutcome::Dropped { pod }),
-            CycleOutcome::PodGroup { members, .. } => {
-                for member in members {
-                    self.deliver_cycle_outcome(member, pods);
-                }
-                None
-            }
-            CycleOutcome::Allowed { .. }
-            | CycleOutcome::Waiting { .. }
-            | CycleOutcome::Rejected { .. } => None,
-        };
-        if let Some(delivered) = delivered {
+        for delivered in cycle_pod_outcomes(outcome, pods) {
             self.deliver(delivered);
         }
     }
@@ -170,5 +149,41 @@ impl Scheduler {
         .into_iter()
         .flatten()
         .min()
+    }
+}
+
+/// What a scheduling cycle's `outcome` tells the embedder, in order: one outcome for each pod
+/// of `pods` (the cycle's) sent back unschedulable, released at Permit or dropped; each
+/// member's, for a pod-group cycle. Allowed, waiting and rejected pods hear from their binding
+/// cycles.
+pub(crate) fn cycle_pod_outcomes(outcome: &CycleOutcome, pods: &[Pod]) -> Vec<PodOutcome> {
+    let pod_of = |id: &PodId| pods.iter().find(|p| p.id() == id).cloned();
+    match outcome {
+        CycleOutcome::Unschedulable { pod, status } => pod_of(pod)
+            .map(|pod| PodOutcome::Unschedulable {
+                pod,
+                status: status.clone(),
+            })
+            .into_iter()
+            .collect(),
+        CycleOutcome::Released { pod, status, cause } => pod_of(pod)
+            .map(|pod| PodOutcome::Rejected {
+                pod,
+                status: status.clone(),
+                cause: *cause,
+            })
+            .into_iter()
+            .collect(),
+        CycleOutcome::Dropped { pod } => pod_of(pod)
+            .map(|pod| PodOutcome::Dropped { pod })
+            .into_iter()
+            .collect(),
+        CycleOutcome::PodGroup { members, .. } => members
+            .iter()
+            .flat_map(|member| cycle_pod_outcomes(member, pods))
+            .collect(),
+        CycleOutcome::Allowed { .. }
+        | CycleOutcome::Waiting { .. }
+        | CycleOutcome::Rejected { .. } => Vec::new(),
     }
 }

@@ -20,7 +20,7 @@ mod activation_window_tests;
 mod admitted_tests;
 mod binder;
 mod builder;
-mod by_hand;
+pub(crate) mod by_hand;
 mod cache;
 mod cache_check;
 #[cfg(feature = "checking")]

@@ -153,7 +153,8 @@ impl Harness {
         if let Err(failure) = self.mirror_pod_group_condition(&outcome) {
             self.condition_failure.get_or_insert(failure);
         }
-        deliver(&outcome, pods, &mut self.step_outcomes);
+        self.step_outcomes
+            .extend(checking::cycle_outcomes(&outcome, pods));
     }
 
     /// A split binding cycle of the oldest decision (see the module docs), the binder
@@ -199,30 +200,4 @@ impl Harness {
             )),
         }
     }
-}
-
-/// The outcomes a scheduling cycle delivers for `outcome` (`Scheduler::deliver_cycle_outcome`):
-/// one for each pod of `pods` sent back unschedulable, released at Permit or dropped; each
-/// member's, for a pod-group cycle.
-fn deliver(outcome: &CycleOutcome, pods: &[Pod], into: &mut Vec<PodOutcome>) {
-    let pod_of = |id: &PodId| pods.iter().find(|p| p.id() == id).cloned();
-    let delivered = match outcome {
-        CycleOutcome::Unschedulable { pod, status } => pod_of(pod).map(|pod| {
-            let status = status.clone();
-            PodOutcome::Unschedulable { pod, status }
-        }),
-        CycleOutcome::Released { pod, status, cause } => pod_of(pod).map(|pod| {
-            let (status, cause) = (status.clone(), *cause);
-            PodOutcome::Rejected { pod, status, cause }
-        }),
-        CycleOutcome::Dropped { pod } => pod_of(pod).map(|pod| PodOutcome::Dropped { pod }),
-        CycleOutcome::PodGroup { members, .. } => {
-            for member in members {
-                deliver(member, pods, into);
-            }
-            None
-        }
-        _ => None,
-    };
-    into.extend(delivered);
 }
