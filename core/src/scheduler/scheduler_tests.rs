@@ -122,3 +122,72 @@ fn uncordoning_a_node_schedules_the_pod_that_found_it_cordoned() {
     ));
     s.check().unwrap();
 }
+
+/// Holds every pod at Permit for a minute: an embedder's Permit plugin.
+struct HoldsAll;
+
+impl crate::PermitPlugin for HoldsAll {
+    fn name(&self) -> crate::PluginName {
+        "Hold".into()
+    }
+
+    fn permit(&self, _: &Pod, _: &str) -> crate::PermitVerdict {
+        crate::PermitVerdict::wait(Duration::from_secs(60))
+    }
+}
+
+/// A plain pod deleted after its Reserve and before its Permit, where an embedder's plugin
+/// holds it (found by the `scheduler_events` fuzz target's split cycles: in Hardened it waited
+/// at Permit, deleted, with its room, until the plugin's deadline). Hardened rejects its wait
+/// at once and its binding cycle frees its room (I6). Upstream waits on, as kube-scheduler's
+/// does, its room freed at the delete (`handleAssumedPodDeletion`).
+#[test]
+fn regression_a_pod_deleted_before_its_permit_is_not_left_waiting_with_its_room() {
+    use crate::sync::Arc;
+    for mode in [Mode::Hardened, Mode::Upstream] {
+        let holds = crate::PermitPlugins::new([Arc::new(HoldsAll) as Arc<dyn crate::PermitPlugin>])
+            .unwrap();
+        let s = Scheduler::builder(SchedulerConfig::default().with_mode(mode))
+            .permit_plugins(holds)
+            .build();
+        let now = Time::ZERO;
+        s.add_node(Node::new("n", Resources::new(CPU, 8 << 30)), now)
+            .unwrap();
+        let pod = Pod::new("p", "ml", "p").with_requests(Resources::new(CPU, 1 << 30));
+        s.add_pod(pod.clone(), now).unwrap();
+        let popped = s.queue().try_pop().expect("p is active");
+        let mut parts = s.parts();
+        let Ok(steps::Placed::Reserved { pod: placed, node }) =
+            steps::place_and_reserve(&mut parts, popped, now)
+        else {
+            panic!("{mode:?}: p fits the node");
+        };
+        assert!(s.delete_pod(&pod, now).unwrap(), "{mode:?}");
+        steps::permit(&mut parts, placed, node, now);
+        match mode {
+            Mode::Hardened => {
+                assert!(s.waiting().is_empty(), "Hardened: not left waiting");
+                assert_eq!(
+                    s.run_binding_cycles(now),
+                    1,
+                    "its rejection's binding cycle"
+                );
+            }
+            _ => assert_eq!(
+                s.waiting().len(),
+                1,
+                "Upstream: waits on, as upstream's does"
+            ),
+        }
+        assert_eq!(
+            s.cache().pod_node(pod.id()),
+            None,
+            "{mode:?}: its room is free"
+        );
+        assert!(
+            s.in_binding().is_empty() || mode == Mode::Upstream,
+            "{mode:?}"
+        );
+        s.check().unwrap();
+    }
+}

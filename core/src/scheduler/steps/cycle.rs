@@ -4,6 +4,7 @@
 //! ([`permit`]). The scheduler runs the steps back to back; a model checker lets every other
 //! thread's critical sections happen in between.
 
+use crate::gang::parts::GangParts;
 use crate::gang::{ops, GANG_SCHEDULING};
 use crate::queue::Popped;
 use crate::sync::Arc;
@@ -164,6 +165,20 @@ pub fn permit<P: Parts>(p: &mut P, pod: Pod, node: Arc<str>, now: Time) -> Cycle
     let release_now = p.mode() == Mode::Upstream && matches!(permit, Permit::Reject { .. });
     if let Some(decision) = permit.decision(&pod).filter(|_| !release_now) {
         p.driver(|d| d.decision_delivered(decision, false));
+    }
+    // Hardened (I6): a pod deleted after its Reserve and before this Permit is not left
+    // waiting with its room until a deadline. Its delete found it not waiting yet and only
+    // marked its assignment, so its wait is rejected here, as the delete would have (a plain
+    // pod held by an embedder's Permit plugin; a gang's member the gang plugin already turns
+    // away). Waiting first and looking second, against the delete's mark first and look
+    // second, one of the two sees the other (found by the scheduler_events fuzz target's
+    // split cycles). Upstream's waits on, without its room, as kube-scheduler's does.
+    if p.mode() == Mode::Hardened
+        && matches!(permit, Permit::Wait { .. })
+        && p.read_driver(|d| d.assignment(&id).is_some_and(|a| a.deleted))
+        && p.gang().remove_waiting(&id)
+    {
+        tracing::debug!(pod = %id, "deleted before its Permit: its wait rejected");
     }
     // The gang's unscheduled siblings, activated even if a later plugin rejected this pod.
     // Only those not already active can move: the queue lists them (in pod id order, the
