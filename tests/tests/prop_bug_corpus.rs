@@ -119,6 +119,13 @@ fn kubernetes_pr_73309_an_event_during_the_attempt_is_lost() {
 }
 
 #[test]
+fn kubernetes_138316_a_deleted_pod_s_attempt_never_ends() {
+    found("kubernetes#138316", " HandBack {", |seed| {
+        queue_search(QueueFlaw::DeletedPodStaysInFlight, seed)
+    });
+}
+
+#[test]
 fn kubernetes_pr_135719_a_rejection_claims_a_decided_pod() {
     found(
         "kubernetes PR #135719",

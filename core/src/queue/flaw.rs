@@ -40,4 +40,10 @@ pub enum QueueFlaw {
     /// waits on a condition broadcast under none): a pod made poppable in between, and its
     /// wake-up, are missed (I2). Planted through `checking::scheduling_queue_with_flaw`.
     ChecksThenSleeps,
+    /// The hand-back of a pod deleted during its attempt does not end that attempt
+    /// (kubernetes#138316: `handleSchedulingFailure` looked the failed pod up again by
+    /// namespace/name, found the pod recreated under a new uid, and `Done` was called on the
+    /// new uid): the popped pod stays in flight for ever, and the in-flight event log, pruned
+    /// only up to the oldest attempt in flight, grows without bound (I4).
+    DeletedPodStaysInFlight,
 }

@@ -46,7 +46,9 @@ impl QueueState {
         let mut info = info;
         info.count_failure();
         let place = self.take_back(info, now, plugins, None);
-        self.done(&id);
+        if place.is_some() || !planted!(self, QueueFlaw::DeletedPodStaysInFlight) {
+            self.done(&id);
+        }
         Ok(place)
     }
 

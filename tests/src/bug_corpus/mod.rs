@@ -475,6 +475,28 @@ pub const BUGS: &[Bug] = &[
             test: "tests/tests/regression_bug_corpus.rs::scheduler_plugins_125_a_sibling_arrival_wakes_nobody",
         }],
     },
+    Bug {
+        id: "kubernetes#138316",
+        sources: &[
+            "https://github.com/kubernetes/kubernetes/issues/138316",
+            "https://github.com/kubernetes/kubernetes/pull/138324",
+        ],
+        upstream: "handleSchedulingFailure looked the failed pod up again by namespace/name; \
+                   deleted and recreated in that window, the pod came back with a new uid, \
+                   and AddUnschedulableIfNotPresent's deferred Done ended the new uid's \
+                   attempt, which did not exist: the popped uid stayed in inFlightPods for \
+                   ever, and inFlightEvents, pruned only up to the oldest attempt in flight, \
+                   grew without bound (fixed by PR #138324, cherry-picked to 1.34 and 1.35).",
+        flaw: "QueueFlaw::DeletedPodStaysInFlight",
+        planted: "gangway keys a pod by its uid (`PodId`) and looks nothing up by name, so the \
+                  lookup cannot go wrong; what it broke is planted: the hand-back of a pod \
+                  deleted during its attempt does not end that attempt.",
+        breaks: "I4",
+        found_by: &[Find {
+            checker: "proptest: the queue in lockstep with the reference model, 10 seeds",
+            test: "tests/tests/prop_bug_corpus.rs::kubernetes_138316_a_deleted_pod_s_attempt_never_ends",
+        }],
+    },
 ];
 
 /// Real bugs `Mode::Upstream` reproduces: the checker finds them in the mode itself.
