@@ -99,6 +99,12 @@ pub struct Options {
     #[cfg(feature = "faults")]
     #[arg(long)]
     pub skip_placement_record: bool,
+
+    /// Test seam (the `faults` feature), the witness of scheduler-plugins#293: a released
+    /// member's nomination is not cleared.
+    #[cfg(feature = "faults")]
+    #[arg(long)]
+    pub keep_released_nominations: bool,
 }
 
 /// `--mode`.
@@ -149,6 +155,19 @@ impl Options {
             true
         }
     }
+
+    /// Whether a member released instead of bound has its recorded nomination cleared: always,
+    /// but for the witness build's `--keep-released-nominations`.
+    pub fn clears_released_nominations(&self) -> bool {
+        #[cfg(feature = "faults")]
+        {
+            !self.keep_released_nominations
+        }
+        #[cfg(not(feature = "faults"))]
+        {
+            true
+        }
+    }
 }
 
 #[cfg(test)]
@@ -164,6 +183,7 @@ mod tests {
         assert_eq!(config.permit_timeout, Duration::from_secs(300));
         assert!(options.leader_elect);
         assert!(options.records_placement());
+        assert!(options.clears_released_nominations());
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub struct PlacementRecord {
     /// A gang's record is written under its stripe's lock, so that its siblings' binds wait
     /// for it while other gangs' records go on (64 stripes by the gang's key).
     stripes: Arc<[Mutex<()>]>,
+    /// Whether a released member's nomination is cleared: always, but for the witness build's
+    /// `--keep-released-nominations` (scheduler-plugins#293).
+    clears_released: bool,
 }
 
 const STRIPES: usize = 64;
@@ -33,12 +36,14 @@ struct Nominated {
 }
 
 impl PlacementRecord {
-    /// A record written through `writer`.
-    pub fn new(writer: Writer) -> PlacementRecord {
+    /// A record written through `writer`; `clears_released` is `false` only in the witness
+    /// build's `--keep-released-nominations`.
+    pub fn new(writer: Writer, clears_released: bool) -> PlacementRecord {
         PlacementRecord {
             writer,
             recorded: Arc::default(),
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            clears_released,
         }
     }
 
@@ -135,6 +140,11 @@ impl PlacementRecord {
         let Some(nominated) = self.recorded.lock().await.remove(pod.id()) else {
             return;
         };
+        if !self.clears_released {
+            tracing::info!(pod = %pod.full_name(), node = %nominated.node,
+                "placement record: released pod's nomination kept (--keep-released-nominations)");
+            return;
+        }
         match self
             .writer
             .nominate(&nominated.namespace, &nominated.name, None)

@@ -120,8 +120,8 @@ pub async fn run(options: Options, metrics: PrometheusHandle) -> Result<(), RunE
     );
     health.set_recovered();
 
-    let record =
-        (hardened && options.records_placement()).then(|| PlacementRecord::new(writer.clone()));
+    let record = (hardened && options.records_placement())
+        .then(|| PlacementRecord::new(writer.clone(), options.clears_released_nominations()));
     let (outcomes, outcome_stream) = tokio::sync::mpsc::unbounded_channel();
     let built = Arc::new(OnceLock::new());
     let binder = ApiBinder::new(

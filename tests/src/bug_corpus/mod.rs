@@ -19,7 +19,8 @@ pub struct Bug {
     pub sources: &'static [&'static str],
     /// What went wrong there, and when.
     pub upstream: &'static str,
-    /// The flaw planted in gangway's code, by its name in `gangsched::checking`.
+    /// The flaw planted in gangway's code, by its name in `gangsched::checking` (or, in the
+    /// scheduler binary, the `faults` feature's flag that plants it).
     pub flaw: &'static str,
     /// What the flaw does in gangway, and how faithful it is to the source.
     pub planted: &'static str,
@@ -495,6 +496,28 @@ pub const BUGS: &[Bug] = &[
         found_by: &[Find {
             checker: "proptest: the queue in lockstep with the reference model, 10 seeds",
             test: "tests/tests/prop_bug_corpus.rs::kubernetes_138316_a_deleted_pod_s_attempt_never_ends",
+        }],
+    },
+    Bug {
+        id: "kubernetes-sigs/scheduler-plugins#293",
+        sources: &[
+            "https://github.com/kubernetes-sigs/scheduler-plugins/issues/293",
+            "https://github.com/kubernetes/kubernetes/pull/106816",
+        ],
+        upstream: "A member of a gang that failed to schedule kept the \
+                   status.nominatedNodeName its preemption had set, for as long as the gang \
+                   could not start: the node's room stayed reserved for it (fixed in \
+                   kube-scheduler by clearing the nomination of a rejected waiting pod, PR \
+                   #106816).",
+        flaw: "gangway-scheduler --keep-released-nominations",
+        planted: "gangway-scheduler nominates every member of a gang before its first bind \
+                  (the placement record, H7) and clears the nomination of a member released \
+                  instead of bound; the flag (the `faults` feature) leaves it set.",
+        breaks: "H7 (a record of a placement given up)",
+        found_by: &[Find {
+            checker: "end-to-end, on a real kube-apiserver: a gang of three recorded, one \
+                      member deleted before the binds",
+            test: "scheduler/tests/e2e_released_nominations.rs::scheduler_plugins_293_a_released_member_keeps_its_nominated_node",
         }],
     },
 ];
