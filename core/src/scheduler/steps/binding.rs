@@ -244,19 +244,17 @@ fn failed<P: Parts>(
         Failure::Rejected(..) => !planted!(p, Flaw::ReleaseKeepsNodeReservation),
         Failure::Deleted => true,
     };
+    // The planted double releases, read before the release (the seam is `planted.rs`'s).
     #[cfg(feature = "checking")]
-    let twice = match failure {
-        Failure::Error(_) => p.planted(Flaw::BindFailureReleasesTwice),
-        Failure::Rejected(_, Cause::TimedOut) => p.planted(Flaw::TimeoutReleasesTwice),
-        _ => false,
-    }
-    .then(|| p.read_cache(|c| Some((c.pod_node(&id)?.to_owned(), c.pod_requests(&id)?.clone()))))
-    .flatten();
+    let twice = super::super::planted::double_release(
+        p,
+        &id,
+        matches!(failure, Failure::Error(_)),
+        matches!(failure, Failure::Rejected(_, Cause::TimedOut)),
+    );
     let forgotten = node_too && p.cache(|c| c.forget(&id)).is_some();
     #[cfg(feature = "checking")]
-    if let Some((node, requests)) = twice {
-        p.cache(|c| c.release_again(&node, &requests));
-    }
+    super::super::planted::release_again(p, twice);
     // Nothing to forget if its delete already freed its room (`pod_deleted`, Upstream): then
     // kube-scheduler's ForgetPod answers nil all the same (a pod no longer in the cache) and
     // handleBindingCycleError announces the move-all a second time. Hardened announces only
