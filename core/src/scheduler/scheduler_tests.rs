@@ -191,3 +191,72 @@ fn regression_a_pod_deleted_before_its_permit_is_not_left_waiting_with_its_room(
         s.check().unwrap();
     }
 }
+
+/// A scheduler in `mode` with `permit` beside the gang plugin, a node with room for one pod,
+/// pods `a` and `b` each needing all of it, `a` through its scheduling cycle and `b` parked
+/// for want of room.
+fn b_parked_behind_a(mode: Mode, permit: crate::PermitPlugins) -> (Scheduler, Pod, Pod) {
+    let s = Scheduler::builder(SchedulerConfig::default().with_mode(mode))
+        .permit_plugins(permit)
+        .build();
+    let now = Time::ZERO;
+    s.add_node(Node::new("n", Resources::new(CPU, 8 << 30)), now)
+        .unwrap();
+    let pod = |name: &str| Pod::new(name, "ml", name).with_requests(Resources::new(CPU, 1 << 30));
+    let (a, b) = (pod("a"), pod("b"));
+    s.add_pod(a.clone(), now).unwrap();
+    s.add_pod(b.clone(), now).unwrap();
+    s.schedule_one(now).expect("a is placed");
+    s.schedule_one(now).expect("b finds no room");
+    assert_eq!(
+        s.queue().place(b.id()),
+        Some(QueuePlace::Unschedulable),
+        "{mode:?}"
+    );
+    (s, a, b)
+}
+
+/// A pod deleted before its binding cycle ran: the cycle frees its room and announces it, so
+/// the pod parked for that room is asked again at once, not at the leftover flush (I7;
+/// kubernetes PR #134157 in the bug corpus: `Flaw::DeleteAnnouncesNothing`).
+#[test]
+fn a_pod_deleted_before_its_binding_cycle_announces_the_room_it_frees() {
+    for mode in [Mode::Hardened, Mode::Upstream] {
+        let (s, a, b) = b_parked_behind_a(mode, crate::PermitPlugins::none());
+        assert!(s.delete_pod(&a, Time::ZERO).unwrap());
+        assert_eq!(s.run_binding_cycles(Time::ZERO), 1, "{mode:?}: a's cycle");
+        assert_ne!(
+            s.queue().place(b.id()),
+            Some(QueuePlace::Unschedulable),
+            "{mode:?}: b is asked again"
+        );
+        s.check().unwrap();
+    }
+}
+
+/// A pod rejected while it waited at Permit: its binding cycle frees its room and announces it
+/// to every pod but itself (I7; kubernetes#96478 in the bug corpus:
+/// `Flaw::ReleaseAnnouncesNothing`).
+#[test]
+fn a_pod_rejected_at_permit_announces_the_room_it_frees() {
+    use crate::sync::Arc;
+    for mode in [Mode::Hardened, Mode::Upstream] {
+        let holds = crate::PermitPlugins::new([Arc::new(HoldsAll) as Arc<dyn crate::PermitPlugin>])
+            .unwrap();
+        let (s, a, b) = b_parked_behind_a(mode, holds);
+        assert!(s.waiting().reject(a.id(), "Hold", "no quota"), "{mode:?}");
+        assert_eq!(s.run_binding_cycles(Time::ZERO), 1, "{mode:?}: a's cycle");
+        // Rejected by Hold, a is parked for Hold's events: not backing off as after an error.
+        assert_eq!(
+            s.queue().place(a.id()),
+            Some(QueuePlace::Unschedulable),
+            "{mode:?}"
+        );
+        assert_ne!(
+            s.queue().place(b.id()),
+            Some(QueuePlace::Unschedulable),
+            "{mode:?}: b is asked again"
+        );
+        s.check().unwrap();
+    }
+}
