@@ -373,3 +373,35 @@ fn regression_a_node_leaving_before_the_commit_backs_the_gang_off_as_an_error() 
         assert_eq!(s.cache().with(|c| c.assumed_count()), 0, "{mode:?}");
     }
 }
+
+/// Hardened: a member the snapshot placed, deleted before the commit (found by the
+/// `scheduler_events` fuzz target once it judged its rests). The commit's reserve of that
+/// member failed and the gang went back rejected by the gang plugin: its other members parked
+/// waiting for an event a delete is not, though the gang still fit without it — a member the
+/// placement had turned away for room its siblings took on the snapshot waited for the
+/// leftover flush with that room free. The snapshot was stale, not the gang infeasible: the
+/// others back off as after an error now, and are tried again.
+#[test]
+fn regression_a_member_deleted_before_the_commit_backs_the_rest_off_as_an_error() {
+    let s = scheduler(Mode::Hardened, GangCycle::PodGroup, 4);
+    add_gang(&s, "g", 3, 2);
+    let popped = s.queue().pop().expect("a member is active");
+    let group = popped.info.pod().group_key().cloned().unwrap();
+    let mut p = s.parts();
+    let gathered = super::steps::gather(&mut p, popped, group, Time::ZERO).unwrap();
+    let sim = super::steps::simulate(&mut p, gathered);
+    assert!(s.delete_pod(&member("g", 2), Time::ZERO).unwrap());
+    let outcome = super::steps::commit(&mut p, sim, Time::ZERO);
+    let (admitted, each) = members(&outcome);
+    assert!(!admitted, "{outcome:?}");
+    assert_eq!(each.len(), 3);
+    for i in 0..2 {
+        let place = s.queue().place(member("g", i).id());
+        assert!(
+            matches!(place, Some(QueuePlace::ErrorBackoff(_))),
+            "g-{i} is {place:?}, not in the error backoff"
+        );
+    }
+    s.check().unwrap();
+    assert_eq!(s.cache().with(|c| c.assumed_count()), 0);
+}
