@@ -225,6 +225,9 @@ struct Harness {
     condition_failure: Option<String>,
     /// The pods a split cycle holds between its steps (in flight, deleted or not).
     in_cycle: BTreeSet<PodId>,
+    /// A PodGroup was updated or deleted: a gang's minimum may have fallen, which the end's
+    /// judgement at rest does not take on (see `Harness::at_rest`).
+    groups_changed: bool,
 }
 
 impl Harness {
@@ -286,6 +289,7 @@ impl Harness {
             conditions: BTreeMap::new(),
             condition_failure: None,
             in_cycle: BTreeSet::new(),
+            groups_changed: false,
         }
     }
 
@@ -344,12 +348,14 @@ impl Harness {
             }
             Op::UpdateGroup { group, min } => {
                 if let Some(group) = Harness::group(group, min) {
+                    self.groups_changed = true;
                     let op = SchedulerOp::UpdateGroup(group.clone());
                     let updated = self.run(op).group_updated();
                     refused(updated, |e| e.into_group() == group)?;
                 }
             }
             Op::DeleteGroup { group } => {
+                self.groups_changed = true;
                 let key = GroupKey::new(NS, &format!("g{group}"));
                 let deleted = self.run(SchedulerOp::DeleteGroup(key)).group_deleted();
                 refused(deleted, |_| true)?;
