@@ -246,7 +246,7 @@ fn failed<P: Parts>(
     };
     // The planted double releases, read before the release (the seam is `planted.rs`'s).
     #[cfg(feature = "checking")]
-    let twice = super::super::planted::double_release(
+    let twice = super::planted::double_release(
         p,
         &id,
         matches!(failure, Failure::Error(_)),
@@ -254,7 +254,7 @@ fn failed<P: Parts>(
     );
     let forgotten = node_too && p.cache(|c| c.forget(&id)).is_some();
     #[cfg(feature = "checking")]
-    super::super::planted::release_again(p, twice);
+    super::planted::release_again(p, twice);
     // Nothing to forget if its delete already freed its room (`pod_deleted`, Upstream): then
     // kube-scheduler's ForgetPod answers nil all the same (a pod no longer in the cache) and
     // handleBindingCycleError announces the move-all a second time. Hardened announces only

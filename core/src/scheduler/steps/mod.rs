@@ -12,7 +12,8 @@
 //! - `admitted.rs` — Hardened: a gang the pod-group cycle admitted, while it binds (its one
 //!   deadline, and its release once it cannot reach quorum);
 //! - `binding.rs` — the binding cycle: bind, or release and requeue (H2 for a failed gang);
-//! - `timers.rs` — permit deadlines and the queue's flushes.
+//! - `timers.rs` — permit deadlines and the queue's flushes;
+//! - `planted.rs` — the seam of the planted flaws that act inside a step (`checking` only).
 //!
 //! [`Parts`]: super::Parts
 
@@ -22,6 +23,8 @@ mod binding;
 mod cycle;
 mod events;
 mod permit_release;
+#[cfg(feature = "checking")]
+mod planted;
 mod pod_group_cycle;
 #[cfg(feature = "checking")]
 mod rename;
