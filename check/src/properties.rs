@@ -160,10 +160,12 @@ pub fn parked_with_room(
     };
     let fits = |pod: &Pod| match groups.state_of(pod) {
         Some(state) if by_group && sibling_moves(state) => false,
-        Some(state) if by_group && short(state) => quorum_fits(queue, cache, state, &place),
+        Some(state) if by_group && short(state) => {
+            quorum_fits(queue, cache, state, &placements, &place)
+        }
         _ => place(pod, cache).is_some(),
     };
-    let mut parked = parked_for_room(queue, placements, fits);
+    let mut parked = parked_for_room(queue, &placements, fits);
     parked
         .next()
         .map(|id| format!("{id} is parked as unschedulable though a node has room for it"))
@@ -178,20 +180,31 @@ pub fn parked_with_room(
 /// different sizes), a retry is not sure to succeed, and parking is no lost wake-up (found
 /// by the scheduler_events fuzz target once it judged its rests: in name order two small
 /// members fit where the cycle, a larger member of higher priority first, never would).
+///
+/// A member another plugin turned away (an embedder's Permit plugin, say) waits for that
+/// plugin's events, not for room: it does not count towards the quorum's room (found by the
+/// fuzz target too: a gang whose members a Permit plugin rejected parked one member the
+/// placement turned away, and the quorum "fit" only with the rejected ones).
 fn quorum_fits(
     queue: &QueueState,
     cache: &CacheState,
     state: &GroupState,
+    placements: impl Fn(&PluginName) -> bool,
     place: impl Fn(&Pod, &CacheState) -> Option<String>,
 ) -> bool {
     let min = state.min_count().unwrap_or(0) as usize;
     let need = min.saturating_sub(state.scheduled_pods_count());
+    let for_room = |plugin: &PluginName| placements(plugin) || *plugin == GANG_SCHEDULING;
     let queued: Vec<&Pod> = state
         .pods()
         .filter(|pod| {
-            queue
+            let queued = queue
                 .place(pod.id())
-                .is_some_and(|p| p != QueuePlace::InFlight)
+                .is_some_and(|p| p != QueuePlace::InFlight);
+            let waits_for_room = queue
+                .info(pod.id())
+                .is_none_or(|info| info.unschedulable_plugins().iter().all(for_room));
+            queued && waits_for_room
         })
         .collect();
     let rank = |pod: &Pod| {
