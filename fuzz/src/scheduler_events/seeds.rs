@@ -173,6 +173,24 @@ fn paths() -> Vec<(&'static str, Input)> {
             ),
         ),
         (
+            // A pod allowed and then deleted before its binding cycle: the cycle frees its
+            // room and announces it, and the pod parked for that room binds (I7 at rest;
+            // kubernetes PR #134157, `DeleteAnnouncesNothing`).
+            "delete-before-bind-frees-room",
+            input(
+                setup(Hardened, PermitBarrier, false),
+                vec![
+                    node(0, 1),
+                    plain(0, 2),
+                    plain(1, 2),
+                    SCHEDULE,
+                    SCHEDULE,
+                    Op::DeletePod { pod: 0 },
+                    Op::BindAll,
+                ],
+            ),
+        ),
+        (
             // Room for one of a gang of two: the first waits until the permit timeout.
             "permit-timeout",
             input(

@@ -29,6 +29,7 @@ fn seeds_round_trip_fit_and_pass() {
             "gang-bind-failure" => stats.bind_failures == 1 && stats.bound == 2,
             "pod-group-bind-failure" => stats.bind_failures == 1 && stats.permit_rejections >= 1,
             "delete-while-waiting" => stats.deleted_in_flight == 1,
+            "delete-before-bind-frees-room" => stats.deleted_in_flight == 1 && stats.bound == 1,
             "permit-timeout" | "gang-deadline" => stats.permit_timeouts >= 1,
             "infeasible-group" => stats.unschedulable >= 1 && stats.bound == 3,
             "upstream-pod-group" => stats.bound == 2,
