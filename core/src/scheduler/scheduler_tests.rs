@@ -260,3 +260,31 @@ fn a_pod_rejected_at_permit_announces_the_room_it_frees() {
         s.check().unwrap();
     }
 }
+
+/// A scheduling cycle that sends its pod back tells the embedder so, once, naming that pod:
+/// `by_hand::cycle_pod_outcomes` and `deliver_cycle_outcome` (the steps' mutants of
+/// 2026-12-07: the unit tier noticed neither an outcome never sent nor one for the wrong pod).
+#[test]
+fn a_pod_sent_back_by_its_scheduling_cycle_hears_so() {
+    let (sink, outcomes) = super::outcome_channel();
+    let s = Scheduler::builder(SchedulerConfig::default())
+        .outcomes(sink)
+        .build();
+    let now = Time::ZERO;
+    s.add_node(Node::new("n", Resources::new(CPU, 8 << 30)), now)
+        .unwrap();
+    let pod = |name: &str| Pod::new(name, "ml", name).with_requests(Resources::new(CPU, 1 << 30));
+    s.add_pod(pod("a"), now).unwrap();
+    s.add_pod(pod("b"), now).unwrap();
+    s.schedule_one(now).expect("a is placed");
+    assert!(
+        outcomes.try_recv().is_none(),
+        "a hears from its binding cycle"
+    );
+    s.schedule_one(now).expect("b finds no room");
+    match outcomes.try_recv() {
+        Some(super::PodOutcome::Unschedulable { pod, .. }) => assert_eq!(pod.name(), "b"),
+        other => panic!("b's outcome: {other:?}"),
+    }
+    assert!(outcomes.try_recv().is_none(), "one outcome");
+}
