@@ -288,3 +288,28 @@ fn a_pod_sent_back_by_its_scheduling_cycle_hears_so() {
     }
     assert!(outcomes.try_recv().is_none(), "one outcome");
 }
+
+/// A tick says how many pods each flush moved (`Tick::leftover_flushed`,
+/// `Tick::backoff_completed`), as an embedder driving the scheduler reads them (the steps'
+/// mutants of 2026-12-07: the counts replaced by 0 or 1 went unnoticed by the unit tier).
+#[test]
+fn a_tick_counts_the_pods_its_flushes_move() {
+    let s = Scheduler::new(SchedulerConfig::default());
+    let now = Time::ZERO;
+    let small = |cpus| Node::new("n", Resources::new(cpus, 8 << 30));
+    s.add_node(small(CPU / 2), now).unwrap();
+    for name in ["a", "b"] {
+        let pod = Pod::new(name, "ml", name).with_requests(Resources::new(CPU, 1 << 30));
+        s.add_pod(pod, now).unwrap();
+    }
+    while s.schedule_one(now).is_some() {}
+    // Both parked for room; the leftover flush retries them after five minutes.
+    let tick = s.tick(Time::from_secs(6 * 60));
+    assert_eq!(tick.leftover_flushed, 2, "{tick:?}");
+    while s.schedule_one(Time::from_secs(6 * 60)).is_some() {}
+    // A node that grows moves both to the backoff, which ends within seconds.
+    let grown = Time::from_secs(6 * 60) + Duration::from_millis(100);
+    s.update_node(small(CPU / 2 + 1), grown).unwrap();
+    let tick = s.tick(Time::from_secs(7 * 60));
+    assert_eq!(tick.backoff_completed, 2, "{tick:?}");
+}
