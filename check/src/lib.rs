@@ -133,6 +133,8 @@ mod in_place_tests;
 #[cfg(test)]
 mod pod_group_tests;
 #[cfg(test)]
+mod properties_tests;
+#[cfg(test)]
 mod symmetry_tests;
 #[cfg(test)]
 mod timeline_tests;

@@ -93,14 +93,22 @@ impl fmt::Display for Failure {
 /// Runs `input` on a fresh scheduler, with `flaw` planted if given: the scheduler's counters
 /// before its shutdown at the end, or the first failed check.
 pub fn run(input: &Input, flaw: Option<Flaw>) -> Result<SchedulerStats, Failure> {
-    run_with(input, flaw, None)
+    run_with(input, flaw, None, false)
+}
+
+/// [`run`] with the judgement at rest asked of Upstream's pod-group cycle too, which the
+/// target leaves unjudged (its members park for room a sibling took on the snapshot, as
+/// kube-scheduler 1.36's do): for the tests that hold I7's judge to the waits it once took
+/// for lost wake-ups there.
+pub fn run_judging_every_cycle(input: &Input) -> Result<SchedulerStats, Failure> {
+    run_with(input, None, None, true)
 }
 
 /// [`run`], and what happened, step by step: each op, what its scheduling cycles did and
 /// every outcome delivered — to read a finding (`cargo test` in `fuzz/`, or a test of yours).
 pub fn trace(input: &Input, flaw: Option<Flaw>) -> (Result<SchedulerStats, Failure>, Vec<String>) {
     let mut lines = Vec::new();
-    let result = run_with(input, flaw, Some(&mut lines));
+    let result = run_with(input, flaw, Some(&mut lines), false);
     (result, lines)
 }
 
@@ -108,8 +116,10 @@ fn run_with(
     input: &Input,
     flaw: Option<Flaw>,
     trace: Option<&mut Vec<String>>,
+    judge_every_cycle: bool,
 ) -> Result<SchedulerStats, Failure> {
     let mut h = Harness::new(input.setup, flaw);
+    h.judge_every_cycle = judge_every_cycle;
     let mut trace = trace;
     let fail = |at: String, what: String| Failure {
         at,
@@ -228,6 +238,8 @@ struct Harness {
     /// A PodGroup was updated or deleted: a gang's minimum may have fallen, which the end's
     /// judgement at rest does not take on (see `Harness::at_rest`).
     groups_changed: bool,
+    /// The judgement at rest asks Upstream's pod-group cycle too ([`run_judging_every_cycle`]).
+    judge_every_cycle: bool,
 }
 
 impl Harness {
@@ -290,6 +302,7 @@ impl Harness {
             condition_failure: None,
             in_cycle: BTreeSet::new(),
             groups_changed: false,
+            judge_every_cycle: false,
         }
     }
 

@@ -31,7 +31,7 @@ use gangsched::sync::atomic::{AtomicBool, Ordering};
 
 use crate::plantable::FlawChoice;
 
-pub use harness::{run, trace, Failure, INJECTED_PANIC};
+pub use harness::{run, run_judging_every_cycle, trace, Failure, INJECTED_PANIC};
 pub use input::{BindAnswer, Input, Op, Setup, Verdict, MAX_OPS};
 pub use planted::{flaw_named, PLANTABLE};
 pub use seeds::seeds;

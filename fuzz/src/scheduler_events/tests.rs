@@ -481,3 +481,25 @@ fn survey_race_seeds() {
         println!("  lines: {lines:?}");
     }
 }
+
+/// I7's judge (`gangway_check::parked_with_room`) once took two waits in Upstream's pod-group
+/// cycle for lost wake-ups (found by this target's judgement at rest, which has since left that
+/// cycle unjudged): room for a quorum that only an order the cycle never takes finds, and a
+/// member parked while a sibling backs off. Judged there all the same, both inputs pass.
+#[test]
+fn the_judge_at_rest_takes_no_false_wait_in_upstream_pod_groups() {
+    for name in [
+        "quorum-room-only-in-an-order-the-cycle-never-takes",
+        "member-parked-while-its-group-backs-off",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("regressions/scheduler_events")
+            .join(name);
+        let input = Input::decode(&fs::read(&path).expect("readable"));
+        assert_eq!(input.setup.mode, gangsched::Mode::Upstream, "{name}");
+        assert_eq!(input.setup.cycle, gangsched::GangCycle::PodGroup, "{name}");
+        if let Err(failure) = run_judging_every_cycle(&input) {
+            panic!("{name}: {failure}");
+        }
+    }
+}

@@ -281,7 +281,7 @@ impl Harness {
         let by_group = self.s.config().gang_cycle == GangCycle::PodGroup;
         if self.shut_down
             || self.groups_changed
-            || (by_group && self.mode == Mode::Upstream)
+            || (by_group && self.mode == Mode::Upstream && !self.judge_every_cycle)
             || lengths.active > 0
             || lengths.in_flight > 0
         {
