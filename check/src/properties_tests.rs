@@ -35,7 +35,7 @@ fn room_for_a_quorum_in_an_order_the_cycle_never_takes_is_no_lost_event() {
     let mut at = now;
     for _ in 0..20 {
         while s.schedule_one(at).is_some() {}
-        at = at + std::time::Duration::from_secs(30);
+        at += std::time::Duration::from_secs(30);
         s.tick(at);
     }
     let queue = s.queue().snapshot();
