@@ -313,3 +313,55 @@ fn a_tick_counts_the_pods_its_flushes_move() {
     let tick = s.tick(Time::from_secs(7 * 60));
     assert_eq!(tick.backoff_completed, 2, "{tick:?}");
 }
+
+/// A delete says whether it found what it deleted (`Scheduler::delete_pod`,
+/// `Scheduler::delete_group`: `Ok(false)` for the unknown), for each place a pod can be known
+/// in alone: queued (no group), bound (the cache). The steps' mutants of 2026-12-07: `remove_pod`'s
+/// answer with its `||` turned `&&`, and `group_deleted`'s answer fixed, went unnoticed.
+#[test]
+fn a_delete_says_whether_it_found_the_pod_or_group() {
+    let s = Scheduler::new(SchedulerConfig::default());
+    let now = Time::ZERO;
+    s.add_node(Node::new("n", Resources::new(CPU, 8 << 30)), now)
+        .unwrap();
+    let plain = Pod::new("q", "ml", "q");
+    assert!(!s.delete_pod(&plain, now).unwrap(), "unknown");
+    s.add_pod(plain.clone(), now).unwrap();
+    assert!(s.delete_pod(&plain, now).unwrap(), "queued");
+    assert_eq!(s.queue().place(plain.id()), None);
+    let bound = Pod::new("b", "ml", "b").with_node("n");
+    s.add_pod(bound.clone(), now).unwrap();
+    assert!(s.delete_pod(&bound, now).unwrap(), "bound");
+    assert_eq!(s.cache().pod_node(bound.id()), None);
+    assert!(!s.delete_pod(&bound, now).unwrap(), "deleted already");
+    let group = PodGroup::gang("ml", "g", 2).unwrap();
+    assert!(!s.delete_group(group.key()).unwrap(), "unknown group");
+    s.add_group(group.clone(), now).unwrap();
+    assert!(s.delete_group(group.key()).unwrap(), "known group");
+    assert!(!s.delete_group(group.key()).unwrap(), "deleted already");
+    s.check().unwrap();
+}
+
+/// An update to a pod the scheduler has bound, arriving before the binding is observed (its
+/// object still names no node: a controller's label, say), leaves it out of the queue: only a
+/// pod the queue holds is updated there, as kube-scheduler skips an assumed pod's updates. The
+/// steps' mutant of 2026-12-07 that sent every unbound pod's update to the queue, which adds a
+/// pod it does not hold, went unnoticed: the bound pod would have been scheduled again.
+#[test]
+fn an_update_to_a_pod_bound_but_not_yet_observed_leaves_it_out_of_the_queue() {
+    let s = Scheduler::new(SchedulerConfig::default());
+    let now = Time::ZERO;
+    s.add_node(Node::new("n", Resources::new(CPU, 8 << 30)), now)
+        .unwrap();
+    let pod = Pod::new("p", "ml", "p").with_requests(Resources::new(CPU, 1 << 30));
+    s.add_pod(pod.clone(), now).unwrap();
+    s.schedule_one(now).expect("p is placed");
+    assert_eq!(s.run_binding_cycles(now), 1, "p's binding cycle binds it");
+    assert_eq!(s.queue().place(pod.id()), None, "done with the queue");
+    let relabelled = pod.clone().with_label("team", "a");
+    s.update_pod(pod.clone(), relabelled, now).unwrap();
+    assert_eq!(s.queue().place(pod.id()), None, "not queued again");
+    assert!(s.schedule_one(now).is_none(), "nothing to schedule");
+    assert_eq!(s.cache().pod_node(pod.id()).as_deref(), Some("n"));
+    s.check().unwrap();
+}
