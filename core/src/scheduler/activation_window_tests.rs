@@ -280,3 +280,35 @@ fn witness_an_activation_that_trusts_its_first_stamp_differs_from_the_full_walk(
         assert!(!found.is_empty(), "{mode:?}: the flaw is found");
     }
 }
+
+/// The index's own work (issue #23): an activation that finds a member in flight past Reserve
+/// notes it, so the gang's next activation is not offered it. After the second member's
+/// Permit, the queue's candidates at the group's stamp leave out the first, waiting at Permit.
+/// The steps' mutants of 2026-12-07 that kept the note from being made (the stamp's re-read
+/// made to fail always, or to pass only when the stamp moved) change no decision — the full
+/// walk activates the same pods, which is why the race above cannot see them — so this asks
+/// for the note itself.
+#[test]
+fn an_activation_notes_the_members_it_finds_past_reserve() {
+    for mode in [Mode::Upstream, Mode::Hardened] {
+        let (s, _third) = third_member_popped(mode, true);
+        let key = crate::GroupKey::new(NS, "g");
+        let stamp = s
+            .gang()
+            .registry()
+            .snapshot()
+            .get(&key)
+            .map(crate::gang::GroupState::unscheduled_stamp)
+            .expect("g is registered");
+        let offered: Vec<String> = s.queue().critical_section(|q, _| {
+            q.activation_candidates(&key, stamp)
+                .into_iter()
+                .map(|(id, _)| id.as_str().to_owned())
+                .collect()
+        });
+        assert!(
+            !offered.iter().any(|id| id == "g-0"),
+            "{mode:?}: g-0, waiting at Permit, is not offered again: {offered:?}"
+        );
+    }
+}
