@@ -365,3 +365,31 @@ fn an_update_to_a_pod_bound_but_not_yet_observed_leaves_it_out_of_the_queue() {
     assert_eq!(s.cache().pod_node(pod.id()).as_deref(), Some("n"));
     s.check().unwrap();
 }
+
+/// A pod allowed and waiting for its binding cycle, observed bound by someone else (its
+/// object names a node: another scheduler, or an earlier run of this one), then deleted: its
+/// binding cycle finds it deleted and must free its room, though the cache no longer holds it
+/// assumed (found by triaging the steps' mutants of 2026-12-07: the cycle forgot only an
+/// assumed pod, and the observed-bound, deleted pod kept its room for ever).
+#[test]
+fn regression_a_pod_observed_bound_then_deleted_before_its_binding_cycle_frees_its_room() {
+    for mode in [Mode::Hardened, Mode::Upstream] {
+        let (s, a, b) = b_parked_behind_a(mode, crate::PermitPlugins::none());
+        let now = Time::ZERO;
+        let observed = a.clone().with_node("n");
+        s.update_pod(a.clone(), observed.clone(), now).unwrap();
+        assert!(s.delete_pod(&observed, now).unwrap(), "{mode:?}");
+        assert_eq!(s.run_binding_cycles(now), 1, "{mode:?}: a's cycle");
+        assert_eq!(
+            s.cache().pod_node(a.id()),
+            None,
+            "{mode:?}: a's room is free"
+        );
+        assert_ne!(
+            s.queue().place(b.id()),
+            Some(QueuePlace::Unschedulable),
+            "{mode:?}: b is asked again"
+        );
+        s.check().unwrap();
+    }
+}

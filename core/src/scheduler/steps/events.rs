@@ -12,7 +12,7 @@ use super::super::flaw::Flaw;
 use super::super::jobs::JobQueue;
 use super::super::parts::Parts;
 use super::super::{
-    AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, Node,
+    AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, Node, PodPhase,
     RemoveNodeError, UpdateGroupError, UpdateNodeError, UpdatePodError,
 };
 use super::admitted;
@@ -156,6 +156,18 @@ fn remove_pod<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> bool {
     let in_binding =
         p.read_driver(|d| d.assignment(id).is_some()) && p.driver(|d| d.mark_deleted(id));
     if in_binding {
+        // Observed bound before its binding cycle ended (its binding seen by the informer:
+        // another scheduler's, or an earlier run's), it is no longer assumed, and its binding
+        // cycle frees only an assumed pod: its room is freed and announced here, in both modes,
+        // as kube-scheduler's delete removes a pod its cache holds confirmed (found by
+        // triaging the steps' mutants: the cycle found nothing to forget, and the room was
+        // held for ever).
+        if p.read_cache(|c| c.phase(id) == Some(PodPhase::Bound))
+            && p.cache(|c| c.remove_pod(id)).is_some()
+        {
+            tracing::debug!(pod = %id, "deleted in binding, observed bound: room freed");
+            announce(p, ClusterEvent::AssignedPodDelete(pod.clone()), None, now);
+        }
         // Its binding cycle (running, or started by its Permit decision) cleans up; make sure
         // a decision comes if it is still waiting (upstream's `RejectWaitingPod`).
         // (A planted DeleteLeavesPodWaiting leaves it waiting, its room held, as the bug did.)
