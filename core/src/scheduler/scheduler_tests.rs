@@ -393,3 +393,31 @@ fn regression_a_pod_observed_bound_then_deleted_before_its_binding_cycle_frees_i
         s.check().unwrap();
     }
 }
+
+/// The binding cycle of a pod whose delete freed its room already (observed bound, then
+/// deleted) frees nothing: Hardened announces nothing more, so a pod parked since stays parked;
+/// Upstream announces a second time, as kube-scheduler's `handleBindingCycleError` does after a
+/// `ForgetPod` that finds nothing (the steps' mutants of 2026-12-07 that announced in Hardened
+/// too went unnoticed).
+#[test]
+fn a_binding_cycle_that_frees_nothing_announces_nothing_in_hardened() {
+    for mode in [Mode::Hardened, Mode::Upstream] {
+        let (s, a, _b) = b_parked_behind_a(mode, crate::PermitPlugins::none());
+        let now = Time::ZERO;
+        let observed = a.clone().with_node("n");
+        s.update_pod(a.clone(), observed.clone(), now).unwrap();
+        assert!(s.delete_pod(&observed, now).unwrap(), "{mode:?}");
+        let too_big = Pod::new("c", "ml", "c").with_requests(Resources::new(2 * CPU, 1 << 30));
+        s.add_pod(too_big.clone(), now).unwrap();
+        while s.schedule_one(now).is_some() {}
+        assert_eq!(
+            s.queue().place(too_big.id()),
+            Some(QueuePlace::Unschedulable),
+            "{mode:?}: c is parked, after the delete's announcement"
+        );
+        assert_eq!(s.run_binding_cycles(now), 2, "{mode:?}: a's cycle and b's");
+        let parked = s.queue().place(too_big.id()) == Some(QueuePlace::Unschedulable);
+        assert_eq!(parked, mode == Mode::Hardened, "{mode:?}");
+        s.check().unwrap();
+    }
+}
