@@ -421,3 +421,30 @@ fn a_binding_cycle_that_frees_nothing_announces_nothing_in_hardened() {
         s.check().unwrap();
     }
 }
+
+/// Upstream: a pod deleted after its Reserve and before its Permit has its room freed at the
+/// delete (kube-scheduler's `handleAssumedPodDeletion` forgets an assumed pod not in its
+/// waiting map), whatever other pods' decisions wait for their binding cycles: the delete asks
+/// whether a decision for *this* pod is pending (the steps' mutant of 2026-12-07 that asked
+/// about any other pod's went unnoticed).
+#[test]
+fn upstream_a_pod_deleted_before_its_permit_has_its_room_freed_beside_other_decisions() {
+    let s = Scheduler::new(SchedulerConfig::default().with_mode(Mode::Upstream));
+    let now = Time::ZERO;
+    s.add_node(Node::new("n", Resources::new(2 * CPU, 8 << 30)), now)
+        .unwrap();
+    let pod = |name: &str| Pod::new(name, "ml", name).with_requests(Resources::new(CPU, 1 << 30));
+    let (allowed, deleted) = (pod("a"), pod("d"));
+    s.add_pod(allowed.clone(), now).unwrap();
+    s.schedule_one(now).expect("a is placed and allowed");
+    s.add_pod(deleted.clone(), now).unwrap();
+    let popped = s.queue().try_pop().expect("d is active");
+    let mut parts = s.parts();
+    let Ok(steps::Placed::Reserved { .. }) = steps::place_and_reserve(&mut parts, popped, now)
+    else {
+        panic!("d fits beside a");
+    };
+    assert!(s.delete_pod(&deleted, now).unwrap());
+    assert_eq!(s.cache().pod_node(deleted.id()), None, "d's room is free");
+    assert_eq!(s.cache().pod_node(allowed.id()).as_deref(), Some("n"));
+}
