@@ -16,7 +16,7 @@ use crate::gang::ops;
 use crate::gang::parts::GangParts;
 use crate::gang::GANG_SCHEDULING;
 use crate::GroupKey;
-use crate::{Cause, Mode, Pod, Status, Time};
+use crate::{Cause, Pod, Status, Time};
 
 #[cfg(feature = "checking")]
 use super::super::flaw::Flaw;
@@ -27,7 +27,8 @@ use super::super::parts::Parts;
 /// docs). Returns them. Call it in the same unobserved step as the change that left the gang
 /// short.
 pub(super) fn release_if_short<P: Parts>(p: &mut P, group: &GroupKey, why: &str) -> Vec<Pod> {
-    if p.mode() != Mode::Hardened || !p.read_driver(|d| d.is_admitted(group)) {
+    // Only Hardened's pod-group commit admits a gang (`pod_group_cycle.rs`): no mode to ask.
+    if !p.read_driver(|d| d.is_admitted(group)) {
         return Vec::new();
     }
     let short = p
@@ -44,9 +45,10 @@ pub(super) fn release_if_short<P: Parts>(p: &mut P, group: &GroupKey, why: &str)
     ))
     .with_plugin(GANG_SCHEDULING);
     let released = release(p, group, &status, Cause::GangFailed);
-    if !released.is_empty() {
-        tracing::debug!(group = %group, released = released.len(), why, "admitted gang short of quorum");
+    if released.is_empty() {
+        return released;
     }
+    tracing::debug!(group = %group, released = released.len(), why, "admitted gang short of quorum");
     released
 }
 
@@ -69,12 +71,14 @@ pub(super) fn expire_binding_deadlines<P: Parts>(p: &mut P, now: Time) -> Vec<Gr
 /// counting them (see the module docs). A commit of the gang's next attempt running meanwhile
 /// may have counted them before they were unreserved and admitted itself — its own quorum
 /// check after the admission saw them still counted — so the quorum is asked once more here.
+/// (With nothing released the question finds the gang no longer admitted: the release ended
+/// its admission.)
 fn release<P: Parts>(p: &mut P, group: &GroupKey, status: &Status, cause: Cause) -> Vec<Pod> {
     let mut released = p.driver(|d| d.release_admitted(group, status, cause));
     for pod in &released {
         ops::unreserve(p.gang(), pod);
     }
-    if !released.is_empty() && !planted!(p, Flaw::ReleaseSkipsQuorumRecheck) {
+    if !planted!(p, Flaw::ReleaseSkipsQuorumRecheck) {
         let why = "it was admitted counting members being released";
         released.extend(release_if_short(p, group, why));
     }
