@@ -55,3 +55,24 @@ impl Activation {
             .map_or_else(Vec::new, |state| state.unscheduled_pods())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A gang with no unscheduled member activates nobody, one with some names its group
+    /// (`Activation::of_group`, `is_empty`, `group`: the mutants of 2026-12-07's gang/ run that
+    /// made `is_empty` a constant or counted zero members as some went unnoticed).
+    #[test]
+    fn an_activation_names_its_group_only_if_a_member_is_unscheduled() {
+        let key = GroupKey::new("ml", "g");
+        assert!(Activation::NONE.is_empty());
+        assert_eq!(Activation::NONE.group(), None);
+        let none = Activation::of_group(&key, 0);
+        assert!(none.is_empty());
+        assert_eq!(none, Activation::NONE);
+        let some = Activation::of_group(&key, 1);
+        assert!(!some.is_empty());
+        assert_eq!(some.group(), Some(&key));
+    }
+}
