@@ -138,6 +138,48 @@ fn hardened_stops_placing_once_quorum_is_out_of_reach() {
     s.check().unwrap();
 }
 
+/// Upstream: a group whose PodGroup object went away after its members were queued fails its
+/// Permit with an error, and only a placed member reaches Permit: a member that finds no room
+/// is passed over and the next one tried, as kube-scheduler's pod-group cycle does (Hardened's
+/// stop once quorum is out of reach is its own). The steps' mutants of 2026-12-07 that made
+/// Upstream stop at the member that found no room went unnoticed by every tier.
+#[test]
+fn upstream_passes_over_an_unplaced_member_of_a_group_gone_to_the_one_that_fails_permit() {
+    let s = scheduler(Mode::Upstream, GangCycle::PodGroup, 1);
+    s.add_group(PodGroup::gang("ml", "g", 2).unwrap(), Time::ZERO)
+        .unwrap();
+    let too_big = Pod::new("g-0", "ml", "g-0")
+        .with_group("g")
+        .with_requests(Resources::new(4 * CPU, 1 << 30));
+    s.add_pod(too_big, Time::ZERO).unwrap();
+    s.add_pod(member("g", 1), Time::ZERO).unwrap();
+    s.add_pod(member("g", 2), Time::ZERO).unwrap();
+    assert!(s.delete_group(&crate::GroupKey::new("ml", "g")).unwrap());
+    let before = s.stats().cycles;
+    let outcome = s
+        .schedule_one(Time::ZERO)
+        .expect("the group's members are queued");
+    let CycleOutcome::PodGroup {
+        admitted, status, ..
+    } = &outcome
+    else {
+        panic!("not a pod-group cycle: {outcome:?}");
+    };
+    assert!(!admitted);
+    assert!(
+        status
+            .message()
+            .contains("podgroup.scheduling.k8s.io \"g\" not found"),
+        "{status:?}"
+    );
+    assert_eq!(
+        s.stats().cycles - before,
+        2,
+        "g-0 finds no room, g-1 is placed and fails Permit, g-2 is not tried"
+    );
+    s.check().unwrap();
+}
+
 /// Two gangs of three on room for four, their members arriving interleaved: each gang fits
 /// alone, not both.
 fn contention(mode: Mode, cycle: GangCycle) -> Scheduler {
