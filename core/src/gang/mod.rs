@@ -23,6 +23,8 @@ mod group_object_ops;
 mod group_state;
 #[cfg(test)]
 mod group_state_tests;
+#[cfg(test)]
+mod group_state_views_tests;
 mod groups;
 mod member_events;
 pub(crate) mod ops;

@@ -1,0 +1,126 @@
+//! What [`GroupState`] tells its readers: the [`Members`] views, a member's pod, the answer of
+//! an update, and a fingerprint that tells states apart. Found missing by the mutants of
+//! 2026-12-07's run over `core/src/gang/` (unit tier): each of these answered a constant, or
+//! the opposite, and no unit test noticed.
+
+use std::collections::BTreeSet;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use super::*;
+use crate::{GroupKey, Pod, PodGroup, PodId};
+
+const NS: &str = "ml";
+
+fn key() -> GroupKey {
+    GroupKey::new(NS, "g")
+}
+
+fn member(i: usize) -> Pod {
+    Pod::new(format!("p{i}"), NS, &format!("p{i}")).with_group("g")
+}
+
+fn id(i: usize) -> PodId {
+    PodId::from(format!("p{i}").as_str())
+}
+
+/// Three members: `p0` assumed, `p1` and `p2` unscheduled.
+fn one_assumed() -> GroupState {
+    let mut state = GroupState::new(key());
+    for i in 0..3 {
+        state.add_pod(member(i), false).unwrap();
+    }
+    assert!(state.assume(&id(0)));
+    state.check().unwrap();
+    state
+}
+
+#[test]
+fn a_members_view_holds_the_members_in_its_place_and_no_other() {
+    let state = one_assumed();
+    let assumed = state.assumed();
+    assert_eq!(assumed.len(), 1);
+    assert!(!assumed.is_empty());
+    assert!(assumed.contains(&id(0)));
+    assert!(!assumed.contains(&id(1)), "unscheduled, not assumed");
+    assert!(!assumed.contains(&id(9)), "not a member");
+    assert!(state.assigned().is_empty());
+    let unscheduled = state.members_in(MemberPlace::Unscheduled);
+    assert_eq!(unscheduled.iter().collect::<Vec<_>>(), [&id(1), &id(2)]);
+    assert!(unscheduled.contains(&id(2)));
+    assert!(!unscheduled.contains(&id(0)));
+}
+
+#[test]
+fn a_members_view_equals_the_set_of_its_ids_only() {
+    let state = one_assumed();
+    let unscheduled = state.members_in(MemberPlace::Unscheduled);
+    let same: BTreeSet<PodId> = [id(1), id(2)].into();
+    let fewer: BTreeSet<PodId> = [id(1)].into();
+    let other: BTreeSet<PodId> = [id(0), id(2)].into();
+    let more: BTreeSet<PodId> = [id(0), id(1), id(2)].into();
+    assert!(unscheduled == same);
+    assert!(unscheduled == &same);
+    for differs in [&fewer, &other, &more] {
+        assert!(unscheduled != *differs, "{differs:?}");
+        assert!(unscheduled != differs, "{differs:?}");
+    }
+}
+
+#[test]
+fn a_member_s_pod_is_found_by_its_id_and_updated_only_in_its_own_group() {
+    let mut state = one_assumed();
+    assert_eq!(state.pod(&id(1)).map(Pod::name), Some("p1"));
+    assert_eq!(state.pod(&id(9)), None);
+    let names: Vec<&str> = state.pods().map(Pod::name).collect();
+    assert_eq!(names, ["p0", "p1", "p2"]);
+    let labelled = member(1).with_label("team", "a");
+    assert!(state.update_pod(labelled.clone()), "a member's new object");
+    assert_eq!(state.pod(&id(1)), Some(&labelled));
+    assert!(!state.update_pod(member(9)), "not a member");
+    let elsewhere = Pod::new("p2", NS, "p2").with_group("h");
+    assert!(!state.update_pod(elsewhere), "names another group");
+    state.check().unwrap();
+}
+
+#[test]
+fn an_update_keeping_a_gang_s_min_count_is_taken_with_fewer_members() {
+    // A gang of minimum three with two members so far: an update that leaves the minimum as
+    // it is (a label, say) is no raise, and is taken; a raise above the members is refused.
+    let mut state = GroupState::new(key());
+    state
+        .set_group(Some(PodGroup::gang(NS, "g", 3).unwrap()))
+        .unwrap();
+    for i in 0..2 {
+        state.add_pod(member(i), false).unwrap();
+    }
+    assert!(state
+        .set_group(Some(PodGroup::gang(NS, "g", 3).unwrap()))
+        .is_ok());
+    assert!(state
+        .set_group(Some(PodGroup::gang(NS, "g", 4).unwrap()))
+        .is_err());
+    assert_eq!(state.min_count(), Some(3));
+}
+
+fn fingerprint(state: &GroupState) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    state.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The model checker tells states apart by their hash: two group states that differ only in
+/// where one member is must not hash alike (a member hashed to nothing would merge them, and
+/// the checker would skip every state it had merged).
+#[test]
+fn group_states_that_differ_in_a_member_s_place_hash_apart() {
+    // The same counts (one assumed, two unscheduled), a different member assumed.
+    let first = one_assumed();
+    let mut second = GroupState::new(key());
+    for i in 0..3 {
+        second.add_pod(member(i), false).unwrap();
+    }
+    assert!(second.assume(&id(1)));
+    assert_ne!(first, second);
+    assert_ne!(fingerprint(&first), fingerprint(&second));
+    assert_eq!(fingerprint(&first), fingerprint(&first.clone()));
+}
