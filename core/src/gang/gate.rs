@@ -67,3 +67,61 @@ pub fn gang_queueing_hint(pod: &Pod, event: GangEvent<'_>) -> QueueingHint {
         QueueingHint::QueueSkip
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PodGroup;
+
+    fn gated() -> Pod {
+        Pod::new("g-0", "ml", "g-0").with_group("g")
+    }
+
+    fn hint(event: GangEvent<'_>) -> QueueingHint {
+        gang_queueing_hint(&gated(), event)
+    }
+
+    /// The hint wakes a gated member for its own group's events only: a sibling (same group,
+    /// same namespace), its PodGroup appearing, its minimum lowered — never for a same-named
+    /// group in another namespace, another group, or a minimum raised (I7 for the first, no
+    /// spurious wake-up for the rest; the gang/ mutants of 2026-12-07 that widened or
+    /// inverted each comparison went unnoticed by the unit tier).
+    #[test]
+    fn the_hint_queues_a_member_for_its_own_group_s_events_only() {
+        let sibling = Pod::new("g-1", "ml", "g-1").with_group("g");
+        let namesake = Pod::new("x", "other", "x").with_group("g");
+        let stranger = Pod::new("y", "ml", "y").with_group("h");
+        assert_eq!(hint(GangEvent::PodAdded(&sibling)), QueueingHint::Queue);
+        assert_eq!(
+            hint(GangEvent::PodAdded(&namesake)),
+            QueueingHint::QueueSkip
+        );
+        assert_eq!(
+            hint(GangEvent::PodAdded(&stranger)),
+            QueueingHint::QueueSkip
+        );
+        let own = |min| PodGroup::gang("ml", "g", min).unwrap();
+        let elsewhere = PodGroup::gang("other", "g", 2).unwrap();
+        let other = PodGroup::gang("ml", "h", 2).unwrap();
+        assert_eq!(hint(GangEvent::GroupAdded(&own(2))), QueueingHint::Queue);
+        assert_eq!(
+            hint(GangEvent::GroupAdded(&elsewhere)),
+            QueueingHint::QueueSkip
+        );
+        assert_eq!(hint(GangEvent::GroupAdded(&other)), QueueingHint::QueueSkip);
+        let updated = |old: &PodGroup, new: &PodGroup| hint(GangEvent::GroupUpdated { old, new });
+        assert_eq!(updated(&own(3), &own(2)), QueueingHint::Queue, "lowered");
+        assert_eq!(updated(&own(2), &own(3)), QueueingHint::QueueSkip, "raised");
+        assert_eq!(
+            updated(&own(2), &own(2)),
+            QueueingHint::QueueSkip,
+            "unchanged"
+        );
+        let lowered_elsewhere = PodGroup::gang("other", "g", 1).unwrap();
+        assert_eq!(
+            updated(&elsewhere, &lowered_elsewhere),
+            QueueingHint::QueueSkip,
+            "another namespace's group lowered"
+        );
+    }
+}
