@@ -124,3 +124,79 @@ fn group_states_that_differ_in_a_member_s_place_hash_apart() {
     assert_ne!(fingerprint(&first), fingerprint(&second));
     assert_eq!(fingerprint(&first), fingerprint(&first.clone()));
 }
+
+/// `check()` — the I5 accounting the scheduler and the checkers rely on — finds each way a
+/// group state can be broken (the mutants that made it answer `Ok` always, or let a mark on a
+/// member neither assumed nor in an attempt pass, went unnoticed by the unit tier).
+#[test]
+fn the_check_finds_each_broken_group_state() {
+    let sound = one_assumed();
+    sound.check().unwrap();
+    let broken = |what: &str, breaks: &dyn Fn(&mut GroupState)| {
+        let mut state = sound.clone();
+        breaks(&mut state);
+        let err = state.check().expect_err(what);
+        assert!(err.starts_with("ml/g: "), "{what}: {err}");
+    };
+    broken("a member holding another pod", &|s| {
+        s.members.get_mut(&id(1)).unwrap().pod = member(7);
+    });
+    broken("an unscheduled member marked as waiting for others", &|s| {
+        s.members.get_mut(&id(1)).unwrap().waited_for_others = true;
+    });
+    broken("a member moved without its count", &|s| {
+        s.members.get_mut(&id(1)).unwrap().placement = MemberPlace::Assigned;
+    });
+    broken("an unscheduled member waiting in the attempt", &|s| {
+        s.attempt = Some(GangAttempt {
+            deadline: crate::Time::ZERO,
+            waiting: [id(1)].into(),
+            failure: None,
+        });
+    });
+    broken("a failed attempt with members waiting", &|s| {
+        s.attempt = Some(GangAttempt {
+            deadline: crate::Time::ZERO,
+            waiting: [id(0)].into(),
+            failure: Some("timed out".into()),
+        });
+    });
+    broken("the object of another group", &|s| {
+        s.group = Some(PodGroup::gang(NS, "h", 2).unwrap());
+    });
+    // An assumed member marked, in no attempt: sound; in the attempt too: not.
+    let mut marked = sound.clone();
+    assert!(marked.wait_for_others(&id(0)));
+    marked.check().unwrap();
+    marked.attempt = Some(GangAttempt {
+        deadline: crate::Time::ZERO,
+        waiting: [id(0)].into(),
+        failure: None,
+    });
+    assert!(marked.check().is_err(), "marked and in the attempt");
+}
+
+/// Only an assumed member waits in an attempt, and none once the attempt has failed.
+#[test]
+fn only_an_assumed_member_waits_in_a_live_attempt() {
+    let mut state = one_assumed();
+    let timeout = std::time::Duration::from_secs(10);
+    let now = crate::Time::ZERO;
+    assert_eq!(
+        state.wait_in_attempt(&id(1), now, timeout),
+        None,
+        "unscheduled"
+    );
+    assert_eq!(
+        state.wait_in_attempt(&id(0), now, timeout),
+        Some(now + timeout)
+    );
+    assert!(state.assume(&id(1)));
+    assert_eq!(state.fail_attempt("timed out"), [id(0)]);
+    assert_eq!(
+        state.wait_in_attempt(&id(1), now, timeout),
+        None,
+        "the attempt failed"
+    );
+    state.check().unwrap();
+}
