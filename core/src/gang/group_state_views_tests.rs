@@ -1,5 +1,6 @@
-//! What [`GroupState`] tells its readers: the [`Members`] views, a member's pod, the answer of
-//! an update, and a fingerprint that tells states apart. Found missing by the mutants of
+//! What a group's state ([`GroupState`]) and the registry's map of them ([`Groups`]) tell their
+//! readers: the [`Members`] views, a member's pod, the answer of an update, the deadline index,
+//! the checks, and a fingerprint that tells states apart. Found missing by the mutants of
 //! 2026-12-07's run over `core/src/gang/` (unit tier): each of these answered a constant, or
 //! the opposite, and no unit test noticed.
 
@@ -201,4 +202,99 @@ fn only_an_assumed_member_waits_in_a_live_attempt() {
         "the attempt failed"
     );
     state.check().unwrap();
+}
+
+/// Groups `g` (three members, `p0` assumed and waiting in a live attempt) and `h` (one member).
+fn two_groups() -> Groups {
+    let mut groups = Groups::new();
+    groups
+        .add_group(PodGroup::gang(NS, "g", 3).unwrap())
+        .unwrap();
+    for i in 0..3 {
+        groups.add_pod(member(i), false).unwrap();
+    }
+    groups
+        .add_pod(Pod::new("q0", NS, "q0").with_group("h"), false)
+        .unwrap();
+    groups.assume(&member(0)).unwrap();
+    let timeout = std::time::Duration::from_secs(10);
+    let opened = groups.change(&key(), |s| {
+        s.wait_in_attempt(&id(0), crate::Time::ZERO, timeout)
+    });
+    assert_eq!(opened, Some(Some(crate::Time::ZERO + timeout)));
+    groups.check().unwrap();
+    groups
+}
+
+fn groups_fingerprint(groups: &Groups) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    groups.hash(&mut hasher);
+    hasher.finish()
+}
+
+#[test]
+fn the_groups_map_lists_its_states_members_and_deadlines() {
+    let groups = two_groups();
+    assert_eq!(groups.len(), 2);
+    assert!(!groups.is_empty());
+    assert!(Groups::new().is_empty());
+    let keys: Vec<String> = groups.iter().map(|s| s.key().to_string()).collect();
+    assert_eq!(keys, ["ml/g", "ml/h"]);
+    assert!(groups.is_member(&id(2)));
+    assert!(groups.is_member(&PodId::from("q0")));
+    assert!(!groups.is_member(&id(9)));
+    let deadline = crate::Time::ZERO + std::time::Duration::from_secs(10);
+    assert_eq!(groups.next_deadline(), Some(deadline));
+    assert_eq!(groups.deadlines().collect::<Vec<_>>(), [&(deadline, key())]);
+}
+
+#[test]
+fn an_update_through_the_map_says_whether_it_found_the_member() {
+    let mut groups = two_groups();
+    assert!(groups.update_pod(member(1).with_label("team", "a")));
+    assert!(!groups.update_pod(member(9)), "not a member");
+    assert!(!groups.update_pod(Pod::new("x", NS, "x")), "no group");
+    groups.check().unwrap();
+}
+
+#[test]
+fn maps_that_differ_in_one_group_s_member_hash_apart() {
+    let first = two_groups();
+    let mut second = first.clone();
+    second.change(&key(), |s| assert!(s.assume(&id(1))));
+    assert_ne!(first, second);
+    assert_ne!(groups_fingerprint(&first), groups_fingerprint(&second));
+    assert_eq!(
+        groups_fingerprint(&first),
+        groups_fingerprint(&first.clone())
+    );
+}
+
+#[test]
+fn the_map_s_check_finds_each_broken_index_and_state() {
+    let sound = two_groups();
+    let broken = |what: &str, breaks: &dyn Fn(&mut Groups)| {
+        let mut groups = sound.clone();
+        breaks(&mut groups);
+        assert!(groups.check().is_err(), "{what}");
+    };
+    broken("a live attempt's deadline not indexed", &|g| {
+        g.deadlines.clear()
+    });
+    broken("an index entry with no live attempt", &|g| {
+        g.deadlines
+            .insert((crate::Time::ZERO, GroupKey::new(NS, "h")));
+    });
+    broken("a state filed under another key", &|g| {
+        let state = g.states.remove(&GroupKey::new(NS, "h")).unwrap();
+        g.states.insert(GroupKey::new(NS, "x"), state);
+    });
+    broken("an unused state kept", &|g| {
+        let unused = GroupState::new(GroupKey::new(NS, "u"));
+        g.states.insert(unused.key().clone(), unused);
+    });
+    broken("a broken group state", &|g| {
+        let state = g.states.get_mut(&key()).unwrap();
+        state.members.get_mut(&id(1)).unwrap().placement = MemberPlace::Assigned;
+    });
 }
