@@ -305,3 +305,21 @@ fn a_preempted_waiting_pod_reports_what_wait_on_permit_returns() {
         Some("DefaultPreemption")
     );
 }
+
+/// `on_pod_updated` says whether the pod is a member whose object the plugin now holds (the
+/// gang/ mutants of 2026-12-07 that made `ops::pod_updated` answer a constant went unnoticed
+/// by the unit tier).
+#[test]
+fn an_update_says_whether_the_plugin_holds_the_pod() {
+    for mode in [Mode::Upstream, Mode::Hardened] {
+        let (gang, pods) = setup(mode, 2, 2);
+        assert!(gang.on_pod_updated(pods[0].clone().with_label("team", "a")));
+        let outsider = Pod::new("p9", NS, "p9").with_group("g");
+        assert!(!gang.on_pod_updated(outsider), "{mode:?}: not a member");
+        assert!(
+            !gang.on_pod_updated(Pod::new("x", NS, "x")),
+            "{mode:?}: no group"
+        );
+        check(&gang);
+    }
+}
