@@ -247,6 +247,17 @@ mod tests {
         assert_eq!(format!("{ok:?}"), r#"["Quota", "Budget"]"#);
     }
 
+    /// How many plugins a list holds (the gang/ mutants of 2026-12-07 that made `len` and
+    /// `is_empty` constants went unnoticed by the unit tier).
+    #[test]
+    fn a_list_counts_its_plugins() {
+        let none = PermitPlugins::none();
+        assert_eq!((none.len(), none.is_empty()), (0, true));
+        assert!(list(&[]).unwrap().is_empty());
+        let two = list(&["Quota", "Budget"]).unwrap();
+        assert_eq!((two.len(), two.is_empty()), (2, false));
+    }
+
     #[test]
     fn a_panicking_plugin_is_an_error_and_the_hook_hears_of_it() {
         let heard = Arc::new(crate::sync::Mutex::new(Vec::new()));
