@@ -247,6 +247,22 @@ mod tests {
         assert_eq!(format!("{ok:?}"), r#"["Quota", "Budget"]"#);
     }
 
+    /// `verdicts` lists each plugin's answer up to and with the first rejection (the gang/
+    /// mutants of 2026-12-07 that listed nothing, or stopped at the first plugin that did not
+    /// reject, went unnoticed by the unit tier).
+    #[test]
+    fn verdicts_run_up_to_and_with_the_first_rejection() {
+        let plugins = list(&["Quota", "Panics", "Budget"]).unwrap();
+        let verdicts = plugins.verdicts(&Pod::new("a", "ns", "a"), "n1");
+        let names: Vec<&str> = verdicts.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["Quota", "Panics"], "Budget is not asked");
+        assert_eq!(verdicts[0].1, PermitVerdict::Allow);
+        assert!(matches!(verdicts[1].1, PermitVerdict::Reject(_)));
+        assert!(PermitPlugins::none()
+            .verdicts(&Pod::new("a", "ns", "a"), "n1")
+            .is_empty());
+    }
+
     /// How many plugins a list holds (the gang/ mutants of 2026-12-07 that made `len` and
     /// `is_empty` constants went unnoticed by the unit tier).
     #[test]

@@ -323,3 +323,14 @@ fn an_update_says_whether_the_plugin_holds_the_pod() {
         check(&gang);
     }
 }
+
+/// The plugin tells its mode and Permit wait as it was built with (the gang/ mutants of
+/// 2026-12-07 that answered the defaults went unnoticed by the unit tier).
+#[test]
+fn the_plugin_tells_its_mode_and_timeout() {
+    let waits = std::time::Duration::from_secs(42);
+    let gang = GangScheduling::with_timeout(Mode::Hardened, WaitingPods::new(), waits);
+    assert_eq!((gang.mode(), gang.timeout()), (Mode::Hardened, waits));
+    let upstream = GangScheduling::new(Mode::Upstream, WaitingPods::new());
+    assert_eq!(upstream.mode(), Mode::Upstream);
+}
