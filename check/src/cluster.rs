@@ -295,7 +295,12 @@ impl Cluster {
             plugin_fault: None,
             home: Home::here(),
         };
-        let mut parts = ClusterParts::new(&mut cluster, config.mode, None, plugins);
+        let mut parts = ClusterParts::new(
+            &mut cluster,
+            (config.mode, config.gang_cycle),
+            None,
+            plugins,
+        );
         for (n, &slots) in config.nodes.iter().enumerate() {
             let capacity = Resources::new(
                 SLOT.cpu_millis * u64::from(slots),
@@ -310,7 +315,12 @@ impl Cluster {
         if !config.arrivals {
             while let Some(id) = cluster.next_arrival() {
                 let pod = cluster.pod(&id).clone();
-                let mut parts = ClusterParts::new(&mut cluster, config.mode, None, plugins);
+                let mut parts = ClusterParts::new(
+                    &mut cluster,
+                    (config.mode, config.gang_cycle),
+                    None,
+                    plugins,
+                );
                 steps::pod_added(&mut parts, pod, Time::ZERO).expect("each pod arrives once");
                 cluster.stages.insert(id, Stage::Pending);
             }

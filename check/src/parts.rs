@@ -17,7 +17,8 @@ use gangsched::scheduler::{BindError, CacheState, SchedulerPlugins};
 use gangsched::waiting::{AddError, AllowOutcome, Decided};
 use gangsched::GroupKey;
 use gangsched::{
-    Cause, Decision, Mode, PermitPlugins, PluginName, Pod, PodId, Status, Time, WaitingState,
+    Cause, Decision, GangCycle, Mode, PermitPlugins, PluginName, Pod, PodId, Status, Time,
+    WaitingState,
 };
 
 use super::cluster::{Cluster, Stage, TIMEOUT};
@@ -29,6 +30,7 @@ pub(super) struct ClusterParts<'a> {
     /// The state the step changes.
     pub(super) c: &'a mut Cluster,
     mode: Mode,
+    gang_cycle: GangCycle,
     flaw: Option<Flaw>,
     /// A bug planted in the gang plugin's operations (a witness's).
     pub(super) gang_flaw: Option<GangFlaw>,
@@ -51,13 +53,14 @@ pub(super) struct ClusterParts<'a> {
 impl<'a> ClusterParts<'a> {
     pub(super) fn new(
         c: &'a mut Cluster,
-        mode: Mode,
+        (mode, gang_cycle): (Mode, GangCycle),
         flaw: Option<Flaw>,
         plugins: &'a Plugins,
     ) -> ClusterParts<'a> {
         ClusterParts {
             c,
             mode,
+            gang_cycle,
             flaw,
             gang_flaw: None,
             plugins,
@@ -100,6 +103,10 @@ impl Parts for ClusterParts<'_> {
 
     fn mode(&self) -> Mode {
         self.mode
+    }
+
+    fn gang_cycle(&self) -> GangCycle {
+        self.gang_cycle
     }
 
     fn planted(&self, flaw: Flaw) -> bool {

@@ -80,7 +80,12 @@ impl GangProtocol {
             None
         };
         let (now, pods) = (next.now, next.pods.share());
-        let mut p = ClusterParts::new(&mut next, self.config.mode, self.flaw, &self.plugins);
+        let mut p = ClusterParts::new(
+            &mut next,
+            (self.config.mode, self.config.gang_cycle),
+            self.flaw,
+            &self.plugins,
+        );
         p.gang_flaw = self.gang_flaw;
         if self.config.permit_rejections > 0 {
             p.unhinted = &QUOTA;

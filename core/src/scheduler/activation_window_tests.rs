@@ -97,6 +97,9 @@ impl<'a> Parts for Interrupted<'a> {
     fn mode(&self) -> Mode {
         self.parts.mode()
     }
+    fn gang_cycle(&self) -> crate::GangCycle {
+        self.parts.gang_cycle()
+    }
     fn planted(&self, flaw: Flaw) -> bool {
         self.flaw == Some(flaw)
     }

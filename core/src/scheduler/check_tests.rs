@@ -55,6 +55,9 @@ impl<'a> Parts for Probe<'a> {
     fn mode(&self) -> Mode {
         self.parts.mode()
     }
+    fn gang_cycle(&self) -> crate::GangCycle {
+        self.parts.gang_cycle()
+    }
 
     fn unobserved<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
         if !self.gated {

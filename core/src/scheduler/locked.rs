@@ -148,6 +148,10 @@ impl<'a> Parts for SchedulerParts<'a> {
         self.inner.config.mode
     }
 
+    fn gang_cycle(&self) -> crate::GangCycle {
+        self.inner.config.gang_cycle
+    }
+
     fn unobserved<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
         let inner = self.inner;
         let _step = inner.step_gate.step();

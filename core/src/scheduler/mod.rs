@@ -41,6 +41,8 @@ mod error;
 pub(crate) mod flaw;
 pub(crate) mod jobs;
 mod locked;
+#[cfg(test)]
+mod member_gone_tests;
 mod node;
 mod node_index;
 mod node_view;

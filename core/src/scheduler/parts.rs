@@ -5,7 +5,7 @@
 
 use crate::gang::parts::GangParts;
 use crate::queue::{QueuePlugins, QueueState};
-use crate::{Mode, PermitPlugins, Pod, Status};
+use crate::{GangCycle, Mode, PermitPlugins, Pod, Status};
 
 #[cfg(feature = "checking")]
 use super::flaw::Flaw;
@@ -29,6 +29,9 @@ pub trait Parts {
 
     /// Upstream's behaviour or gangway's guarantees.
     fn mode(&self) -> Mode;
+
+    /// How gangs are scheduled: the Permit barrier or the pod-group cycle.
+    fn gang_cycle(&self) -> GangCycle;
 
     /// Whether the deliberate bug `flaw` is planted (a checker's witness): only with the
     /// `checking` feature, and only [`Planted`](super::planted::Planted) parts say yes.

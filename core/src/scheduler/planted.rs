@@ -30,6 +30,9 @@ impl<P: Parts> Parts for Planted<P> {
     fn mode(&self) -> Mode {
         self.parts.mode()
     }
+    fn gang_cycle(&self) -> crate::GangCycle {
+        self.parts.gang_cycle()
+    }
     fn planted(&self, flaw: Flaw) -> bool {
         flaw == self.flaw
     }

@@ -186,6 +186,18 @@ fn timed_out_waiter_counts_once_its_group_is_a_gang() {
     replay_regression("timed-out-waiter-counts-once-its-group-is-a-gang");
 }
 
+/// Found by `.ci/run`'s fuzz step once the target judged its rests: Hardened pod-group cycle,
+/// `g0` (minimum 3) placed `p1.1` and `p0.1` on the cycle's snapshot and turned `p10` and `p9`
+/// away for the room they took; `p1.1` was deleted before the commit, so nothing it held was
+/// released and nothing announced, and `p10` waited for the leftover flush with its gang's room
+/// free (I7). Fixed: a member deleted unscheduled asks its parked siblings again
+/// (`steps/member_gone.rs`; `regression_a_member_deleted_as_its_gang_cycle_runs_asks_its_siblings_again`
+/// and, deleted once the gang is parked, `…_while_its_gang_is_parked_…` in the core).
+#[test]
+fn member_deleted_in_the_cycle_parks_siblings_with_room() {
+    replay_regression("member-deleted-in-the-cycle-parks-siblings-with-room");
+}
+
 /// The witnesses: each file in `witnesses/scheduler_events/` is named after a plantable flaw
 /// (`<Flaw>` or `<Flaw>.<anything>`) and is an input the fuzzer found with that flaw planted
 /// (`GANGWAY_FUZZ_FLAW`, fuzz/README.md). On the real scheduler it passes every check; with

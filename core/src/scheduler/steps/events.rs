@@ -5,7 +5,7 @@
 use crate::gang::ops;
 use crate::gang::parts::GangParts;
 use crate::queue::ClusterEvent;
-use crate::{GroupKey, Mode, Pod, PodGroup, PodId, Time};
+use crate::{GangCycle, GroupKey, Mode, Pod, PodGroup, PodId, Time};
 
 #[cfg(feature = "checking")]
 use super::super::flaw::Flaw;
@@ -16,6 +16,7 @@ use super::super::{
     RemoveNodeError, UpdateGroupError, UpdateNodeError, UpdatePodError,
 };
 use super::admitted;
+use super::member_gone;
 
 /// A cluster event through the queue's move-all, skipping the pods `precheck` refuses; returns
 /// how many pods moved.
@@ -151,8 +152,18 @@ pub fn pod_deleted<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> Result<bool, De
 fn remove_pod<P: Parts>(p: &mut P, pod: &Pod, now: Time) -> bool {
     let id = pod.id();
     let member = ops::pod_deleted(p.gang(), pod).is_some();
-    // Each change below is looked for first: a no-op leaves the part as it was.
-    let queued = p.read_queue(|q| q.place(id).is_some()) && p.queue(|q, _| q.delete(id));
+    // Each change below is looked for first: a no-op leaves the part as it was. Hardened
+    // pod-group cycle: a member leaving unscheduled asks its parked siblings again, in the
+    // same critical section (`member_gone.rs`).
+    let reask = member && p.mode() == Mode::Hardened && p.gang_cycle() == GangCycle::PodGroup;
+    let queued = p.read_queue(|q| q.place(id).is_some())
+        && p.queue(|q, plugins| {
+            let deleted = q.delete(id);
+            if let Some(key) = pod.group_key().filter(|_| deleted && reask) {
+                member_gone::activate_parked_members(q, plugins, key, now);
+            }
+            deleted
+        });
     let in_binding =
         p.read_driver(|d| d.assignment(id).is_some()) && p.driver(|d| d.mark_deleted(id));
     if in_binding {

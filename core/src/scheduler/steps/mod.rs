@@ -6,6 +6,8 @@
 //! - `events.rs` — cluster events (pods, groups, nodes) and the move-all they announce;
 //! - `cycle.rs` — the scheduling cycle: place and reserve, hand back for want of room, Permit;
 //! - `activate.rs` — a Permit's activation of its gang's unscheduled members;
+//! - `member_gone.rs` — Hardened pod-group cycle: a member deleted unscheduled asks its parked
+//!   siblings again;
 //! - `permit_release.rs` — Upstream: a pod Permit rejects released in its scheduling cycle;
 //! - `pod_group_cycle.rs` — the pod-group cycle: a gang gathered, placed on one snapshot, committed
 //!   or handed back whole (I9);
@@ -22,6 +24,7 @@ mod admitted;
 mod binding;
 mod cycle;
 mod events;
+mod member_gone;
 mod permit_release;
 #[cfg(feature = "checking")]
 mod planted;

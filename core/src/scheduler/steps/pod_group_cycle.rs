@@ -35,6 +35,7 @@ use super::admitted;
 use super::cycle::{
     assume_reserve, dropped, hand_back_unfit, permit, record, requeue, unschedulable,
 };
+use super::member_gone;
 
 /// A pod group's members in flight for one pod-group cycle, in the order they are placed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -537,8 +538,17 @@ fn hand_back_group<P: Parts>(p: &mut P, sim: Simulation, now: Time) -> Vec<Cycle
             .iter()
             .map(|(pod, _, rejector)| (pod.id().clone(), rejector.clone()))
             .collect();
-        // Every member is in flight until handed back.
-        let places = p.queue(|q, plugins| q.hand_back_gang(&members, now, plugins));
+        // Every member is in flight until handed back. One deleted as the cycle ran may have
+        // taken, on the snapshot, the room a sibling was turned away for: the members parked
+        // are asked again in the same critical section (`member_gone.rs`).
+        let group = &sim.group;
+        let places = p.queue(|q, plugins| {
+            let places = q.hand_back_gang(&members, now, plugins)?;
+            if places.iter().any(Option::is_none) {
+                member_gone::activate_parked_members(q, plugins, group, now);
+            }
+            Ok::<_, crate::queue::HandBackError>(places)
+        });
         match places {
             Ok(places) => places.iter().map(Option::is_some).collect(),
             Err(_) => vec![true; back.len()],
