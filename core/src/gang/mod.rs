@@ -39,6 +39,8 @@ pub(crate) mod plugin;
 #[cfg(test)]
 mod plugin_tests;
 mod registry;
+#[cfg(test)]
+mod registry_tests;
 #[cfg(feature = "checking")]
 mod rename;
 mod unscheduled_stamp;
