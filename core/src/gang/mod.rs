@@ -13,6 +13,8 @@
 //! 5. Errors, one per operation.
 
 mod activation;
+#[cfg(test)]
+mod alarm_tests;
 pub(crate) mod decide;
 mod error;
 pub(crate) mod feasible;

@@ -54,7 +54,10 @@ fn groups_spread_over_the_shards_each_in_the_shard_its_key_names() {
         let k = key(i);
         let held = holding(&k);
         assert_eq!(held.len(), 1, "g{i} in one shard: {held:?}");
-        assert!(registry.read_key(&k).get(&k).is_some(), "g{i} where its key says");
+        assert!(
+            registry.read_key(&k).get(&k).is_some(),
+            "g{i} where its key says"
+        );
         #[cfg(feature = "checking")]
         assert_eq!(registry.shard_of(&k), held[0], "g{i}");
     }

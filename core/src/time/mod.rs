@@ -13,6 +13,8 @@ mod go_duration;
 mod instant;
 
 pub use alarm::Alarm;
+#[cfg(test)]
+pub(crate) use alarm::Wake;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use driver::{Deadlines, TimerDriver};
 pub use go_duration::GoDuration;
