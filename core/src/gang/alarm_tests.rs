@@ -73,8 +73,15 @@ fn an_attempt_deadline_earlier_than_its_shards_rings_the_gang_alarm() {
     let trio = three_gangs_in_one_shard(&gang);
     let alarm = Alarm::new();
     gang.ring_on_earlier_deadline(alarm.clone());
+    assert_eq!(
+        Deadlines::next_deadline(&gang),
+        None,
+        "nothing to wake up for"
+    );
     wait_at(&gang, &trio[0], at(100));
     assert!(rung(&alarm), "the shard's first deadline wakes the timer");
+    let timeout = gang.timeout();
+    assert_eq!(Deadlines::next_deadline(&gang), Some(at(100) + timeout));
     wait_at(&gang, &trio[1], at(200));
     assert!(!rung(&alarm), "a later one leaves its sleep as it is");
     wait_at(&gang, &trio[2], at(0));

@@ -1,6 +1,7 @@
 //! Unit tests of the GangScheduling plugin in both modes.
 
 use super::*;
+use crate::sync::Arc;
 use crate::{GroupKey, Mode, Pod, PodGroup, Policy, Time, WaitingPods};
 
 const NS: &str = "ml";
@@ -333,4 +334,53 @@ fn the_plugin_tells_its_mode_and_timeout() {
     assert_eq!((gang.mode(), gang.timeout()), (Mode::Hardened, waits));
     let upstream = GangScheduling::new(Mode::Upstream, WaitingPods::new());
     assert_eq!(upstream.mode(), Mode::Upstream);
+}
+
+/// `expire` write-locks only the shards with an attempt due: a binding worker reading another
+/// gang's shard does not wait for the timer (issue #43: a `part_deadline` that always said
+/// "due" made it lock every shard, to the same result).
+#[test]
+fn expire_locks_no_shard_with_nothing_due() {
+    use crate::sync::{thread, Condvar, Mutex};
+    let (gang, pods) = setup(Mode::Hardened, 2, 2);
+    assert!(matches!(
+        reserve_and_permit(&gang, &pods[0], Time::ZERO),
+        Permit::Wait { .. }
+    ));
+    let registry = gang.registry();
+    let due = (0..registry.shards())
+        .find(|&i| {
+            registry
+                .read_shard(i)
+                .get(&GroupKey::new(NS, "g"))
+                .is_some()
+        })
+        .unwrap();
+    let idle = (due + 1) % registry.shards();
+    // A reader holds the idle shard while the timer expires the due attempt.
+    let reading = registry.read_shard(idle);
+    let done = Arc::new((Mutex::new(None), Condvar::new()));
+    let timer = thread::spawn("timer", {
+        let (gang, done) = (gang.clone(), done.clone());
+        move || {
+            let expired = gang.expire(Time::ZERO + DEFAULT_PERMIT_TIMEOUT);
+            *done.0.lock() = Some(expired.len());
+            done.1.notify_all();
+        }
+    });
+    let expired = {
+        let mut finished = done.0.lock();
+        if finished.is_none() {
+            done.1
+                .wait_for(&mut finished, std::time::Duration::from_secs(30));
+        }
+        *finished
+    };
+    drop(reading);
+    timer.join().unwrap();
+    assert_eq!(
+        expired,
+        Some(1),
+        "expire waited for the idle shard's reader"
+    );
 }
