@@ -29,6 +29,8 @@ mod group_state_tests;
 mod group_state_views_tests;
 mod groups;
 mod member_events;
+#[cfg(test)]
+mod member_events_tests;
 pub(crate) mod ops;
 pub(crate) mod parts;
 mod permit;
