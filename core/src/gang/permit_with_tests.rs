@@ -247,3 +247,33 @@ fn hardened_lets_a_basic_group_member_wait_on_another_plugin_and_rejects_one_wit
     assert_eq!(status.plugin().unwrap(), "GangScheduling");
     assert_eq!(gang.waiting().len(), 1, "only the Basic member waits");
 }
+
+/// Hardened: a wait the waiting map refuses (the pod already waits) is the error of the first
+/// plugin that asked for it, as kube-scheduler reports a Permit plugin's failure — not the gang
+/// plugin's, and not a success (issue #43: `registration_error` answering a default status was
+/// missed).
+#[test]
+fn a_wait_the_map_refuses_is_the_first_waiting_plugins_error() {
+    let gang = GangScheduling::new(Mode::Hardened, WaitingPods::new());
+    gang.on_group_added(PodGroup::new("ml", "basic", Policy::Basic).unwrap())
+        .unwrap();
+    let quota = plugin("Quota", PermitVerdict::wait(Duration::from_secs(10)));
+    let budget = plugin("Budget", PermitVerdict::wait(Duration::from_secs(20)));
+    let others = plugins(&[&quota, &budget]);
+    let member = Pod::new("b", "ml", "b").with_group("basic");
+    gang.on_pod_added(member.clone(), false).unwrap();
+    let Permit::Wait { .. } = permit(&gang, &member, &others, Time::ZERO) else {
+        panic!("a Basic group's member waits on Quota and Budget");
+    };
+    let member = member.with_node("n1");
+    let Permit::Reject { status, .. } = gang.permit_with(&member, "n1", &others, Time::ZERO) else {
+        panic!("already waiting: refused");
+    };
+    assert_eq!(status.code(), Code::Error);
+    assert_eq!(status.plugin().unwrap(), "Quota");
+    assert_eq!(
+        status.message(),
+        "running Permit plugin \"Quota\": pod b is already waiting"
+    );
+    assert_eq!(gang.waiting().len(), 1, "the first wait stands");
+}
