@@ -83,6 +83,8 @@ fn the_log_shows_cycles_decisions_gangs_and_queue_moves() {
         "waiting pod: allowed pod=uid-0 gang=\"alone\"",
         "gang: attempt timed out gang=ml/late",
         "waiting pod: rejected pod=uid-2 gang=\"late\" plugin=\"GangScheduling\"",
+        "gang: attempt failed gang=ml/lost reason=",
+        "gang: quorum, members allowed together gang=\"upstream\" members=3",
     ]);
 }
 
@@ -117,4 +119,32 @@ fn plugin_alone() {
         );
     }
     gang.expire(Time::from_secs(300));
+
+    // A waiting member deleted: its gang's attempt fails whole.
+    gang.on_group_added(PodGroup::gang("ml", "lost", 2).unwrap())
+        .unwrap();
+    let lost = pod(7, "lost");
+    gang.on_pod_added(lost.clone(), false).unwrap();
+    gang.on_pod_added(pod(8, "lost"), false).unwrap();
+    gang.reserve(&lost).unwrap();
+    assert!(matches!(
+        gang.permit(&lost, Time::ZERO),
+        Permit::Wait { .. }
+    ));
+    gang.on_pod_deleted(&lost);
+
+    // Upstream: the quorum member lets its two waiting siblings through — three together.
+    let upstream = GangScheduling::new(Mode::Upstream, WaitingPods::new());
+    upstream
+        .on_group_added(PodGroup::gang("ml", "upstream", 3).unwrap())
+        .unwrap();
+    let members = [pod(4, "upstream"), pod(5, "upstream"), pod(6, "upstream")];
+    for p in &members {
+        upstream.on_pod_added(p.clone(), false).unwrap();
+    }
+    for (i, p) in members.iter().enumerate() {
+        upstream.reserve(p).unwrap();
+        let permit = upstream.permit(p, Time::ZERO);
+        assert_eq!(matches!(permit, Permit::Wait { .. }), i < 2);
+    }
 }
