@@ -131,13 +131,15 @@ async fn settled(client: &Client, namespace: &str) -> Vec<Pod> {
 
 /// The crash of one run: the first scheduler parks at `pause_at` (or is killed `delay` after it
 /// starts scheduling), is killed with SIGKILL, the hogs come, and a second scheduler takes over.
-/// Returns the namespace's pods once settled.
+/// Once the namespace settles, `verify` judges its pods while both schedulers' logs are still
+/// there: a failure prints where they are. Returns the pods.
 async fn crash_and_restart(
     cluster: &Cluster,
     client: &Client,
     namespace: &str,
     crash: Crash,
     extra: &[&str],
+    verify: impl FnOnce(&[Pod]),
 ) -> Vec<Pod> {
     two_gangs(client, namespace).await;
     let mut args = vec!["--leader-elect=false"];
@@ -167,8 +169,18 @@ async fn crash_and_restart(
     args.extend_from_slice(extra);
     let _second = SchedulerProcess::start_scheduling(cluster, &args);
     let pods = settled(client, namespace).await;
+    verify(&pods);
     delete_all(client, namespace, &pods).await;
     pods
+}
+
+/// I10 holds on `pods`, or the run panics naming `crash` (both schedulers' logs kept).
+fn no_partial_gang(crash: Crash) -> impl FnOnce(&[Pod]) {
+    move |pods| {
+        if let Err(e) = check_i10(pods) {
+            panic!("after {crash:?}: {e}: {:?}", bound_per_gang(pods));
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -209,8 +221,8 @@ async fn a_gang_killed_after_its_first_bind_is_finished_by_the_next_scheduler() 
     };
     let client = cluster.client().await;
     five_nodes(&client).await;
-    let pods = crash_and_restart(&cluster, &client, "h7", Crash::At("bound:1"), &[]).await;
-    check_i10(&pods).unwrap_or_else(|e| panic!("{e}: {:?}", bound_per_gang(&pods)));
+    let crash = Crash::At("bound:1");
+    let pods = crash_and_restart(&cluster, &client, "h7", crash, &[], no_partial_gang(crash)).await;
     let bound = bound_per_gang(&pods);
     assert!(
         bound.values().any(|&n| n == 2),
@@ -225,6 +237,7 @@ async fn a_gang_killed_after_its_first_bind_is_finished_by_the_next_scheduler() 
         "h7-witness",
         Crash::At("bound:1"),
         &["--skip-placement-record"],
+        |_| {},
     )
     .await;
     let error = check_i10(&pods).expect_err("without the placement record a gang is part-bound");
@@ -237,6 +250,7 @@ async fn a_gang_killed_after_its_first_bind_is_finished_by_the_next_scheduler() 
         "upstream-witness",
         Crash::At("bound:1"),
         &["--mode=upstream"],
+        |_| {},
     )
     .await;
     assert!(
@@ -272,9 +286,7 @@ async fn no_partial_gang_after_a_kill_at_any_of_24_points() {
     crashes.extend((0..18).map(|i| Crash::After(Duration::from_millis(i * 23))));
     for (i, crash) in crashes.into_iter().enumerate() {
         let namespace = format!("kill-{i}");
-        let pods = crash_and_restart(&cluster, &client, &namespace, crash, &[]).await;
-        if let Err(e) = check_i10(&pods) {
-            panic!("after {crash:?}: {e}: {:?}", bound_per_gang(&pods));
-        }
+        let verify = no_partial_gang(crash);
+        crash_and_restart(&cluster, &client, &namespace, crash, &[], verify).await;
     }
 }
