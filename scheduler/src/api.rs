@@ -103,6 +103,16 @@ impl Writer {
         Ok(())
     }
 
+    /// Whether the pod `namespace/name` is bound (`spec.nodeName` set), as the API has it now.
+    pub async fn is_bound(&self, namespace: &str, name: &str) -> Result<bool, kube::Error> {
+        self.throttle.acquire().await;
+        let pod = self.pods(namespace).get(name).await?;
+        Ok(pod
+            .spec
+            .and_then(|s| s.node_name)
+            .is_some_and(|n| !n.is_empty()))
+    }
+
     /// Writes `pod`'s `PodScheduled` condition (a strategic merge on `type`, as kube-scheduler
     /// patches a pod's status).
     pub async fn pod_scheduled(

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use gangsched::scheduler::{OutcomeSink, PodGroupScheduled, PodOutcome, PodScheduled};
+use gangsched::scheduler::{Cache, OutcomeSink, PodGroupScheduled, PodOutcome, PodScheduled};
 use gangsched::{GroupKey, PodId};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
@@ -30,7 +30,7 @@ impl OutcomeSink for Outcomes {
 pub async fn write_outcomes(
     mut outcomes: UnboundedReceiver<PodOutcome>,
     writer: Writer,
-    record: Option<PlacementRecord>,
+    record: Option<(PlacementRecord, Cache)>,
 ) {
     let mut pods: HashMap<PodId, PodScheduled> = HashMap::new();
     let mut groups: HashMap<GroupKey, PodGroupScheduled> = HashMap::new();
@@ -48,12 +48,12 @@ pub async fn write_outcomes(
         } else {
             tracing::info!(pod = %name, outcome = %outcome, "attempt ended");
         }
-        if let Some(record) = &record {
+        if let Some((record, cache)) = &record {
             match &outcome {
                 PodOutcome::Bound { .. } | PodOutcome::Dropped { .. } => {
                     record.forget(pod.id()).await
                 }
-                _ => record.release(&pod).await,
+                _ => record.release(cache, &pod).await,
             }
         }
         let condition = outcome.pod_scheduled();

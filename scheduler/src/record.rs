@@ -7,7 +7,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use gangsched::{Pod, PodId, Scheduler};
+use gangsched::scheduler::{Cache, PodPhase};
+use gangsched::{GroupKey, Pod, PodId, Scheduler};
 use tokio::sync::Mutex;
 
 use crate::api::{refusal, Refusal, Writer};
@@ -62,7 +63,11 @@ impl PlacementRecord {
         let Some(key) = pod.group_key() else {
             return Ok(0);
         };
-        // The admitted placement, read from the core (its locks only, no await under them).
+        // The admitted placement, read from the core (its locks only, no await under them): the
+        // members still reserved. One whose bind has finished is bound in the cache and needs no
+        // record: the API refuses a nomination for a bound pod, and a failed record releases the
+        // pod that asked for it, leaving its gang part-bound (found by `e2e_crash` on
+        // 2026-12-07: this look came before a sibling's bind finished, the write after, I10).
         let mut placement: Vec<(Pod, String)> = scheduler
             .gang()
             .registry()
@@ -79,6 +84,7 @@ impl PlacementRecord {
             })
             .unwrap_or_default()
             .into_iter()
+            .filter(|member| scheduler.cache().phase(member.id()) == Some(PodPhase::Assumed))
             .filter_map(|member| {
                 let node = scheduler.cache().pod_node(member.id())?;
                 Some((member, node))
@@ -87,12 +93,7 @@ impl PlacementRecord {
         if !placement.iter().any(|(member, _)| member.id() == pod.id()) {
             placement.push((pod.clone(), node.to_owned()));
         }
-        let stripe = {
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            std::hash::Hash::hash(key, &mut hasher);
-            std::hash::Hasher::finish(&hasher) as usize % STRIPES
-        };
-        let _gang = self.stripes[stripe].lock().await;
+        let _gang = self.stripe(key).lock().await;
         let mut written = 0;
         for (member, node) in placement {
             let nominated = Nominated {
@@ -101,6 +102,13 @@ impl PlacementRecord {
                 node,
             };
             if self.recorded.lock().await.get(member.id()) == Some(&nominated) {
+                continue;
+            }
+            // Asked again under the gang's lock: a sibling whose own bind finished since the
+            // look above (its record then forgotten) is bound in the cache, and needs none.
+            if member.id() != pod.id()
+                && scheduler.cache().phase(member.id()) != Some(PodPhase::Assumed)
+            {
                 continue;
             }
             match self
@@ -118,6 +126,19 @@ impl PlacementRecord {
                 Err(e) if refusal(&e) == Refusal::NotFound => {
                     tracing::info!(pod = %member.full_name(), "placement record: member gone, skipped");
                 }
+                // A sibling bound since the look above by someone else (the API refuses a
+                // nomination for a bound pod): it needs no record.
+                Err(e)
+                    if member.id() != pod.id()
+                        && self
+                            .writer
+                            .is_bound(&nominated.namespace, &nominated.name)
+                            .await
+                            .unwrap_or(false) =>
+                {
+                    tracing::info!(pod = %member.full_name(), error = %e,
+                        "placement record: member bound meanwhile, skipped");
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -134,9 +155,31 @@ impl PlacementRecord {
         self.recorded.lock().await.remove(id);
     }
 
-    /// `pod` was released instead of bound: its nomination, if this scheduler wrote one, is
-    /// cleared, so that a successor does not finish a placement that was given up.
-    pub async fn release(&self, pod: &Pod) {
+    /// The lock a gang's record is written under.
+    fn stripe(&self, key: &GroupKey) -> &Mutex<()> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        std::hash::Hash::hash(key, &mut hasher);
+        &self.stripes[std::hash::Hasher::finish(&hasher) as usize % STRIPES]
+    }
+
+    /// An attempt of `pod` ended without a bind: its nomination, if this scheduler wrote one, is
+    /// cleared, so that a successor does not finish a placement that was given up. Not if the
+    /// core's `cache` holds a reservation for it again: outcomes are written behind the
+    /// scheduler (one task, throttled with every other write), so an earlier attempt's end can
+    /// come after the next attempt's record, and clearing that would let a crash between the
+    /// gang's binds leave it part-bound (I10; seen by reading, while mending the record's race
+    /// with a sibling's bind). Under the gang's lock, so that no record is half written while
+    /// this looks, and none starts before its clear is done.
+    pub async fn release(&self, cache: &Cache, pod: &Pod) {
+        let _gang = match pod.group_key() {
+            Some(key) => Some(self.stripe(key).lock().await),
+            None => None,
+        };
+        if cache.phase(pod.id()) == Some(PodPhase::Assumed) {
+            tracing::debug!(pod = %pod.full_name(),
+                "placement record: an earlier attempt ended; the pod is reserved again, its record kept");
+            return;
+        }
         let Some(nominated) = self.recorded.lock().await.remove(pod.id()) else {
             return;
         };

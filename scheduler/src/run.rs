@@ -136,6 +136,8 @@ pub async fn run(options: Options, metrics: PrometheusHandle) -> Result<(), RunE
         .build();
     let _ = built.set(scheduler.clone());
     let clock = SystemClock::new();
+    // The cache, not the scheduler: the outcome channel closes when the scheduler is dropped.
+    let record = record.map(|record| (record, scheduler.cache().clone()));
     let writing = tokio::spawn(write_outcomes(outcome_stream, reporter.clone(), record));
 
     let mut mirror = Mirror::new(
