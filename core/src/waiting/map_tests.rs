@@ -90,3 +90,73 @@ fn the_shard_check_finds_a_pod_in_the_wrong_shard_and_a_foreign_latch() {
     let found = map.check_shards().expect_err("a latch holding another pod");
     assert!(found.contains("latch holds other"), "{found}");
 }
+
+/// H4 for a caller's own cause: `reject_for` answers `true` only for the call that decided.
+#[test]
+fn reject_for_says_whether_it_decided() {
+    let map = WaitingPods::new();
+    let status = || crate::Status::unschedulable("gang failed");
+    assert!(
+        !map.reject_for(pod("a").id(), status(), Cause::GangFailed),
+        "unknown"
+    );
+    let handle = map.add(pod("a"), waits(&["p"]), Time::ZERO).unwrap();
+    assert!(map.reject_for(handle.id(), status(), Cause::GangFailed));
+    assert_eq!(handle.cause(), Some(Cause::GangFailed));
+    assert!(
+        !map.reject_for(handle.id(), status(), Cause::GangFailed),
+        "decided"
+    );
+}
+
+/// A handle of an earlier registration of the same pod reads nothing pending: its ticket is
+/// not the entry's (the pod waits again, for other plugins).
+#[test]
+fn a_stale_handle_sees_nothing_pending() {
+    let map = WaitingPods::new();
+    let first = map.add(pod("a"), waits(&["p"]), Time::ZERO).unwrap();
+    assert_eq!(first.pending_plugins(), ["p"]);
+    assert!(map.remove(first.id()).is_some());
+    let second = map.add(pod("a"), waits(&["q"]), Time::ZERO).unwrap();
+    assert_eq!(second.pending_plugins(), ["q"]);
+    assert!(
+        first.pending_plugins().is_empty(),
+        "the old registration's view"
+    );
+}
+
+/// A rejection held back for delivery names the pods it decided, and only those.
+#[test]
+fn deferred_deliveries_name_the_pods_they_decided() {
+    let map = WaitingPods::new();
+    for name in ["a", "b"] {
+        map.add(pod(name), waits(&["p"]), Time::ZERO).unwrap();
+    }
+    let ids = [
+        pod("a").id().clone(),
+        pod("b").id().clone(),
+        pod("gone").id().clone(),
+    ];
+    let deliveries = map.reject_all_deferred(&ids, "p", "no", Cause::Rejected);
+    let mut named: Vec<String> = deliveries.ids().map(|id| id.to_string()).collect();
+    named.sort();
+    assert_eq!(named, ["a", "b"]);
+}
+
+/// The map spreads its pods over several shards, each in the shard its id names (all in one
+/// is a correct map with one lock, which only this tells apart).
+#[test]
+fn pods_spread_over_the_shards() {
+    let map = WaitingPods::new();
+    assert!(map.shards() > 1, "a sharded map: {}", map.shards());
+    let pods: Vec<Pod> = (0..64).map(|i| pod(&format!("p{i}"))).collect();
+    for p in &pods {
+        map.add(p.clone(), waits(&["p"]), Time::ZERO).unwrap();
+    }
+    let used: std::collections::BTreeSet<usize> = pods
+        .iter()
+        .map(|p| map.shared.shards.index_of(p.id()))
+        .collect();
+    assert!(used.len() > 1, "64 pods in {used:?}");
+    map.check_shards().unwrap();
+}
