@@ -161,3 +161,17 @@ fn pods_spread_over_the_shards() {
     #[cfg(feature = "checking")]
     map.check_shards().unwrap();
 }
+
+/// The timer's view of the map (`Deadlines`): its next deadline, and an expiry through the
+/// trait that decides what is due — the call the timer thread makes.
+#[test]
+fn the_timer_expires_through_the_deadlines_trait() {
+    use crate::time::Deadlines;
+    let map = WaitingPods::new();
+    assert_eq!(Deadlines::next_deadline(&map), None);
+    let handle = map.add(pod("a"), waits(&["p"]), Time::ZERO).unwrap();
+    assert_eq!(Deadlines::next_deadline(&map), Some(Time::ZERO + MIN));
+    Deadlines::expire(&map, Time::ZERO + MIN);
+    assert_eq!(handle.cause(), Some(Cause::TimedOut));
+    assert_eq!(Deadlines::next_deadline(&map), None);
+}
