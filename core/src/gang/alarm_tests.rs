@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use super::registry_tests::shard_holding;
 use super::*;
 use crate::time::{Alarm, Deadlines, Wake};
 use crate::{GroupKey, Mode, Pod, PodGroup, Time, WaitingPods};
@@ -28,14 +29,6 @@ fn member(group: &str, i: usize) -> Pod {
     Pod::new(name.as_str(), NS, &name).with_group(group)
 }
 
-/// The shard holding group `key`.
-fn shard(gang: &GangScheduling, key: &GroupKey) -> usize {
-    let registry = gang.registry();
-    (0..registry.shards())
-        .find(|&i| registry.read_shard(i).get(key).is_some())
-        .expect("the group is held")
-}
-
 /// Gangs of two members, minimum 2, added until three share a shard: their names.
 fn three_gangs_in_one_shard(gang: &GangScheduling) -> Vec<String> {
     let mut by_shard: HashMap<usize, Vec<String>> = HashMap::new();
@@ -48,7 +41,7 @@ fn three_gangs_in_one_shard(gang: &GangScheduling) -> Vec<String> {
                 gang.on_pod_added(member(&name, m), false).unwrap();
             }
             let names = by_shard
-                .entry(shard(gang, &GroupKey::new(NS, &name)))
+                .entry(shard_holding(gang.registry(), &GroupKey::new(NS, &name)))
                 .or_default();
             names.push(name);
             (names.len() == 3).then(|| names.clone())
@@ -93,20 +86,8 @@ fn an_attempt_deadline_earlier_than_its_shards_rings_the_gang_alarm() {
 #[cfg(feature = "checking")]
 mod waiting_alarm {
     use super::*;
-    use crate::sync::Arc;
-    use crate::{PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Policy};
-
-    /// Another plugin that asks every pod to wait for the time its name says.
-    struct Waits(&'static str, Duration);
-
-    impl PermitPlugin for Waits {
-        fn name(&self) -> PluginName {
-            self.0.into()
-        }
-        fn permit(&self, _: &Pod, _: &str) -> PermitVerdict {
-            PermitVerdict::wait(self.1)
-        }
-    }
+    use crate::gang::permit_with_tests::{plugin, plugins};
+    use crate::{PermitVerdict, Policy};
 
     #[test]
     fn a_wait_for_another_plugin_earlier_than_the_maps_rings_the_waiting_alarm() {
@@ -133,8 +114,8 @@ mod waiting_alarm {
             gang.on_pod_added(pod.clone(), false).unwrap();
             let pod = pod.with_node("n1");
             gang.reserve(&pod).unwrap();
-            let quota = Waits("Quota", Duration::from_secs(secs));
-            let others = PermitPlugins::new([Arc::new(quota) as Arc<dyn PermitPlugin>]).unwrap();
+            let quota = plugin("Quota", PermitVerdict::wait(Duration::from_secs(secs)));
+            let others = plugins(&[&quota]);
             let permit = gang.permit_with(&pod, "n1", &others, now);
             assert!(matches!(permit, Permit::Wait { .. }), "b-{i} waits");
         };

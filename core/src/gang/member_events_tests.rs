@@ -5,25 +5,11 @@
 use std::time::Duration;
 
 use super::decide::AttemptWaiting;
+use super::permit_with_tests::{plugin, plugins};
 use super::*;
-use crate::sync::Arc;
-use crate::{
-    Mode, PermitPlugin, PermitPlugins, PermitVerdict, PluginName, Pod, PodGroup, Policy, Time,
-    WaitingPods,
-};
+use crate::{Mode, PermitVerdict, PluginName, Pod, PodGroup, Policy, Time, WaitingPods};
 
 const NS: &str = "ml";
-
-struct Quota;
-
-impl PermitPlugin for Quota {
-    fn name(&self) -> PluginName {
-        "Quota".into()
-    }
-    fn permit(&self, _: &Pod, _: &str) -> PermitVerdict {
-        PermitVerdict::wait(Duration::from_secs(60))
-    }
-}
 
 /// Hardened: a member of a Basic group that waits at Permit for another plugin — no gang
 /// attempt — observed bound by another binder keeps its wait: that plugin decides it, as it
@@ -37,7 +23,8 @@ fn a_pod_observed_bound_keeps_a_wait_for_another_plugin() {
     gang.on_pod_added(pod.clone(), false).unwrap();
     let pod = pod.with_node("n1");
     gang.reserve(&pod).unwrap();
-    let others = PermitPlugins::new([Arc::new(Quota) as Arc<dyn PermitPlugin>]).unwrap();
+    let quota = plugin("Quota", PermitVerdict::wait(Duration::from_secs(60)));
+    let others = plugins(&[&quota]);
     let waiting = match gang.permit_with(&pod, "n1", &others, Time::ZERO) {
         Permit::Wait { waiting, .. } => waiting,
         other => panic!("waits for Quota: {other:?}"),

@@ -13,13 +13,13 @@ use crate::{
 };
 
 /// A plugin that always says `verdict` and counts how often it was asked.
-struct Scripted {
+pub(super) struct Scripted {
     name: &'static str,
     verdict: PermitVerdict,
     asked: AtomicU64,
 }
 
-fn plugin(name: &'static str, verdict: PermitVerdict) -> Arc<Scripted> {
+pub(super) fn plugin(name: &'static str, verdict: PermitVerdict) -> Arc<Scripted> {
     Arc::new(Scripted {
         name,
         verdict,
@@ -37,7 +37,7 @@ impl PermitPlugin for Scripted {
     }
 }
 
-fn plugins(list: &[&Arc<Scripted>]) -> PermitPlugins {
+pub(super) fn plugins(list: &[&Arc<Scripted>]) -> PermitPlugins {
     PermitPlugins::new(list.iter().map(|p| (*p).clone() as Arc<dyn PermitPlugin>)).unwrap()
 }
 

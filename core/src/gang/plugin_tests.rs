@@ -349,14 +349,7 @@ fn expire_locks_no_shard_with_nothing_due() {
         Permit::Wait { .. }
     ));
     let registry = gang.registry();
-    let due = (0..registry.shards())
-        .find(|&i| {
-            registry
-                .read_shard(i)
-                .get(&GroupKey::new(NS, "g"))
-                .is_some()
-        })
-        .unwrap();
+    let due = super::registry_tests::shard_holding(registry, &GroupKey::new(NS, "g"));
     let idle = (due + 1) % registry.shards();
     // A reader holds the idle shard while the timer expires the due attempt.
     let reading = registry.read_shard(idle);

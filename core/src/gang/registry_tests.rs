@@ -18,6 +18,14 @@ fn with_groups(n: u32) -> GangScheduling {
     gang
 }
 
+/// The shard of `registry` that holds group `key` (for tests that need two groups in one
+/// shard, or a shard with none).
+pub(super) fn shard_holding(registry: &GroupRegistry, key: &GroupKey) -> usize {
+    (0..registry.shards())
+        .find(|&i| registry.read_shard(i).get(key).is_some())
+        .expect("the group is held")
+}
+
 fn key(i: u32) -> GroupKey {
     GroupKey::new(NS, &format!("g{i}"))
 }
