@@ -64,10 +64,7 @@ impl PlacementRecord {
             return Ok(0);
         };
         // The admitted placement, read from the core (its locks only, no await under them): the
-        // members still reserved. One whose bind has finished is bound in the cache and needs no
-        // record: the API refuses a nomination for a bound pod, and a failed record releases the
-        // pod that asked for it, leaving its gang part-bound (found by `e2e_crash` on
-        // 2026-12-07: this look came before a sibling's bind finished, the write after, I10).
+        // members its registry holds reserved. Each is asked again under the gang's lock below.
         let mut placement: Vec<(Pod, String)> = scheduler
             .gang()
             .registry()
@@ -84,7 +81,6 @@ impl PlacementRecord {
             })
             .unwrap_or_default()
             .into_iter()
-            .filter(|member| scheduler.cache().phase(member.id()) == Some(PodPhase::Assumed))
             .filter_map(|member| {
                 let node = scheduler.cache().pod_node(member.id())?;
                 Some((member, node))
@@ -104,8 +100,11 @@ impl PlacementRecord {
             if self.recorded.lock().await.get(member.id()) == Some(&nominated) {
                 continue;
             }
-            // Asked again under the gang's lock: a sibling whose own bind finished since the
-            // look above (its record then forgotten) is bound in the cache, and needs none.
+            // Asked under the gang's lock: a sibling whose own bind has finished (its record then
+            // forgotten) is bound in the cache, and needs none. The API refuses a nomination for
+            // a bound pod, and a failed record releases the pod that asked for it, leaving its
+            // gang part-bound (found by `e2e_crash` on 2026-12-07: the registry was read before a
+            // sibling's bind finished, the nomination written after, I10).
             if member.id() != pod.id()
                 && scheduler.cache().phase(member.id()) != Some(PodPhase::Assumed)
             {
