@@ -88,10 +88,12 @@ pub struct Options {
     pub log: Option<String>,
 
     /// Test seam (the `faults` feature): park the process at `POINT:N`, the N-th time it
-    /// reaches POINT, so that a test can kill -9 it there. Points: `recorded` (a gang's placement
-    /// recorded, nothing bound), `bound` (after a bind), `released` (a pod's nomination cleared).
+    /// reaches POINT, so that a test can kill -9 it there; with `:MILLIS`, hold only that thread
+    /// for MILLIS milliseconds, then go on. Points: `recorded` (a gang's placement recorded,
+    /// nothing bound), `bound` (after a bind), `released` (a pod's nomination cleared),
+    /// `placement-read` (a bind has read its gang's placement, before the gang's record lock).
     #[cfg(feature = "faults")]
-    #[arg(long, value_name = "POINT:N")]
+    #[arg(long, value_name = "POINT:N[:MILLIS]")]
     pub pause_at: Option<String>,
 
     /// Test seam (the `faults` feature), H7's witness: bind a gang's members without recording

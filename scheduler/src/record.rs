@@ -89,6 +89,9 @@ impl PlacementRecord {
         if !placement.iter().any(|(member, _)| member.id() == pod.id()) {
             placement.push((pod.clone(), node.to_owned()));
         }
+        // The race with a sibling's bind is here: a test holds this thread (`--pause-at
+        // placement-read:1:MILLIS`) while the sibling records, binds and is forgotten.
+        faults::reached("placement-read");
         let _gang = self.stripe(key).lock().await;
         let mut written = 0;
         for (member, node) in placement {
