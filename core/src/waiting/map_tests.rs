@@ -175,3 +175,65 @@ fn the_timer_expires_through_the_deadlines_trait() {
     assert_eq!(handle.cause(), Some(Cause::TimedOut));
     assert_eq!(Deadlines::next_deadline(&map), None);
 }
+
+/// H1's count: `reject_all` answers how many pods this call decided — not those decided
+/// before, nor those not waiting.
+#[test]
+fn reject_all_counts_the_pods_it_decided() {
+    let map = WaitingPods::new();
+    for name in ["a", "b", "c"] {
+        map.add(pod(name), waits(&["p"]), Time::ZERO).unwrap();
+    }
+    assert!(map.reject(pod("c").id(), "p", "first"));
+    let ids: Vec<_> = ["a", "b", "c", "gone"]
+        .iter()
+        .map(|n| pod(n).id().clone())
+        .collect();
+    assert_eq!(map.reject_all(&ids, "p", "gang failed", Cause::GangFailed), 2);
+    assert_eq!(map.reject_all(&ids, "p", "again", Cause::GangFailed), 0);
+}
+
+/// H4 for the map's own `preempt`: `true` only for the call that decided.
+#[test]
+fn the_map_s_preempt_says_whether_it_decided() {
+    let map = WaitingPods::new();
+    assert!(!map.preempt(pod("a").id(), "p", "victim"), "unknown");
+    let handle = map.add(pod("a"), waits(&["p"]), Time::ZERO).unwrap();
+    assert!(map.preempt(handle.id(), "p", "victim"));
+    assert_eq!(handle.cause(), Some(Cause::Preempted));
+    assert_eq!(handle.decision().map(|s| s.code()), Some(Code::Error));
+    assert!(!map.preempt(handle.id(), "p", "again"), "decided");
+}
+
+/// `is_empty` and `len` follow the pods waiting.
+#[test]
+fn the_map_is_empty_only_while_no_pod_waits() {
+    let map = WaitingPods::new();
+    assert!(map.is_empty());
+    assert_eq!(map.len(), 0);
+    let handle = map.add(pod("a"), waits(&["p"]), Time::ZERO).unwrap();
+    assert!(!map.is_empty());
+    assert_eq!(map.len(), 1);
+    assert!(map.remove(handle.id()).is_some());
+    assert!(map.is_empty());
+}
+
+/// An expiry over many shards hands its decisions back in deadline order, as one unsharded
+/// map would (the timer's callers deliver them in that order): each shard's part is in order,
+/// the whole needs the merge.
+#[test]
+fn an_expiry_decides_in_deadline_order_across_the_shards() {
+    let map = WaitingPods::new();
+    let n = 32u64;
+    for i in 0..n {
+        let wait = vec![(PluginName::from("p"), Duration::from_secs(n - i))];
+        map.add(pod(&format!("p{i:02}")), wait, Time::ZERO).unwrap();
+    }
+    let expired: Vec<String> = map
+        .expire(Time::ZERO + Duration::from_secs(n))
+        .into_iter()
+        .map(|d| d.pod.name().to_owned())
+        .collect();
+    let latest_first: Vec<String> = (0..n).rev().map(|i| format!("p{i:02}")).collect();
+    assert_eq!(expired, latest_first, "the earliest deadline first");
+}
