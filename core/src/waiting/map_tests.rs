@@ -189,7 +189,10 @@ fn reject_all_counts_the_pods_it_decided() {
         .iter()
         .map(|n| pod(n).id().clone())
         .collect();
-    assert_eq!(map.reject_all(&ids, "p", "gang failed", Cause::GangFailed), 2);
+    assert_eq!(
+        map.reject_all(&ids, "p", "gang failed", Cause::GangFailed),
+        2
+    );
     assert_eq!(map.reject_all(&ids, "p", "again", Cause::GangFailed), 0);
 }
 
@@ -236,4 +239,28 @@ fn an_expiry_decides_in_deadline_order_across_the_shards() {
         .collect();
     let latest_first: Vec<String> = (0..n).rev().map(|i| format!("p{i:02}")).collect();
     assert_eq!(expired, latest_first, "the earliest deadline first");
+}
+
+/// Deliveries appended to others are held with them (H5: nothing reaches the sink while the
+/// caller still holds its locks) and delivered in one call, in order.
+#[test]
+fn appended_deliveries_wait_for_the_one_delivery() {
+    let (map, decisions) = WaitingPods::with_channel();
+    for name in ["a", "b"] {
+        map.add(pod(name), waits(&["p"]), Time::ZERO).unwrap();
+    }
+    let mut first = map.reject_all_deferred(&[pod("a").id().clone()], "p", "no", Cause::Rejected);
+    let second = map.reject_all_deferred(&[pod("b").id().clone()], "p", "no", Cause::Rejected);
+    first.append(second);
+    assert!(
+        decisions.try_recv().is_none(),
+        "nothing delivered before the call"
+    );
+    let named: Vec<String> = first.ids().map(|id| id.to_string()).collect();
+    assert_eq!(named, ["a", "b"]);
+    assert_eq!(first.deliver(), 2);
+    let delivered: Vec<String> = std::iter::from_fn(|| decisions.try_recv())
+        .map(|d| d.pod.name().to_owned())
+        .collect();
+    assert_eq!(delivered, ["a", "b"]);
 }
