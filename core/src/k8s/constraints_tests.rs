@@ -238,3 +238,19 @@ fn a_toleration_it_cannot_match_is_refused_unless_the_pod_is_bound() {
         "the Gt one is left out"
     );
 }
+
+/// A `hostPort` of 0 is Go's zero value, "not set" (the API server validates a host port only
+/// when it is not 0, and kube-scheduler's NodePorts plugin finds no conflict on a port of 0): no
+/// constraint. Found missing by mutation testing (issue #43: `port > 0` turned `>= 0` refused
+/// such a pod).
+#[test]
+fn a_host_port_of_zero_is_no_host_port() {
+    let mut gpu = parse::<core::Pod>(GPU_POD);
+    let container = &mut gpu.spec.as_mut().unwrap().containers[0];
+    container.ports = Some(vec![core::ContainerPort {
+        container_port: 8080,
+        host_port: Some(0),
+        ..Default::default()
+    }]);
+    assert!(Pod::try_from(&gpu).is_ok());
+}
