@@ -157,4 +157,18 @@ mod tests {
         }
         assert!(matches!(index, SlotIndex::Small(_)) || index.len() > SHRINK);
     }
+
+    /// Up to `SMALL` pods the index is the `Vec`, past it the table: a table from the first pod
+    /// is a correct index, slower for the few pods a queue mostly holds, which only this tells
+    /// apart (found missing by mutation testing, issue #43: `<` turned `==`).
+    #[test]
+    fn it_is_a_vec_up_to_small_pods_and_a_table_past_them() {
+        let mut index = SlotIndex::default();
+        for n in 0..SMALL as u32 {
+            index.insert(PodId::new(format!("uid-{n}")), n);
+            assert!(matches!(index, SlotIndex::Small(_)), "{} pods", n + 1);
+        }
+        index.insert(PodId::new("uid-past"), SMALL as u32);
+        assert!(matches!(index, SlotIndex::Large(_)));
+    }
 }
