@@ -38,6 +38,8 @@ mod scoped_move;
 mod slot_index;
 mod state;
 mod state_check;
+#[cfg(test)]
+mod state_check_tests;
 mod state_identity;
 #[cfg(test)]
 mod state_tests;
