@@ -482,4 +482,29 @@ mod tests {
             "{err}"
         );
     }
+
+    /// A node whose labels, taints or capacity changed behind the index's back stays filed in
+    /// its old class; the check finds each (a class matched on any one of the three would pass
+    /// two of them: found by mutation testing, issue #43).
+    #[test]
+    fn the_check_finds_a_node_filed_in_a_class_of_other_labels_taints_or_capacity() {
+        let taint = Taint::new("spot", "", TaintEffect::NoSchedule);
+        let changes = [
+            Node::new("n01", Resources::new(4000, 4000)).with_label("zone", "a"),
+            Node::new("n01", Resources::new(4000, 4000)).with_taint(taint),
+            Node::new("n01", Resources::new(8000, 4000)),
+        ];
+        for changed in changes {
+            let mut c = cache(3);
+            c.build_node_index();
+            let before = c.index.0.take();
+            c.update_node(changed.clone()).unwrap();
+            c.index.0 = before;
+            let err = c.check().unwrap_err();
+            assert!(
+                err.starts_with("node index: node n01 is filed in a class of other"),
+                "{changed:?}: {err}"
+            );
+        }
+    }
 }
