@@ -116,3 +116,16 @@ fn fits_beside_is_fits_in_what_is_left() {
     assert!(Resources::ZERO.fits_beside(&over, &capacity));
     assert!(!Resources::new(1, 0).fits_beside(&over, &capacity));
 }
+
+/// A sum saturated in any one resource is said so, whichever it is: a pod leaving the node
+/// then has what is left added up again, not subtracted from a sum that stopped being exact
+/// (found missing by mutation testing, issue #43: `||` turned `&&` asked for all at once).
+#[test]
+fn saturated_in_any_one_resource() {
+    assert!(!Resources::new(1, 1).with_extended("gpu", 1).is_saturated());
+    assert!(Resources::new(u64::MAX, 1).is_saturated());
+    assert!(Resources::new(1, u64::MAX).is_saturated());
+    assert!(Resources::new(1, 1)
+        .with_extended("gpu", u64::MAX)
+        .is_saturated());
+}
