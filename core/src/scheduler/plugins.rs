@@ -185,3 +185,37 @@ fn gang_event(event: &ClusterEvent) -> Option<GangEvent<'_>> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which events the queue is to look at: the wildcards always (they concern every pod,
+    /// whatever the hints say), the gang's and the placement's own, and every event once a
+    /// plugin without hints is registered. (Found missing by mutation testing, issue #43: the
+    /// wildcards' `||` turned `&&` made them of interest only beside a plugin without hints.)
+    #[test]
+    fn the_events_of_interest_are_the_wildcards_the_hinted_and_all_for_an_unhinted_plugin() {
+        let groups = Groups::default();
+        let plugins = SchedulerPlugins::new(&groups).with_placement_events(&[]);
+        for wildcard in [
+            EventKind::ForceActivate,
+            EventKind::UnschedulableTimeout,
+            EventKind::BackoffComplete,
+        ] {
+            assert!(plugins.is_event_of_interest(wildcard), "{wildcard:?}");
+        }
+        for kind in GANG_HINT_EVENTS {
+            assert!(plugins.is_event_of_interest(kind), "{kind:?}");
+        }
+        assert!(!plugins.is_event_of_interest(EventKind::NodeAdd));
+        let placed = SchedulerPlugins::new(&groups).with_placement_events(&[EventKind::NodeAdd]);
+        assert!(placed.is_event_of_interest(EventKind::NodeAdd));
+        assert!(!placed.is_event_of_interest(EventKind::NodeDelete));
+        let permit = PluginName::from("MyPermit");
+        let unhinted = SchedulerPlugins::new(&groups)
+            .with_placement_events(&[])
+            .with_unhinted([&permit]);
+        assert!(unhinted.is_event_of_interest(EventKind::NodeDelete));
+    }
+}
