@@ -1,7 +1,7 @@
 //! The scheduler driver end to end, on real threads and the system clock with short timeouts:
 //! gangs that fit bind whole, a gang that cannot fit times out and releases everything, bind
-//! failures and deletes are survived, and at quiescence I4, I5 and I6 hold and every thread
-//! returns. Bad input (unknown node, duplicates, events after shutdown) is refused with typed
+//! failures and deletes are survived, the timer flushes the leftover pods when the flush falls
+//! due, and at quiescence I4, I5 and I6 hold and every thread returns. Bad input (unknown node, duplicates, events after shutdown) is refused with typed
 //! errors.
 #![cfg(not(loom))]
 
@@ -130,6 +130,40 @@ fn a_gang_that_cannot_fit_times_out_and_releases_everything() {
     );
     s.check().expect("I6: every reservation released");
     assert!(s.waiting().is_empty());
+    running.shutdown();
+}
+
+/// The timer thread's leftover flush, on a manual clock: a pod parked for room that never
+/// comes is tried again once it has waited past `max_in_unschedulable`, at each flush after
+/// that, however far one step of the clock jumps past a flush's due time. (Found missing by
+/// mutation testing, issue #43: the timer's `<=` turned `>` flushed before the due time and
+/// never after it.)
+#[test]
+fn the_timer_flushes_the_leftover_pods_when_the_flush_falls_due() {
+    use gangsched::{Clock, ManualClock};
+    let clock = ManualClock::new(Time::ZERO);
+    let s = Scheduler::with(
+        config(Mode::Hardened),
+        ResourceFit,
+        InMemoryBinder::default(),
+    );
+    let node = Node::new("node-0", Resources::new(CPU, 64 * GIB));
+    s.add_node(node, clock.now()).unwrap();
+    let running = s.start(clock.clone());
+    let big = Pod::new("big", "ml", "big").with_requests(Resources::new(2 * CPU, GIB));
+    s.add_pod(big, clock.now()).unwrap();
+    eventually("the pod is parked for room", || {
+        s.stats().unschedulable == 1
+    });
+    // Past the pod's 200 ms in the pool and the first flush's due time, in one step.
+    clock.advance(Duration::from_secs(1));
+    eventually("the leftover flush tries it again", || {
+        s.stats().unschedulable == 2
+    });
+    clock.advance(Duration::from_secs(1));
+    eventually("and again at a later flush", || {
+        s.stats().unschedulable == 3
+    });
     running.shutdown();
 }
 
