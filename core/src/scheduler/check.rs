@@ -204,3 +204,46 @@ pub fn check_no_short_gang_binding<'g, J: JobQueue, T: Tally>(
     let detail = format!("admitted gangs short of quorum still binding: {short:?}");
     Err(Violation::new(Invariant::I9, detail))
 }
+
+#[cfg(all(test, feature = "checking"))]
+mod tests {
+    use super::*;
+    use crate::gang::Groups;
+    use crate::queue::QueueConfig;
+    use crate::scheduler::{Node, SchedulerPlugins};
+    use crate::{Pod, Resources, Time};
+
+    /// A queue with `name` parked as unschedulable, rejected by `plugin`.
+    fn parked(name: &str, plugin: &'static str) -> QueueState {
+        let groups = Groups::default();
+        let plugins = SchedulerPlugins::new(&groups);
+        let mut queue = QueueState::new(QueueConfig::default());
+        let pod = Pod::new(name, "ns", name).with_requests(Resources::new(1000, 1000));
+        queue.add(pod, Time::ZERO, &plugins).unwrap();
+        let popped = queue.pop().expect("the pod");
+        queue
+            .add_unschedulable_if_not_present(popped.info.rejected_by(plugin), Time::ZERO, &plugins)
+            .unwrap();
+        queue
+    }
+
+    /// I7 at rest is about the placement's rejections alone: a pod NodeResourcesFit turned
+    /// away that a node has room for now is reported, one another plugin rejected is not
+    /// (found missing by mutation testing, issue #43: the plugin's `==` turned `!=` went
+    /// through the unit, integration and model tiers).
+    #[test]
+    fn i7_at_rest_reports_a_pod_the_placement_parked_that_fits_now() {
+        let mut cache = CacheState::new();
+        cache
+            .add_node(Node::new("n", Resources::new(4000, 4000)))
+            .unwrap();
+        let by_placement = parked("p", crate::scheduler::ResourceFit::PLUGIN);
+        let violation = check_nothing_parked_for_room(&by_placement, &cache)
+            .expect_err("parked for room that is there");
+        assert_eq!(violation.invariant, Invariant::I7);
+        let by_another = parked("p", "MyPermit");
+        assert_eq!(check_nothing_parked_for_room(&by_another, &cache), Ok(()));
+        let full = CacheState::new();
+        assert_eq!(check_nothing_parked_for_room(&by_placement, &full), Ok(()));
+    }
+}
