@@ -1,7 +1,7 @@
 //! The scheduler driver end to end, on real threads and the system clock with short timeouts:
 //! gangs that fit bind whole, a gang that cannot fit times out and releases everything, bind
-//! failures and deletes are survived, the timer flushes the leftover pods when the flush falls
-//! due, and at quiescence I4, I5 and I6 hold and every thread returns. Bad input (unknown node, duplicates, events after shutdown) is refused with typed
+//! failures and deletes are survived, the timer flushes the backoff and the leftover pods when
+//! each flush falls due, and at quiescence I4, I5 and I6 hold and every thread returns. Bad input (unknown node, duplicates, events after shutdown) is refused with typed
 //! errors.
 #![cfg(not(loom))]
 
@@ -163,6 +163,38 @@ fn the_timer_flushes_the_leftover_pods_when_the_flush_falls_due() {
     clock.advance(Duration::from_secs(1));
     eventually("and again at a later flush", || {
         s.stats().unschedulable == 3
+    });
+    running.shutdown();
+}
+
+/// The timer thread's backoff flush, likewise: a pod the room it waited for came back to,
+/// put in backoff, is moved to the active queue once its backoff is over, by the first flush
+/// after it, however far one step of the clock jumps (only the active queue pops here, so
+/// nothing else takes it out of its backoff).
+#[test]
+fn the_timer_flushes_the_backoff_when_the_flush_falls_due() {
+    use gangsched::{Clock, ManualClock};
+    let clock = ManualClock::new(Time::ZERO);
+    let binder = InMemoryBinder::default();
+    let hardened = config(Mode::Hardened);
+    let queue = hardened.queue.with_pop_from_backoff(false);
+    let s = Scheduler::with(hardened.with_queue(queue), ResourceFit, binder.clone());
+    let small = Node::new("small", Resources::new(CPU, 64 * GIB));
+    s.add_node(small, clock.now()).unwrap();
+    let running = s.start(clock.clone());
+    let big = Pod::new("big", "ml", "big").with_requests(Resources::new(2 * CPU, GIB));
+    s.add_pod(big, clock.now()).unwrap();
+    eventually("the pod is parked for room", || {
+        s.stats().unschedulable == 1
+    });
+    // Room, announced while the pod's 5 ms backoff has not begun to run out: it backs off.
+    let large = Node::new("large", Resources::new(4 * CPU, 64 * GIB));
+    s.add_node(large, clock.now()).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(binder.bindings().is_empty(), "still backing off");
+    clock.advance(Duration::from_secs(1));
+    eventually("the backoff flush lets it bind", || {
+        binder.bindings().len() == 1
     });
     running.shutdown();
 }
