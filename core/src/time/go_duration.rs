@@ -76,4 +76,15 @@ mod tests {
         assert_eq!(go(Duration::from_nanos(60_000_000_001)), "1m0.000000001s");
         assert_eq!(go(Duration::MAX), "2562047h47m16.854775807s");
     }
+
+    /// Each unit from its first whole value, as Go's: 1000ns is `1µs`, 1000µs `1ms` (found
+    /// missing by mutation testing, issue #43: `<` turned `<=` at either boundary printed
+    /// `1000ns` and `1000µs`).
+    #[test]
+    fn a_unit_starts_at_its_first_whole_value() {
+        assert_eq!(go(Duration::from_nanos(999)), "999ns");
+        assert_eq!(go(Duration::from_micros(1)), "1µs");
+        assert_eq!(go(Duration::from_nanos(999_999)), "999.999µs");
+        assert_eq!(go(Duration::from_millis(1)), "1ms");
+    }
 }
