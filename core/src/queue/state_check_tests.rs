@@ -4,7 +4,7 @@
 //! through every test that only ever shows it a sound queue.)
 
 use super::state_tests::{checked, plugins, pod};
-use super::{QueueConfig, QueuePlace, QueueState};
+use super::{QueueConfig, QueuePlace, QueueState, QueuedPodInfo};
 use crate::Time;
 
 fn two_pods() -> QueueState {
@@ -35,13 +35,14 @@ fn the_check_finds_a_place_without_a_slot() {
     assert!(found.contains("2 slots used, 2 pods known"), "{found}");
 }
 
-/// A free slot listed twice: used and free add up to more slots than there are.
+/// A record in a slot no pod is filed under (an orphan): only the count of pods known is
+/// wrong.
 #[test]
-fn the_check_finds_a_slot_free_twice() {
+fn the_check_finds_a_record_no_pod_is_filed_under() {
     let mut q = two_pods();
-    q.slots.push(None);
+    q.slots
+        .push(Some(QueuedPodInfo::new(pod("orphan", 0), Time::ZERO)));
     q.places.push(QueuePlace::Unschedulable);
-    q.free.extend([2, 2]);
-    let found = q.check().expect_err("a slot free twice");
-    assert!(found.contains("slots free of 3"), "{found}");
+    let found = q.check().expect_err("a record no pod is filed under");
+    assert!(found.contains("3 slots used, 2 pods known"), "{found}");
 }
