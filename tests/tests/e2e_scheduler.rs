@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use gangsched::queue::QueueConfig;
 use gangsched::scheduler::{
     AddGroupError, AddNodeError, AddPodError, DeleteGroupError, DeletePodError, InMemoryBinder,
-    Node, RemoveNodeError, ResourceFit, Scheduler, SchedulerConfig, UpdateGroupError,
-    UpdateNodeError, UpdatePodError,
+    Node, RemoveNodeError, ResourceFit, RunningScheduler, Scheduler, SchedulerConfig,
+    UpdateGroupError, UpdateNodeError, UpdatePodError,
 };
 use gangsched::sync::Arc;
 use gangsched::sync::Mutex;
@@ -133,6 +133,28 @@ fn a_gang_that_cannot_fit_times_out_and_releases_everything() {
     running.shutdown();
 }
 
+/// A scheduler on a manual clock with a pod parked for room on a node too small for it;
+/// only the active queue pops (with 1.36's pop from backoff the idle loop would take a pod out
+/// of its backoff before any flush).
+fn a_pod_parked_for_room(
+    clock: &gangsched::ManualClock,
+) -> (Scheduler, InMemoryBinder, RunningScheduler) {
+    use gangsched::Clock;
+    let binder = InMemoryBinder::default();
+    let hardened = config(Mode::Hardened);
+    let queue = hardened.queue.with_pop_from_backoff(false);
+    let s = Scheduler::with(hardened.with_queue(queue), ResourceFit, binder.clone());
+    let small = Node::new("small", Resources::new(CPU, 64 * GIB));
+    s.add_node(small, clock.now()).unwrap();
+    let running = s.start(clock.clone());
+    let big = Pod::new("big", "ml", "big").with_requests(Resources::new(2 * CPU, GIB));
+    s.add_pod(big, clock.now()).unwrap();
+    eventually("the pod is parked for room", || {
+        s.stats().unschedulable == 1
+    });
+    (s, binder, running)
+}
+
 /// The timer thread's leftover flush, on a manual clock: a pod parked for room that never
 /// comes is tried again once it has waited past `max_in_unschedulable`, at each flush after
 /// that, however far one step of the clock jumps past a flush's due time. (Found missing by
@@ -140,21 +162,8 @@ fn a_gang_that_cannot_fit_times_out_and_releases_everything() {
 /// never after it.)
 #[test]
 fn the_timer_flushes_the_leftover_pods_when_the_flush_falls_due() {
-    use gangsched::{Clock, ManualClock};
-    let clock = ManualClock::new(Time::ZERO);
-    let s = Scheduler::with(
-        config(Mode::Hardened),
-        ResourceFit,
-        InMemoryBinder::default(),
-    );
-    let node = Node::new("node-0", Resources::new(CPU, 64 * GIB));
-    s.add_node(node, clock.now()).unwrap();
-    let running = s.start(clock.clone());
-    let big = Pod::new("big", "ml", "big").with_requests(Resources::new(2 * CPU, GIB));
-    s.add_pod(big, clock.now()).unwrap();
-    eventually("the pod is parked for room", || {
-        s.stats().unschedulable == 1
-    });
+    let clock = gangsched::ManualClock::new(Time::ZERO);
+    let (s, _, running) = a_pod_parked_for_room(&clock);
     // Past the pod's 200 ms in the pool and the first flush's due time, in one step.
     clock.advance(Duration::from_secs(1));
     eventually("the leftover flush tries it again", || {
@@ -169,24 +178,13 @@ fn the_timer_flushes_the_leftover_pods_when_the_flush_falls_due() {
 
 /// The timer thread's backoff flush, likewise: a pod the room it waited for came back to,
 /// put in backoff, is moved to the active queue once its backoff is over, by the first flush
-/// after it, however far one step of the clock jumps (only the active queue pops here, so
-/// nothing else takes it out of its backoff).
+/// after it, however far one step of the clock jumps (only the active queue pops, so nothing
+/// else takes it out of its backoff).
 #[test]
 fn the_timer_flushes_the_backoff_when_the_flush_falls_due() {
-    use gangsched::{Clock, ManualClock};
-    let clock = ManualClock::new(Time::ZERO);
-    let binder = InMemoryBinder::default();
-    let hardened = config(Mode::Hardened);
-    let queue = hardened.queue.with_pop_from_backoff(false);
-    let s = Scheduler::with(hardened.with_queue(queue), ResourceFit, binder.clone());
-    let small = Node::new("small", Resources::new(CPU, 64 * GIB));
-    s.add_node(small, clock.now()).unwrap();
-    let running = s.start(clock.clone());
-    let big = Pod::new("big", "ml", "big").with_requests(Resources::new(2 * CPU, GIB));
-    s.add_pod(big, clock.now()).unwrap();
-    eventually("the pod is parked for room", || {
-        s.stats().unschedulable == 1
-    });
+    use gangsched::Clock;
+    let clock = gangsched::ManualClock::new(Time::ZERO);
+    let (s, binder, running) = a_pod_parked_for_room(&clock);
     // Room, announced while the pod's 5 ms backoff has not begun to run out: it backs off.
     let large = Node::new("large", Resources::new(4 * CPU, 64 * GIB));
     s.add_node(large, clock.now()).unwrap();
