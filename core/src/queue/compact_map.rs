@@ -338,6 +338,39 @@ mod tests {
         assert_eq!(hash_of(&large), hash_of(&small));
     }
 
+    /// The Vec holds up to [`SMALL`] entries and the next insert makes a B-tree; a collect
+    /// picks the form its length asks for. (Either form is a correct map: only a test of the
+    /// form tells a Vec grown past `SMALL` from the B-tree.)
+    #[test]
+    fn it_is_a_vec_up_to_small_entries_and_a_btree_past_them() {
+        let mut map = CompactMap::default();
+        for key in 0..SMALL {
+            map.insert(key, ());
+        }
+        assert!(matches!(map, CompactMap::Small(_)), "{SMALL} entries");
+        map.insert(SMALL, ());
+        assert!(matches!(map, CompactMap::Large(_)), "{} entries", SMALL + 1);
+        let collected: CompactMap<usize, ()> = (0..SMALL).map(|key| (key, ())).collect();
+        assert!(matches!(collected, CompactMap::Small(_)));
+        let collected: CompactMap<usize, ()> = (0..=SMALL).map(|key| (key, ())).collect();
+        assert!(matches!(collected, CompactMap::Large(_)));
+    }
+
+    /// Maps differ when an entry's key or value does, at the same length too; sets when a
+    /// member does.
+    #[test]
+    fn different_entries_are_not_equal() {
+        let map = |entries: &[(u8, u8)]| entries.iter().copied().collect::<CompactMap<u8, u8>>();
+        assert_eq!(map(&[(1, 1), (2, 2)]), map(&[(2, 2), (1, 1)]));
+        assert_ne!(map(&[(1, 1), (2, 2)]), map(&[(1, 1), (2, 3)]));
+        assert_ne!(map(&[(1, 1), (2, 2)]), map(&[(1, 1), (3, 2)]));
+        assert_ne!(map(&[(1, 1)]), map(&[(1, 1), (2, 2)]));
+        let set = |members: &[u8]| members.iter().copied().collect::<CompactSet<u8>>();
+        assert_eq!(set(&[1, 2]), set(&[2, 1]));
+        assert_ne!(set(&[1, 2]), set(&[1, 3]));
+        assert!(set(&[]).is_empty() && !set(&[1]).is_empty());
+    }
+
     #[test]
     fn a_set_follows_a_btree_set() {
         let mut compact = CompactSet::default();

@@ -209,3 +209,7 @@ impl GroupIndex {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "group_index_tests.rs"]
+mod tests;

@@ -211,3 +211,49 @@ impl QueuedPodInfo {
         self.marks &= !PENDING;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::state_tests::{fail_unschedulable, plugins, pod};
+    use super::super::{QueueConfig, QueueState};
+    use super::*;
+
+    /// A pod left pending names its plugin and counts as rejected; its next attempt clears
+    /// both, and keeps the pod's other marks (kube-scheduler's `PendingPlugins`).
+    #[test]
+    fn a_pending_plugin_is_kept_until_the_next_attempt() {
+        let mut info = QueuedPodInfo::new(pod("a", 0), Time::ZERO).pending_on("Volumes");
+        assert!(info.has_pending_plugins() && info.has_rejectors());
+        let names: Vec<&str> = info.pending_plugins().iter().map(|p| p.as_str()).collect();
+        assert_eq!(names, ["Volumes"]);
+        info.mark_activated(Time::from_secs(3));
+        info.set_flushed_at(Time::from_secs(4));
+        info.start_attempt();
+        assert!(!info.has_pending_plugins() && !info.has_rejectors());
+        assert!(info.pending_plugins().is_empty());
+        assert_eq!(info.initial_attempt(), Some(Time::from_secs(3)));
+        assert_eq!(info.parked_since(), Time::from_secs(4));
+    }
+
+    /// The first time a pod is let into the active queue is its initial attempt (upstream's
+    /// `InitialAttemptTimestamp`, which the scheduling latency metrics start from); a gated pod
+    /// has none yet, and a pod that fails and comes back keeps its first.
+    #[test]
+    fn the_initial_attempt_is_when_the_pod_was_first_let_in() {
+        let p = plugins();
+        let mut q = QueueState::new(QueueConfig::default());
+        q.add(pod("a", 1), Time::from_secs(5), &p).unwrap();
+        assert!(!q.add(pod("gated-b", 0), Time::from_secs(5), &p).unwrap());
+        let info = |q: &QueueState, name: &str| q.info(&PodId::from(name)).unwrap().clone();
+        assert_eq!(info(&q, "a").initial_attempt(), Some(Time::from_secs(5)));
+        assert_eq!(info(&q, "gated-b").initial_attempt(), None);
+        q.update(pod("gated-b", 0), pod("gated-b", 1), Time::from_secs(7), &p);
+        assert_eq!(
+            info(&q, "gated-b").initial_attempt(),
+            Some(Time::from_secs(7))
+        );
+        fail_unschedulable(&mut q, "a", Time::from_secs(8), &p);
+        q.activate(&[PodId::from("a")], Time::from_secs(9), &p);
+        assert_eq!(info(&q, "a").initial_attempt(), Some(Time::from_secs(5)));
+    }
+}

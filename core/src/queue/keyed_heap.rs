@@ -191,4 +191,82 @@ mod tests {
         assert_eq!((order[0].1, order[3].1, order[4].1), (4, 0, 5));
         assert_eq!(h.len(), 0);
     }
+
+    /// Through thousands of pushes and removals with many equal keys, the heap's least key
+    /// is a sorted set's, and its order and index stay sound (a wrong parent or child in a
+    /// sift breaks one of them).
+    #[test]
+    fn it_follows_a_sorted_set_through_pushes_and_removals() {
+        let mut h = KeyedHeap::default();
+        let mut reference = std::collections::BTreeSet::new();
+        let mut keys = vec![None; 200];
+        let mut seed = 11u64;
+        for step in 0..3000u32 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let slot = ((seed >> 33) % 200) as u32;
+            let key = ((seed >> 45) % 40) as u32;
+            if step % 5 == 0 {
+                let least = reference.first().copied();
+                assert_eq!(h.peek().map(|(key, _)| key), least.map(|(key, _)| key));
+                if let Some((key, slot)) = h.peek() {
+                    assert_eq!(h.remove(slot), Some(key));
+                    reference.remove(&(key, slot));
+                    keys[slot as usize] = None;
+                }
+            } else if let Some(old) = keys[slot as usize].take() {
+                assert_eq!(h.remove(slot), Some(old));
+                reference.remove(&(old, slot));
+            } else {
+                h.push(slot, key);
+                reference.insert((key, slot));
+                keys[slot as usize] = Some(key);
+            }
+            h.check().unwrap();
+            assert_eq!(h.len(), reference.len());
+            assert_eq!(h.key_of(slot), keys[slot as usize]);
+        }
+    }
+
+    /// `reserve` makes room for the slots it is told of, and never shrinks the index.
+    #[test]
+    fn reserve_makes_room_for_the_slots_it_names() {
+        let mut h: KeyedHeap<u32> = KeyedHeap::default();
+        h.reserve(10, 20);
+        assert!(h.heap.capacity() >= 10);
+        assert_eq!(h.pos.len(), 20);
+        h.reserve(0, 5);
+        assert_eq!(h.pos.len(), 20);
+        h.push(19, 1);
+        assert_eq!(h.pos.len(), 20, "slot 19 had room");
+    }
+
+    /// The position index grows by doubling, so that pushes in slot order cost amortised
+    /// constant time.
+    #[test]
+    fn the_position_index_grows_by_doubling() {
+        let mut h = KeyedHeap::default();
+        let lengths: Vec<usize> = (0..9u32)
+            .map(|slot| {
+                h.push(slot, slot);
+                h.pos.len()
+            })
+            .collect();
+        assert_eq!(lengths, [1, 2, 4, 4, 8, 8, 8, 8, 16]);
+    }
+
+    /// The check finds an entry below its parent, though not below the root nor the
+    /// root's children.
+    #[test]
+    fn the_check_finds_an_entry_below_its_parent() {
+        let mut h = KeyedHeap::default();
+        for (slot, key) in [0, 10, 20, 30, 40, 50].into_iter().enumerate() {
+            h.push(slot as u32, key);
+        }
+        h.check().unwrap();
+        h.heap[5].0 = 15; // its parent, at 2, has 20
+        let found = h.check().expect_err("out of order");
+        assert!(found.contains("out of order at 5"), "{found}");
+    }
 }

@@ -114,3 +114,7 @@ impl LeftoverIndex {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "leftover_index_tests.rs"]
+mod tests;

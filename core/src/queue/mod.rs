@@ -20,6 +20,8 @@ pub(crate) mod flaw;
 mod flush_tests;
 mod gate_index;
 #[cfg(test)]
+mod gate_index_tests;
+#[cfg(test)]
 mod group_backoff_tests;
 mod group_index;
 mod info;
@@ -33,6 +35,8 @@ mod pre_enqueue_tests;
 #[cfg(feature = "checking")]
 mod rename;
 mod requeue;
+#[cfg(test)]
+mod requeue_tests;
 mod scheduling_queue;
 mod scoped_move;
 mod slot_index;

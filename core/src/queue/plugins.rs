@@ -205,3 +205,39 @@ impl fmt::Debug for PluginSet {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::state_tests::{plugins, NODE};
+    use super::*;
+
+    /// What each plugin registered for, and so which events can move a pod: a hint
+    /// registers its own plugin for its own kind only; wildcards concern every queue.
+    #[test]
+    fn a_plugin_is_registered_for_the_kinds_of_its_hints_only() {
+        let p = plugins();
+        let gate = PluginName::from("Gate");
+        let node = PluginName::from(NODE);
+        assert!(p.registered(&gate, EventKind::UnscheduledPodUpdate));
+        assert!(!p.registered(&gate, EventKind::NodeAdd), "NODE's kind");
+        assert!(
+            !p.registered(&node, EventKind::UnscheduledPodUpdate),
+            "Gate's kind"
+        );
+        assert!(!p.registered(&gate, EventKind::NodeDelete), "no one's");
+        assert!(p.is_event_of_interest(EventKind::NodeAdd));
+        assert!(!p.is_event_of_interest(EventKind::NodeDelete));
+        assert!(p.is_event_of_interest(EventKind::UnschedulableTimeout));
+        assert!(!NoPlugins.registered(&gate, EventKind::NodeAdd));
+        assert!(!NoPlugins.is_event_of_interest(EventKind::NodeAdd));
+        assert!(NoPlugins.is_event_of_interest(EventKind::ForceActivate));
+    }
+
+    /// A plugin set promises nothing about its PreEnqueue closures, so it does not let a
+    /// scoped move ask one member for its whole group (the trait's default).
+    #[test]
+    fn only_a_plugin_set_that_says_so_gates_by_group() {
+        assert!(!plugins().gates_by_group());
+        assert!(!NoPlugins.gates_by_group());
+    }
+}

@@ -132,4 +132,14 @@ mod tests {
         assert_eq!(p.len(), 4);
         assert!(p.contains(64) && !p.contains(7) && !p.contains(5_000));
     }
+
+    /// The check finds a count that disagrees with the bits.
+    #[test]
+    fn the_check_finds_a_miscount() {
+        let mut p = Pool::default();
+        p.insert(3);
+        p.len = 2;
+        let found = p.check().expect_err("miscounted");
+        assert!(found.contains("pool holds 1 slots, counts 2"), "{found}");
+    }
 }

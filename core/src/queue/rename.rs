@@ -188,6 +188,63 @@ mod tests {
         PodId::from(s)
     }
 
+    /// A record's anonymous form leaves out only which pod it is: two members with one
+    /// history have one, and a rejecting or pending plugin tells them apart (the model
+    /// checker's symmetry orders interchangeable pods by it).
+    #[test]
+    fn the_anonymous_record_is_the_history_without_the_name() {
+        let [a, b, _] = <[Pod; 3]>::try_from(pods()).unwrap();
+        let plain = QueuedPodInfo::new(a.clone(), Time::ZERO);
+        assert_eq!(
+            plain.anonymous(),
+            QueuedPodInfo::new(b, Time::ZERO).anonymous()
+        );
+        let rejected = QueuedPodInfo::new(a.clone(), Time::ZERO).rejected_by(NODE);
+        assert_ne!(rejected.anonymous(), plain.anonymous());
+        assert_eq!(rejected.anonymous().5, [NODE]);
+        let pending = QueuedPodInfo::new(a, Time::ZERO).pending_on("Volumes");
+        assert_eq!(pending.anonymous().6, ["Volumes"]);
+        assert_ne!(pending.anonymous(), plain.anonymous());
+        assert_ne!(
+            QueuedPodInfo::new(pods()[0].clone(), Time::from_secs(1)).anonymous(),
+            plain.anonymous()
+        );
+    }
+
+    /// Where a pod stands in the history kept for the attempts in flight: since when its own
+    /// attempt runs, and which recorded events carry it or target it.
+    #[test]
+    fn a_pod_s_place_in_the_recorded_history() {
+        let queue_all = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::Queue);
+        let p = PluginSet::new()
+            .with_hint(NODE, EventKind::AssignedPodDelete, queue_all)
+            .with_hint(NODE, EventKind::UnscheduledPodUpdate, queue_all);
+        let [a, b, c] = <[Pod; 3]>::try_from(pods()).unwrap();
+        let mut q = QueueState::new(QueueConfig::default());
+        for pod in [&a, &b, &c] {
+            q.add(pod.clone(), Time::ZERO, &p).unwrap();
+        }
+        let deleted = |pod: &Pod| ClusterEvent::AssignedPodDelete(pod.clone());
+        assert_eq!(q.pop().unwrap().info.id(), a.id());
+        q.move_all_to_active_or_backoff(deleted(&Pod::new("x", "ns", "x")), None, Time::ZERO, &p);
+        assert_eq!(q.pop().unwrap().info.id(), b.id());
+        let updated = ClusterEvent::UnscheduledPodUpdate {
+            old: c.clone(),
+            new: c.clone().with_priority(5),
+        };
+        q.move_all_to_active_or_backoff(updated, None, Time::ZERO, &p);
+        q.move_all_to_active_or_backoff(deleted(&a), None, Time::ZERO, &p);
+        q.activate(std::slice::from_ref(b.id()), Time::ZERO, &p);
+        // Recorded: 0 x deleted, 1 c updated, 2 a deleted, 3 b activated (its target).
+        assert_eq!(q.in_flight_since(a.id()), Some(0));
+        assert_eq!(q.in_flight_since(b.id()), Some(1));
+        assert_eq!(q.in_flight_since(c.id()), None, "queued, not in flight");
+        assert_eq!(q.recorded_naming(a.id()), [2]);
+        assert_eq!(q.recorded_naming(b.id()), [3]);
+        assert_eq!(q.recorded_naming(c.id()), [1]);
+        assert!(q.recorded_naming(&id("x")).len() == 1);
+    }
+
     /// A rotation a-0 → a-1 → a-2 → a-0.
     fn rotation(pods: &[Pod]) -> PodRenaming {
         let n = pods.len();
