@@ -38,7 +38,11 @@ mod requeue;
 #[cfg(test)]
 mod requeue_tests;
 mod scheduling_queue;
+#[cfg(test)]
+mod scheduling_queue_tests;
 mod scoped_move;
+#[cfg(test)]
+mod scoped_move_tests;
 mod slot_index;
 mod state;
 mod state_check;

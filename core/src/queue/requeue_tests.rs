@@ -9,7 +9,7 @@ use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::{GroupKey, PluginName, Pod, PodGroup, PodId, QueueingHint, Time};
 
 /// A plugin set that counts what the queue asks of it, and answers a scope per event.
-struct Counting {
+pub(super) struct Counting {
     inner: PluginSet,
     scope: fn(&ClusterEvent) -> EventScope,
     pre_enqueue: AtomicU64,
@@ -18,7 +18,7 @@ struct Counting {
 }
 
 impl Counting {
-    fn new(inner: PluginSet, scope: fn(&ClusterEvent) -> EventScope) -> Counting {
+    pub(super) fn new(inner: PluginSet, scope: fn(&ClusterEvent) -> EventScope) -> Counting {
         Counting {
             inner,
             scope,
@@ -29,7 +29,7 @@ impl Counting {
     }
 
     /// The three counts since the last call: PreEnqueue, `registered`, hints.
-    fn take(&self) -> (u64, u64, u64) {
+    pub(super) fn take(&self) -> (u64, u64, u64) {
         let take = |count: &AtomicU64| count.swap(0, Ordering::Relaxed);
         (
             take(&self.pre_enqueue),
@@ -271,4 +271,90 @@ fn another_pod_s_update_is_heard_only_with_the_shared_list_and_an_activation_nev
     ));
     assert_eq!(a_after(own, false), Some(QueuePlace::Unschedulable));
     assert_eq!(a_after(shared, true), Some(QueuePlace::Unschedulable));
+}
+
+/// A pod the walk leaves parked but gated now (its update while in flight lowered it under
+/// the gate, and a move runs PreEnqueue on it) is refiled under its gate in the indexes.
+#[test]
+fn a_pod_gated_by_a_move_is_refiled_in_the_indexes() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("gated-y", 1), Time::ZERO, &p).unwrap();
+    q.pop().unwrap();
+    q.update(pod("gated-y", 1), pod("gated-y", 0), Time::ZERO, &p);
+    q.hand_back(&PodId::from("gated-y"), Some(NODE.into()), Time::ZERO, &p)
+        .unwrap();
+    assert_eq!(
+        q.place(&PodId::from("gated-y")),
+        Some(QueuePlace::Unschedulable)
+    );
+    q.build_indexes();
+    checked(&q);
+    let freed = ClusterEvent::AssignedPodDelete(pod("x", 0));
+    q.move_all_to_active_or_backoff(freed, None, Time::ZERO, &p);
+    assert_eq!(
+        q.place(&PodId::from("gated-y")),
+        Some(QueuePlace::Unschedulable)
+    );
+    assert!(q
+        .info(&PodId::from("gated-y"))
+        .unwrap()
+        .gated_by()
+        .is_some());
+    checked(&q);
+}
+
+/// A wildcard event moves a gated pod — its gate asked again — only with
+/// `wildcards_move_gated` (kubernetes#139162); v1.36.3 leaves it where it is.
+#[test]
+fn a_wildcard_moves_a_gated_pod_only_with_wildcards_move_gated() {
+    for (config, asked) in [
+        (QueueConfig::default(), 0),
+        (QueueConfig::default().with_wildcards_move_gated(true), 1),
+    ] {
+        let p = Counting::new(plugins(), |_| EventScope::Everyone);
+        let mut q = QueueState::new(config);
+        assert!(!q.add(pod("gated-a", 0), Time::ZERO, &p).unwrap());
+        p.take();
+        q.move_all_to_active_or_backoff(ClusterEvent::ForceActivate, None, Time::ZERO, &p);
+        assert_eq!(p.take().0, asked, "{config:?}");
+        checked(&q);
+    }
+}
+
+/// A pod pending on a plugin whose hint skips the event is not retried at once because some
+/// plugin left it pending: its rejector's hint sends it to backoff.
+#[test]
+fn a_pending_plugin_that_skips_leaves_the_pod_to_its_rejector() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 1), Time::ZERO, &p).unwrap();
+    let info = q
+        .pop()
+        .unwrap()
+        .info
+        .rejected_by(NODE)
+        .pending_on("NoHints");
+    q.add_unschedulable_if_not_present(info, Time::ZERO, &p)
+        .unwrap();
+    let freed = ClusterEvent::AssignedPodDelete(pod("x", 0));
+    q.move_all_to_active_or_backoff(freed, None, Time::ZERO, &p);
+    assert!(matches!(
+        q.place(&PodId::from("a")),
+        Some(QueuePlace::Backoff(_))
+    ));
+}
+
+/// An update of a parked pod moves that pod, wherever its slot is.
+#[test]
+fn an_update_moves_the_parked_pod_it_names() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 1), Time::ZERO, &p).unwrap();
+    fail_unschedulable(&mut q, "a", Time::ZERO, &p);
+    assert!(!q.add(pod("gated-b", 0), Time::ZERO, &p).unwrap());
+    let place = q.update(pod("gated-b", 0), pod("gated-b", 1), Time::ZERO, &p);
+    assert!(matches!(place, QueuePlace::Active(_)), "{place:?}");
+    assert_eq!(q.place(&PodId::from("a")), Some(QueuePlace::Unschedulable));
+    checked(&q);
 }

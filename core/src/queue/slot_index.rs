@@ -170,5 +170,17 @@ mod tests {
         }
         index.insert(PodId::new("uid-past"), SMALL as u32);
         assert!(matches!(index, SlotIndex::Large(_)));
+        // Shrunk, it stays the table down to SHRINK + 1 pods and is the Vec again at SHRINK.
+        for n in 0..SMALL - SHRINK {
+            assert!(matches!(index, SlotIndex::Large(_)), "{} pods", index.len());
+            assert_eq!(
+                index.remove(&PodId::new(format!("uid-{n}"))),
+                Some(n as u32)
+            );
+        }
+        assert_eq!(index.len(), SHRINK + 1);
+        assert!(matches!(index, SlotIndex::Large(_)));
+        index.remove(&PodId::new("uid-past"));
+        assert!(matches!(index, SlotIndex::Small(_)), "{SHRINK} pods");
     }
 }

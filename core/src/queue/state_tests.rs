@@ -631,3 +631,38 @@ fn the_same_pods_are_one_state_whatever_the_table_s_order() {
     reversed.pop().unwrap();
     assert_ne!(grown, reversed);
 }
+
+/// The queue keeps the configuration it was made with, and a planted flaw (the checkers'
+/// seam) is the one asked for.
+#[test]
+fn a_queue_keeps_its_configuration_and_its_planted_flaw() {
+    let config = QueueConfig::BEFORE_1_33;
+    assert_ne!(config, QueueConfig::default());
+    assert_eq!(QueueState::new(config).config(), &config);
+    #[cfg(feature = "checking")]
+    {
+        use super::flaw::QueueFlaw;
+        let flawed = QueueState::with_flaw(config, QueueFlaw::ForgetsEventsInFlight);
+        assert!(flawed.planted(QueueFlaw::ForgetsEventsInFlight));
+        assert!(!QueueState::new(config).planted(QueueFlaw::ForgetsEventsInFlight));
+        assert_eq!(flawed.config(), &config);
+    }
+}
+
+/// A binding cycle past Permit takes the pod's record as its attempt ends (to hand it back
+/// with its attempts counted if the bind fails); a second take, or one for a pod not in
+/// flight, finds nothing.
+#[test]
+fn take_done_hands_over_the_record_of_the_attempt_once() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 1), Time::ZERO, &p).unwrap();
+    q.add(pod("b", 0), Time::ZERO, &p).unwrap();
+    q.pop().unwrap();
+    let taken = q.take_done(&id("a")).expect("in flight");
+    assert_eq!((taken.id(), taken.attempts()), (&id("a"), 1));
+    assert_eq!(q.place(&id("a")), None);
+    assert!(q.take_done(&id("a")).is_none(), "once");
+    assert!(q.take_done(&id("b")).is_none(), "active, not in flight");
+    checked(&q);
+}
