@@ -666,3 +666,45 @@ fn take_done_hands_over_the_record_of_the_attempt_once() {
     assert!(q.take_done(&id("b")).is_none(), "active, not in flight");
     checked(&q);
 }
+
+/// Each pop is one scheduling cycle, numbered from 1 (kube-scheduler's `SchedulingCycle`),
+/// and the popped pod carries its cycle's number.
+#[test]
+fn each_pop_is_one_scheduling_cycle() {
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    assert_eq!(q.scheduling_cycle(), 0);
+    for name in ["a", "b", "c"] {
+        q.add(pod(name, 1), Time::ZERO, &p).unwrap();
+    }
+    let cycles: Vec<u64> = (0..3).map(|_| q.pop().unwrap().cycle).collect();
+    assert_eq!(cycles, [1, 2, 3]);
+    assert_eq!(q.scheduling_cycle(), 3);
+}
+
+/// Queues that differ hash apart — by a pod's place, a pod more, a pop — so that the model
+/// checker, which tells states apart by their hash first, does not take one for the other.
+#[test]
+fn different_queues_hash_apart() {
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+    let hash_of = |q: &QueueState| {
+        let mut h = DefaultHasher::new();
+        q.hash(&mut h);
+        h.finish()
+    };
+    let p = plugins();
+    let mut q = QueueState::new(QueueConfig::default());
+    q.add(pod("a", 1), Time::ZERO, &p).unwrap();
+    let one = q.clone();
+    q.add(pod("b", 1), Time::ZERO, &p).unwrap();
+    let two = q.clone();
+    q.pop().unwrap();
+    let popped = q.clone();
+    let hashes = [hash_of(&one), hash_of(&two), hash_of(&popped)];
+    assert!(
+        hashes[0] != hashes[1] && hashes[1] != hashes[2] && hashes[0] != hashes[2],
+        "{hashes:?}"
+    );
+    assert_eq!(hash_of(&two), hash_of(&two.clone()));
+}
