@@ -264,3 +264,30 @@ fn capped_exponent_misreads_long_quantities() {
     let q = format!("0.{}1e1000001", zeros(1_000_000));
     assert_eq!(quantity_value(&q), Ok(1));
 }
+
+/// The planted parser (the `k8s_objects` fuzz target's witness) is the real one but for its
+/// flaw: it reads what the real one reads, and lets through what only the flaw lets through —
+/// a value from 2^63 up, bounded by its digits alone.
+#[cfg(feature = "checking")]
+#[test]
+fn the_planted_parser_differs_from_the_real_one_by_its_flaw_alone() {
+    use super::quantity::{planted_quantity_milli_value, planted_quantity_value, QuantityFlaw};
+    let flaw = QuantityFlaw::TooLargeByDigitsOnly;
+    for q in ["5", "250m", "2Gi", "1.5"] {
+        assert_eq!(planted_quantity_value(q, flaw), quantity_value(q), "{q}");
+        assert_eq!(
+            planted_quantity_milli_value(q, flaw),
+            quantity_milli_value(q),
+            "{q}"
+        );
+    }
+    let past = "9223372036854775808"; // 2^63
+    assert!(matches!(
+        quantity_value(past),
+        Err(QuantityError::TooLarge(_))
+    ));
+    assert!(
+        planted_quantity_value(past, flaw).is_ok(),
+        "the flaw lets 2^63 through"
+    );
+}
