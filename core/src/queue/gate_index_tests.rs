@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use super::state_tests::{checked, fail_unschedulable, plugins, pod};
+use super::state_tests::{checked, fail_unschedulable, plugins, pod, slot_of, slots_of};
 use super::{PluginSet, QueueConfig, QueueState};
 use crate::{Code, Pod, PodId, Status, Time};
 
@@ -39,14 +39,6 @@ fn pool_of_two_gates() -> (QueueState, PluginSet) {
     (q, p)
 }
 
-fn slot(q: &QueueState, name: &str) -> u32 {
-    *q.ids.get(&PodId::from(name)).expect("known")
-}
-
-fn slots(q: &QueueState, names: &[&str]) -> BTreeSet<u32> {
-    names.iter().map(|name| slot(q, name)).collect()
-}
-
 /// The slots whose bits `mask` sets.
 fn masked(mask: Option<Vec<u64>>) -> Option<BTreeSet<u32>> {
     mask.map(|words| {
@@ -62,8 +54,8 @@ fn masked(mask: Option<Vec<u64>>) -> Option<BTreeSet<u32>> {
 fn the_mask_names_the_pods_of_the_gates_skipped() {
     let (q, _) = pool_of_two_gates();
     let gates = q.gates.as_ref().expect("built");
-    let gate = slots(&q, &["gated-0", "gated-1", "gated-2"]);
-    let held = slots(&q, &["held-0", "held-1"]);
+    let gate = slots_of(&q, ["gated-0", "gated-1", "gated-2"]);
+    let held = slots_of(&q, ["held-0", "held-1"]);
     assert_eq!(
         masked(gates.mask(|g| g.as_str() == "Gate")),
         Some(gate.clone())
@@ -92,14 +84,14 @@ fn a_pod_that_leaves_the_pool_leaves_the_index() {
     assert!(q.delete(&PodId::from("held-1")));
     checked(&q);
     let gates = q.gates.as_ref().expect("built");
-    let gate = slots(&q, &["gated-0", "gated-2"]);
+    let gate = slots_of(&q, ["gated-0", "gated-2"]);
     assert_eq!(masked(gates.mask(|g| g.as_str() == "Gate")), Some(gate));
     assert_eq!(masked(gates.mask(|g| g.as_str() == "Hold")), None);
     // A pod gated afterwards is filed as it arrives.
     assert!(!q.add(pod("held-2", 0), Time::ZERO, &p).unwrap());
     checked(&q);
     let gates = q.gates.as_ref().expect("built");
-    let held = slots(&q, &["held-2"]);
+    let held = slots_of(&q, ["held-2"]);
     assert_eq!(masked(gates.mask(|g| g.as_str() == "Hold")), Some(held));
 }
 
@@ -108,7 +100,11 @@ fn a_pod_that_leaves_the_pool_leaves_the_index() {
 #[test]
 fn the_check_finds_a_pod_lost_misfiled_or_filed_as_gated() {
     let (q, _) = pool_of_two_gates();
-    let (held, gated, plain) = (slot(&q, "held-1"), slot(&q, "gated-0"), slot(&q, "plain"));
+    let (held, gated, plain) = (
+        slot_of(&q, "held-1"),
+        slot_of(&q, "gated-0"),
+        slot_of(&q, "plain"),
+    );
     let gated_info = q.info_at(gated).clone();
 
     let mut lost = q.gates.clone().expect("built");

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::gate_index_tests::two_gates;
-use super::super::state_tests::{checked, fail_unschedulable};
+use super::super::state_tests::{checked, fail_unschedulable, slot_of, slots_of};
 use super::super::{ClusterEvent, PluginSet, QueueConfig, QueuePlace, QueueState};
 use super::{GroupIndex, GroupPool};
 use crate::{GroupKey, Pod, PodId, Time};
@@ -52,14 +52,6 @@ fn one_group_everywhere() -> (QueueState, PluginSet, GroupKey) {
     (q, p, GroupKey::new("ns", "g"))
 }
 
-fn slot(q: &QueueState, name: &str) -> u32 {
-    *q.ids.get(&PodId::from(name)).expect("known")
-}
-
-fn slots<'a>(q: &QueueState, names: impl IntoIterator<Item = &'a str>) -> BTreeSet<u32> {
-    names.into_iter().map(|name| slot(q, name)).collect()
-}
-
 fn index(q: &QueueState) -> &GroupIndex {
     q.groups.as_deref().expect("built")
 }
@@ -71,16 +63,16 @@ fn the_index_files_each_member_where_it_is() {
     let (q, _, key) = one_group_everywhere();
     let group = index(&q).group(&key).expect("indexed");
     let set = |s: &super::SlotSet| s.iter().copied().collect::<BTreeSet<u32>>();
-    assert_eq!(set(&group.open), slots(&q, ["g-open"]));
-    assert_eq!(set(&group.elsewhere), slots(&q, ["g-back", "g-flight"]));
+    assert_eq!(set(&group.open), slots_of(&q, ["g-open"]));
+    assert_eq!(set(&group.elsewhere), slots_of(&q, ["g-back", "g-flight"]));
     let gated: BTreeMap<&str, BTreeSet<u32>> = group
         .gated
         .iter()
         .map(|(plugin, s)| (plugin.as_str(), set(s)))
         .collect();
     let expected = BTreeMap::from([
-        ("Gate", slots(&q, ["gated-g"])),
-        ("Hold", slots(&q, ["held-g"])),
+        ("Gate", slots_of(&q, ["gated-g"])),
+        ("Hold", slots_of(&q, ["held-g"])),
     ]);
     assert_eq!(gated, expected);
     assert_eq!(group.slots().count(), 5);
@@ -115,7 +107,7 @@ fn the_check_finds_a_member_lost_or_misfiled_and_an_empty_group() {
 
     let mut misfiled = index(&q).clone();
     let group = misfiled.group_mut(&key).expect("indexed");
-    let held = slot(&q, "held-g");
+    let held = slot_of(&q, "held-g");
     for (plugin, set) in &mut group.gated {
         if plugin.as_str() == "Hold" {
             set.remove(&held);

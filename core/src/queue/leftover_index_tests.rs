@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use super::super::state_tests::{checked, fail_unschedulable, plugins, pod};
+use super::super::state_tests::{checked, fail_unschedulable, plugins, pod, slot_of};
 use super::super::{QueueConfig, QueueState};
 use super::LeftoverIndex;
-use crate::{PodId, Time};
+use crate::Time;
 
 /// `gated-d` gated since 0 s; `a`, `b`, `c` rejected at 10 s, 60 s and 150 s. The indexes
 /// built.
@@ -24,10 +24,6 @@ fn parked_at_four_times() -> QueueState {
     q
 }
 
-fn slot(q: &QueueState, name: &str) -> u32 {
-    *q.ids.get(&PodId::from(name)).expect("known")
-}
-
 fn index(q: &QueueState) -> &LeftoverIndex {
     q.leftover.as_deref().expect("built")
 }
@@ -37,7 +33,7 @@ fn index(q: &QueueState) -> &LeftoverIndex {
 #[test]
 fn stale_is_parked_longer_than_the_bound() {
     let q = parked_at_four_times();
-    let mut expected = vec![slot(&q, "gated-d"), slot(&q, "a")];
+    let mut expected = vec![slot_of(&q, "gated-d"), slot_of(&q, "a")];
     expected.sort_unstable();
     let max = Duration::from_secs(100);
     assert_eq!(index(&q).stale(Time::from_secs(160), max), expected);
@@ -61,7 +57,7 @@ fn the_oldest_counts_the_gated_only_if_asked() {
 fn the_check_finds_a_pod_lost_misdated_or_not_pooled() {
     let q = parked_at_four_times();
     let check = |index: &LeftoverIndex| index.check(&q.pool, &q.slots);
-    let b = slot(&q, "b");
+    let b = slot_of(&q, "b");
 
     let mut lost = index(&q).clone();
     lost.remove_filed(b, Time::from_secs(60), false);

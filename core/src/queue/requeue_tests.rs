@@ -39,6 +39,15 @@ impl Counting {
     }
 }
 
+/// The scope a gang plugin gives its PodGroup's arrival: that group's pods; every other event
+/// concerns everyone.
+pub(super) fn group_scope(event: &ClusterEvent) -> EventScope {
+    match event {
+        ClusterEvent::PodGroupAdd(group) => EventScope::Group(group.key().clone()),
+        _ => EventScope::Everyone,
+    }
+}
+
 impl QueuePlugins for Counting {
     fn pre_enqueue(&self, pod: &Pod) -> Result<(), Gate> {
         self.pre_enqueue.fetch_add(1, Ordering::Relaxed);
@@ -145,10 +154,6 @@ fn an_event_for_nobody_visits_no_pod() {
 /// group index, issue #23): five hints asked, not seventy.
 #[test]
 fn a_group_event_in_a_large_queue_visits_that_group_only() {
-    let scope = |event: &ClusterEvent| match event {
-        ClusterEvent::PodGroupAdd(group) => EventScope::Group(group.key().clone()),
-        _ => EventScope::Everyone,
-    };
     let inner = PluginSet::new().with_hint("Gang", EventKind::PodGroupAdd, |pod, event| {
         let ClusterEvent::PodGroupAdd(group) = event else {
             return Ok(QueueingHint::QueueSkip);
@@ -159,7 +164,7 @@ fn a_group_event_in_a_large_queue_visits_that_group_only() {
             QueueingHint::QueueSkip
         })
     });
-    let p = Counting::new(inner, scope);
+    let p = Counting::new(inner, group_scope);
     let mut q = QueueState::new(QueueConfig::default());
     for i in 0..70 {
         let group = if i < 5 { "g" } else { "other" };

@@ -3,20 +3,13 @@
 //! mutation testing, issue #43: both are outcome-equal to the full walk by design, so only the
 //! work they save tells them apart.)
 
-use super::requeue_tests::Counting;
+use super::requeue_tests::{group_scope, Counting};
 use super::state_tests::{checked, plugins, pod};
 use super::*;
 use crate::{Pod, PodGroup, QueueingHint, Time};
 
 fn group_event() -> ClusterEvent {
     ClusterEvent::PodGroupAdd(PodGroup::gang("ns", "g", 2).unwrap())
-}
-
-fn scope(event: &ClusterEvent) -> EventScope {
-    match event {
-        ClusterEvent::PodGroupAdd(group) => EventScope::Group(group.key().clone()),
-        _ => EventScope::Everyone,
-    }
 }
 
 /// The group index is built by the first scoped move in a queue of 64 pods, not 63; the gate
@@ -27,7 +20,7 @@ fn the_indexes_are_built_from_64_pods() {
     let skip = |_: &Pod, _: &ClusterEvent| Ok(QueueingHint::QueueSkip);
     let grouped = Counting::new(
         plugins().with_hint("Gang", EventKind::PodGroupAdd, skip),
-        scope,
+        group_scope,
     );
     let mut q = QueueState::new(QueueConfig::default());
     for i in 0..63 {
@@ -58,7 +51,7 @@ fn a_group_event_asks_each_gated_member_unless_the_plugins_gate_by_group() {
     let inner = plugins().with_hint("Gate", EventKind::PodGroupAdd, |_, _| {
         Ok(QueueingHint::Queue)
     });
-    let p = Counting::new(inner, scope);
+    let p = Counting::new(inner, group_scope);
     let mut q = QueueState::new(QueueConfig::default());
     for i in 0..3 {
         let name = format!("gated-{i}");

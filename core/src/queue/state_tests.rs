@@ -39,6 +39,19 @@ pub(super) fn plugins() -> PluginSet {
         })
 }
 
+/// The slot pod `name` is filed in (it must be known).
+pub(super) fn slot_of(q: &QueueState, name: &str) -> u32 {
+    *q.ids.get(&PodId::from(name)).expect("a known pod")
+}
+
+/// The slots pods `names` are filed in.
+pub(super) fn slots_of<'a>(
+    q: &QueueState,
+    names: impl IntoIterator<Item = &'a str>,
+) -> std::collections::BTreeSet<u32> {
+    names.into_iter().map(|name| slot_of(q, name)).collect()
+}
+
 pub(super) fn checked(q: &QueueState) {
     q.check().unwrap();
 }
