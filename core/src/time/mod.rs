@@ -11,6 +11,8 @@ mod clock;
 mod driver;
 mod go_duration;
 mod instant;
+#[cfg(test)]
+mod timer_tests;
 
 pub use alarm::Alarm;
 #[cfg(test)]
