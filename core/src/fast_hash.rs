@@ -101,4 +101,24 @@ mod tests {
         assert_ne!(a, build.hash_one("abcdefgh-1\0"));
         assert_ne!(build.hash_one(""), build.hash_one("\0"));
     }
+
+    /// The table takes its bucket from the low bits, so `finish` folds the high bits of the
+    /// state down into them.
+    #[test]
+    fn the_high_bits_reach_the_bucket() {
+        let low = |state: u64| FastHasher(state).finish() & 0xffff;
+        assert_ne!(low(1 << 40), low(0));
+        assert_ne!(low(1 << 44), low(0));
+    }
+
+    /// Integers hashed on their own (a `u8` tag, a `usize` length prefix) go through their own
+    /// methods, and each value counts.
+    #[test]
+    fn every_integer_width_counts() {
+        let build = BuildFastHasher::default();
+        assert_ne!(build.hash_one(1u8), build.hash_one(2u8));
+        assert_ne!(build.hash_one(1usize), build.hash_one(2usize));
+        assert_ne!(build.hash_one(1u64), build.hash_one(2u64));
+        assert_ne!(build.hash_one(vec![7u64]), build.hash_one(vec![7u64, 7]));
+    }
 }

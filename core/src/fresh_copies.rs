@@ -232,4 +232,20 @@ mod tests {
         // a-1's id and pod, and the key "a".
         assert_eq!(copies.len(), 3);
     }
+
+    /// `len` counts each distinct value copied, of every kind, node names included; `is_empty`
+    /// says whether there is none.
+    #[test]
+    fn it_counts_every_distinct_value_it_copied() {
+        let copies = FreshCopies::new();
+        assert!(copies.is_empty());
+        assert_eq!(copies.len(), 0);
+        let node: Arc<str> = Arc::from("n-1");
+        copies.node(&node);
+        copies.node(&node);
+        assert!(!copies.is_empty());
+        assert_eq!(copies.len(), 1, "one node name");
+        copies.pod(&pods()[0]);
+        assert_eq!(copies.len(), 4, "and a pod, its id and its group key");
+    }
 }

@@ -509,3 +509,7 @@ where
     #[cfg(not(any(loom, shuttle)))]
     f();
 }
+
+#[cfg(test)]
+#[path = "sync_tests.rs"]
+mod tests;

@@ -269,4 +269,88 @@ mod tests {
             expected.iter().map(|(q, v)| (q.to_string(), *v)).collect();
         assert_eq!(gauges, expected);
     }
+
+    /// Each of a run's outcomes lands in its metric under kube-scheduler's name and label, and
+    /// `describe_metrics` gives them their help text and unit. (Issue #43: every one of these
+    /// calls could be dropped unnoticed by the unit tier.)
+    #[test]
+    fn each_outcome_is_counted_under_its_name_and_label_with_its_description() {
+        use std::time::Duration;
+
+        use metrics::Unit;
+
+        use super::*;
+        use crate::Code;
+
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        metrics::with_local_recorder(&recorder, || {
+            describe_metrics();
+            permit_waited(Duration::from_millis(1500), Code::Wait);
+            schedule_attempt(ScheduleResult::Scheduled);
+            schedule_attempt(ScheduleResult::Scheduled);
+            pod_group_schedule_attempt(ScheduleResult::Unschedulable);
+            binding_attempt(BindingResult::Deleted);
+            gang_attempt(GangOutcome::TimedOut);
+        });
+        let mut seen: Vec<(String, String, Option<Unit>, bool, String)> = snapshotter
+            .snapshot()
+            .into_vec()
+            .into_iter()
+            .map(|(ck, unit, description, value)| {
+                let key = ck.key();
+                let label = key
+                    .labels()
+                    .map(|l| format!("{}={}", l.key(), l.value()))
+                    .collect::<Vec<_>>()
+                    .join(",");
+                let value = match value {
+                    DebugValue::Counter(n) => format!("counter {n}"),
+                    DebugValue::Gauge(v) => format!("gauge {}", v.into_inner()),
+                    DebugValue::Histogram(vs) => format!(
+                        "histogram {:?}",
+                        vs.iter().map(|v| v.into_inner()).collect::<Vec<_>>()
+                    ),
+                };
+                (
+                    key.name().to_owned(),
+                    label,
+                    unit,
+                    description.is_some(),
+                    value,
+                )
+            })
+            .collect();
+        seen.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        let expected = [
+            (BINDING_ATTEMPTS, "result=deleted", None, "counter 1"),
+            (GANG_ATTEMPTS, "outcome=timed_out", None, "counter 1"),
+            (
+                PERMIT_WAIT_DURATION,
+                "result=Wait",
+                Some(Unit::Seconds),
+                "histogram [1.5]",
+            ),
+            (
+                PODGROUP_SCHEDULE_ATTEMPTS,
+                "result=unschedulable",
+                None,
+                "counter 1",
+            ),
+            (SCHEDULE_ATTEMPTS, "result=scheduled", None, "counter 2"),
+        ];
+        let expected: Vec<(String, String, Option<Unit>, bool, String)> = expected
+            .into_iter()
+            .map(|(name, label, unit, value)| {
+                (
+                    name.to_owned(),
+                    label.to_owned(),
+                    unit,
+                    true,
+                    value.to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(seen, expected);
+    }
 }

@@ -9,6 +9,8 @@ use super::super::gate_index_tests::two_gates;
 use super::super::state_tests::{checked, fail_unschedulable, slot_of, slots_of};
 use super::super::{ClusterEvent, PluginSet, QueueConfig, QueuePlace, QueueState};
 use super::{GroupIndex, GroupPool};
+#[cfg(feature = "checking")]
+use crate::symmetry::{PodRenaming, Renamed};
 use crate::{GroupKey, Pod, PodId, Time};
 
 fn member(name: &str, priority: i32) -> Pod {
@@ -54,6 +56,22 @@ fn one_group_everywhere() -> (QueueState, PluginSet, GroupKey) {
 
 fn index(q: &QueueState) -> &GroupIndex {
     q.groups.as_deref().expect("built")
+}
+
+/// Renaming by the identity returns the queue as it is, its built index included; any other
+/// renaming drops the index, to be rebuilt when next needed (issue #43: the identity's
+/// shortcut, answered `false`, went unnoticed: the queues are equal either way).
+#[cfg(feature = "checking")]
+#[test]
+fn the_identity_renaming_keeps_the_index_and_another_drops_it() {
+    let (q, ..) = one_group_everywhere();
+    assert!(q.renamed(&PodRenaming::identity()).groups.is_some());
+    let swap = PodRenaming::new([
+        (PodId::from("g-open"), member("g-back", 4)),
+        (PodId::from("g-back"), member("g-open", 3)),
+    ])
+    .unwrap();
+    assert!(q.renamed(&swap).groups.is_none());
 }
 
 /// Each member is filed where it is: rejected, under its own gate (two gates, two sets),

@@ -129,6 +129,27 @@ mod tests {
         assert_eq!(map.get(&other_ns), None);
     }
 
+    /// Two keys whose stored hashes collide are still told apart by namespace and name; and
+    /// the stored hash is what a hasher is fed, so different keys land apart in a table.
+    #[test]
+    fn equality_reads_the_names_and_hashing_the_stored_hash() {
+        let colliding = |namespace: &str, name: &str| {
+            GroupKey(Arc::new(KeyFields {
+                namespace: namespace.into(),
+                name: name.into(),
+                hash: 7,
+            }))
+        };
+        assert_ne!(colliding("ml", "a"), colliding("ml", "b"));
+        assert_ne!(colliding("ml", "a"), colliding("ai", "a"));
+        assert_eq!(colliding("ml", "a"), colliding("ml", "a"));
+        let build = crate::fast_hash::BuildFastHasher::default();
+        use std::hash::BuildHasher;
+        let (a, b) = (GroupKey::new("ml", "a"), GroupKey::new("ml", "b"));
+        assert_ne!(build.hash_one(&a), build.hash_one(&b));
+        assert_eq!(build.hash_one(&a), build.hash_one(GroupKey::new("ml", "a")));
+    }
+
     #[test]
     fn a_pod_carries_its_group_key() {
         let pod = Pod::new("u", "ml", "p-0").with_group("g");

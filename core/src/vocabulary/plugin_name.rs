@@ -121,4 +121,19 @@ mod tests {
         assert!(x < y);
         assert_eq!(format!("{a} {b:?}"), "GangScheduling \"GangScheduling\"");
     }
+
+    /// A table keyed by plugin names is looked up by the name as a `&str` (`Borrow`), and
+    /// `AsRef` gives the name itself.
+    #[test]
+    fn a_name_is_found_and_seen_as_its_str() {
+        use std::collections::{BTreeMap, HashMap};
+        let name = PluginName::from(String::from("NodeResourcesFit"));
+        let hashed: HashMap<PluginName, u32> = [(name.clone(), 1)].into();
+        let ordered: BTreeMap<PluginName, u32> = [(name.clone(), 2)].into();
+        assert_eq!(hashed.get("NodeResourcesFit"), Some(&1));
+        assert_eq!(ordered.get("NodeResourcesFit"), Some(&2));
+        assert_eq!(hashed.get("xyzzy"), None);
+        let as_ref: &str = name.as_ref();
+        assert_eq!(as_ref, "NodeResourcesFit");
+    }
 }

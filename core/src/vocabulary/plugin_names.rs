@@ -89,6 +89,8 @@ mod tests {
         assert!(set.contains("c") && !set.contains("d"));
         let names: Vec<&str> = set.iter().map(|p| p.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
+        let by_ref: Vec<&str> = (&set).into_iter().map(|p| p.as_str()).collect();
+        assert_eq!(by_ref, names, "a reference iterates as iter does");
         assert_eq!(format!("{set:?}"), r#"{"a", "b", "c"}"#);
     }
 }

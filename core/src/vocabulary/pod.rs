@@ -427,6 +427,18 @@ mod tests {
         hasher.finish()
     }
 
+    /// Two ids whose stored hashes collide are still told apart by their uids.
+    #[test]
+    fn ids_with_colliding_hashes_are_told_apart_by_their_uids() {
+        let colliding = |uid: &str| PodId {
+            hash: 7,
+            uid: Arc::from(uid),
+        };
+        assert_ne!(colliding("a"), colliding("b"));
+        assert_eq!(colliding("a"), colliding("a"));
+        assert_ne!(PodId::from("a"), PodId::from("b"));
+    }
+
     /// A pod's hash is computed when it is built and again at each change: a changed pod
     /// hashes unlike the pod it came from, and like an equal pod built another way.
     #[test]

@@ -77,6 +77,26 @@ fn extended_arithmetic_is_exact_and_normalized() {
     assert_eq!(c.extended("absent"), 0);
 }
 
+/// Only one side naming an extended resource still combines it: the shortcut for plain cpu
+/// and memory is taken only when neither side names one.
+#[test]
+fn one_side_with_extended_resources_keeps_them() {
+    let plain = Resources::new(100, 10);
+    let gpus = Resources::new(100, 10).with_extended(GPU, 2);
+    assert_eq!(
+        &gpus + &plain,
+        Resources::new(200, 20).with_extended(GPU, 2)
+    );
+    assert_eq!(
+        &plain + &gpus,
+        Resources::new(200, 20).with_extended(GPU, 2)
+    );
+    assert_eq!(
+        gpus.saturating_sub(&plain),
+        Resources::ZERO.with_extended(GPU, 2)
+    );
+}
+
 #[test]
 fn display_picks_the_largest_exact_unit_and_lists_extended_resources() {
     let show = |cpu, mem| Resources::new(cpu, mem).to_string();

@@ -154,7 +154,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rejections_are_the_upstream_three() {
+    fn rejections_are_the_upstream_three_and_each_other_predicate_its_one_code() {
         let rejected = [
             Code::Unschedulable,
             Code::UnschedulableAndUnresolvable,
@@ -169,11 +169,11 @@ mod tests {
             Code::Skip,
             Code::Pending,
         ] {
-            assert_eq!(
-                Status::new(code).is_rejected(),
-                rejected.contains(&code),
-                "{code}"
-            );
+            let status = Status::new(code);
+            assert_eq!(status.is_rejected(), rejected.contains(&code), "{code}");
+            assert_eq!(status.is_success(), code == Code::Success, "{code}");
+            assert_eq!(status.is_wait(), code == Code::Wait, "{code}");
+            assert_eq!(status.is_skip(), code == Code::Skip, "{code}");
         }
     }
 
