@@ -419,6 +419,9 @@ fn the_locked_cache_delegates_and_clones_share_state() {
     cache.finish_binding(a.id()).unwrap();
     assert!(cache.finish_binding(a.id()).is_err());
     assert_eq!(cache.forget(a.id()), None);
+    let d = pod("d", 10, 10);
+    cache.assume(&d, "n1").unwrap();
+    assert_eq!(other.forget(d.id()).as_deref(), Some("n1"), "assumed there");
     cache.check().unwrap();
     let b = pod("b", 100, 100).with_node("n1");
     cache.add_bound(&b).unwrap();
@@ -466,4 +469,37 @@ fn update_node_keeps_the_pods_and_says_whether_anything_changed() {
     let err = c.update_node(unknown.clone()).unwrap_err();
     assert_eq!(err.to_string(), "unknown node n9");
     assert_eq!(err.into_node(), unknown);
+}
+
+/// The planted `BindFailureReleasesTwice`'s second release takes a pod's requests off its node
+/// again though the pod is still there: I5 broken, and the check says so. (Issue #43: only its
+/// witnesses, in later tiers, ran it.)
+#[cfg(feature = "checking")]
+#[test]
+fn the_planted_second_release_takes_the_requests_off_again() {
+    let mut c = two_nodes();
+    c.add_bound(&pod("a", 100, 10).with_node("n1")).unwrap();
+    c.add_bound(&pod("b", 5, 5).with_node("n1")).unwrap();
+    c.release_again("n1", &res(100, 10));
+    assert_eq!(requested(&c, "n1"), res(5, 5));
+    assert!(c.check().is_err(), "I5 broken");
+    c.release_again("absent", &res(1, 1));
+}
+
+/// A pod on the node it names and also on another: the per-pod pass finds nothing wrong (it is
+/// on its own node), and the per-node pass finds it on the other (I5). The locked cache's check
+/// is the state's.
+#[test]
+fn check_finds_a_pod_on_a_second_node_too() {
+    let mut c = two_nodes();
+    c.assume(&pod("a", 100, 100), "n1").unwrap();
+    let n2 = c.nodes.get_mut("n2").unwrap();
+    crate::sync::Arc::make_mut(&mut n2.pods).insert(id("a"));
+    n2.requested = res(100, 100);
+    let err = c.check().unwrap_err();
+    assert!(
+        err.contains("pod a is on node n2 but names node n1"),
+        "{err}"
+    );
+    assert_eq!(Cache::from_state(c).check(), Err(err));
 }

@@ -418,6 +418,27 @@ mod tests {
         small.check().unwrap();
     }
 
+    /// Once built, the index is kept up to date node by node, never built again: a rebuild on
+    /// every node added past the threshold gives the same index at a full walk's cost each
+    /// time (issue #43: that mutant of `add_node`'s condition was missed). The index stays in
+    /// its allocation; a rebuilt one would be in a new one, made while the old one still held
+    /// its own.
+    #[test]
+    fn an_index_built_is_updated_in_place_not_built_again() {
+        let mut cache = cache(NodeIndex::BUILD_FROM);
+        let built: *const NodeIndex = cache.node_index().expect("built");
+        cache
+            .add_node(Node::new("n99", Resources::new(4000, 4000)))
+            .unwrap();
+        let after: *const NodeIndex = cache.node_index().expect("kept");
+        assert!(std::ptr::eq(built, after), "the index was built again");
+        assert_eq!(
+            cache.node_index().map(NodeIndex::len),
+            Some(NodeIndex::BUILD_FROM + 1)
+        );
+        cache.check().unwrap();
+    }
+
     #[test]
     fn one_class_per_capacity_labels_and_taints_one_bucket_per_fill() {
         let mut c = cache(4);
@@ -440,6 +461,60 @@ mod tests {
         let index = c.node_index().unwrap();
         assert_eq!((index.classes().count(), index.len()), (1, 3));
         c.check().unwrap();
+    }
+
+    /// A class names the capacity, labels and taints its nodes share and how many they are, and
+    /// offers the buckets with enough CPU free, tightest first, each by its first node: what a
+    /// placement over many nodes reads instead of every node (issue #43: no unit test placed on
+    /// 64 nodes, so none read these).
+    #[test]
+    fn a_class_names_its_nodes_shape_and_offers_its_buckets_tightest_first() {
+        let mut c = cache(4);
+        c.build_node_index();
+        let taint = Taint::new("spot", "", TaintEffect::NoSchedule);
+        let spot = Node::new("n03", Resources::new(2000, 2000))
+            .with_taint(taint.clone())
+            .with_label("pool", "spot");
+        c.update_node(spot).unwrap();
+        let pod = Pod::new("p", "ns", "p").with_requests(Resources::new(1000, 1000));
+        c.assume(&pod, "n01").unwrap();
+        let index = c.node_index().unwrap();
+        let (plain, spot): (Vec<&Class>, Vec<&Class>) =
+            index.classes().partition(|class| class.taints().is_empty());
+        let (plain, spot) = (plain[0], spot[0]);
+        assert_eq!(
+            (plain.capacity(), plain.labels(), plain.node_count()),
+            (&Resources::new(4000, 4000), &Labels::new(), 3)
+        );
+        assert_eq!(
+            (
+                spot.capacity(),
+                spot.labels(),
+                spot.taints(),
+                spot.node_count()
+            ),
+            (
+                &Resources::new(2000, 2000),
+                &Labels::new().with("pool", "spot"),
+                &[taint][..],
+                1
+            )
+        );
+        let offered = |class: &Class, cpu| -> Vec<(Resources, String)> {
+            class
+                .with_free_cpu(cpu)
+                .map(|(requested, name)| (requested.clone(), name.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            offered(plain, 2000),
+            [
+                (Resources::new(1000, 1000), "n01".to_owned()),
+                (Resources::ZERO, "n00".to_owned())
+            ]
+        );
+        assert_eq!(offered(plain, 3500), [(Resources::ZERO, "n00".to_owned())]);
+        assert_eq!(offered(spot, 2001), []);
     }
 
     #[cfg(feature = "checking")]
@@ -479,6 +554,20 @@ mod tests {
         let err = c.check().unwrap_err();
         assert!(
             err.starts_with("node index: 4 nodes in buckets, 3 live"),
+            "{err}"
+        );
+
+        // An empty bucket beside the full one (the counts still right).
+        let mut c = cache(3);
+        c.build_node_index();
+        let index = c.index.0.as_mut().unwrap();
+        let class = index.classes.values_mut().next().unwrap();
+        class
+            .buckets
+            .insert((1, Resources::new(1, 1)), BTreeSet::new());
+        let err = c.check().unwrap_err();
+        assert!(
+            err.starts_with("node index: class 0 has an empty bucket or none"),
             "{err}"
         );
     }

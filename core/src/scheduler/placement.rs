@@ -312,6 +312,16 @@ mod tests {
         Pod::new(id, "ml", id).with_requests(Resources::new(cpu, mem))
     }
 
+    /// A closure is a placement: it places as it answers, and, declaring no hints, asks to be
+    /// retried on every kind of event (kube-scheduler's default for a plugin without hints).
+    #[test]
+    fn a_closure_is_a_placement_retried_on_every_event() {
+        let pick_b = |_: &Pod, _: &CacheState| -> Result<String, Status> { Ok("b".into()) };
+        let c = cache(&[("a", 1000, 1000), ("b", 1000, 1000)]);
+        assert_eq!(pick_b.place(&pod("p", 1, 1), &c), Ok("b".to_owned()));
+        assert_eq!(pick_b.requeue_on(), &EventKind::ALL[..]);
+    }
+
     #[test]
     fn packs_onto_the_node_left_fullest() {
         let mut c = cache(&[("a", 4000, 4000), ("b", 4000, 4000), ("c", 1000, 1000)]);
