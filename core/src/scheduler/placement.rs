@@ -454,3 +454,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "placement_index_tests.rs"]
+mod index_tests;

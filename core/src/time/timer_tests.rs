@@ -1,8 +1,8 @@
 //! The timer's plumbing, with real threads: the alarm's latch, the clocks' rings and the
 //! `TimerDriver`'s thread. Everything above it (the waiting map's and the gang registry's
 //! timeouts) is tested through `expire(now)` with time as data, so these are the only tests that
-//! see a timeout take effect by itself (issue #43: every mutant here was missed by the unit tier
-//! and judged only by the threaded end-to-end tests and `loom_timer`).
+//! see a timeout take effect by itself (issue #43: the plumbing's mutants were missed by the
+//! unit tier and judged only by the threaded end-to-end tests and `loom_timer`).
 //!
 //! A lost wake-up or a thread that never ends fails its test within a bound (`BOUND`) instead of
 //! hanging it: no test sleeps without a timeout on the thread that asserts.
